@@ -1,0 +1,98 @@
+"""``sse-chat``: the command-line entry point.
+
+Subcommands:
+    decode FILE     decode a captured SSE body and print the assembled message
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from pydantic_core import to_json
+
+from sse_core.api import decode
+from sse_core.completion import Completion
+from sse_core.errors import SSEConnectorError, StreamError
+
+__all__ = ["main", "render_completion"]
+
+
+def render_completion(completion: Completion, out: TextIO) -> None:
+    """Print a Completion as a person reads it: reasoning, text, tool calls, usage, finish."""
+    if completion.model or completion.id:
+        out.write(f"model: {completion.model or '-'}   id: {completion.id or '-'}\n")
+    for choice in completion.choices:
+        if len(completion.choices) > 1:
+            out.write(f"--- choice {choice.index}\n")
+        if choice.reasoning:
+            out.write(f"[reasoning]\n{choice.reasoning}\n")
+        if choice.content:
+            out.write(f"[content]\n{choice.content}\n")
+        if choice.refusal:
+            out.write(f"[refusal]\n{choice.refusal}\n")
+        for call in choice.tool_calls:
+            out.write(f"[tool call {call.index}] {call.name}({call.arguments}) id={call.id}\n")
+        out.write(f"[finish_reason] {choice.finish_reason}\n")
+    for event in completion.events:
+        out.write(f"[event {event.name}] {to_json(event.data).decode()}\n")
+    usage = completion.usage
+    if usage is None:
+        out.write("[usage] not reported\n")
+    else:
+        details = [
+            f"{name}={value}"
+            for name in ("cached_tokens", "cache_write_tokens", "reasoning_tokens")
+            if (value := getattr(usage, name)) is not None
+        ]
+        out.write(
+            f"[usage] prompt={usage.prompt_tokens} completion={usage.completion_tokens} "
+            f"total={usage.total_tokens} {' '.join(details)}".rstrip()
+            + "\n"
+        )
+
+
+def _cmd_decode(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    try:
+        body = path.read_bytes()
+    except OSError as exc:
+        print(f"sse-chat: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        completion = decode(body)
+    except StreamError as exc:
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print("partial result received before the error:", file=sys.stderr)
+        render_completion(exc.partial, sys.stdout)
+        return 1
+    except SSEConnectorError as exc:
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    render_completion(completion, sys.stdout)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sse-chat", description="Stream chats from OpenAI-compatible gateways."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    dec = sub.add_parser("decode", help="decode a captured SSE body and print the message")
+    dec.add_argument("file", help="a file holding the raw text/event-stream body")
+    dec.set_defaults(func=_cmd_decode)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``sse-chat``; returns the process exit code."""
+    args = _parser().parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

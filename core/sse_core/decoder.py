@@ -1,0 +1,71 @@
+"""``StreamDecoder``: body bytes in, StreamEvents out (SSE parser + chunk decoder, no I/O)."""
+
+from __future__ import annotations
+
+from sse_core.chunks import ChunkDecoder
+from sse_core.errors import StreamError
+from sse_core.events import StreamEvent
+from sse_core.sse import DEFAULT_MAX_EVENT_BYTES, SSEParser
+
+__all__ = ["StreamDecoder"]
+
+
+class StreamDecoder:
+    """Feed the response body as it arrives; get StreamEvents back.
+
+    After ``data: [DONE]`` the decoder is :attr:`done` and ignores further bytes: the caller
+    should stop reading and close the response.
+
+    Args:
+        max_event_bytes: Upper bound on one SSE line or event; larger raises
+            :class:`~sse_core.errors.StreamProtocolError`.
+    """
+
+    __slots__ = ("_chunks", "_parser")
+
+    def __init__(self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
+        self._parser = SSEParser(max_event_bytes=max_event_bytes)
+        self._chunks = ChunkDecoder()
+
+    @property
+    def done(self) -> bool:
+        """True once ``[DONE]`` was decoded."""
+        return self._chunks.done
+
+    def feed(self, data: bytes) -> list[StreamEvent]:
+        """Decode the next bytes of the body.
+
+        Raises:
+            StreamProtocolError: The bytes broke the protocol. Events decoded from earlier
+                frames of the same ``data`` are on the error's ``events``.
+        """
+        if self._chunks.done:
+            return []
+        chunks = self._chunks
+        events: list[StreamEvent] = []
+        try:
+            for sse in self._parser.feed(data):
+                events += chunks.decode(sse)
+                if chunks.done:
+                    break
+        except StreamError as exc:
+            exc.events = tuple(events)
+            raise
+        return events
+
+    def finish(self) -> list[StreamEvent]:
+        """The body ended: decode a last event left without its blank line, release held text."""
+        if self._chunks.done:
+            return []
+        chunks = self._chunks
+        events: list[StreamEvent] = []
+        try:
+            for sse in self._parser.finish():
+                events += chunks.decode(sse)
+                if chunks.done:
+                    return events
+        except StreamError as exc:
+            exc.events = tuple(events)
+            raise
+        events += chunks.flush()
+        return events

@@ -1,0 +1,197 @@
+"""Every error sse_core raises, in one place.
+
+The hierarchy::
+
+    SSEConnectorError                 root of everything raised by sse_core
+    ├── ConfigurationError            caller misuse: a bad argument or setting (also a ValueError)
+    ├── GatewayConnectionError        the gateway could not be reached (connect error, DNS, refused)
+    ├── GatewayHTTPError              a non-2xx status before the stream began
+    │   ├── AuthenticationError       401, 403
+    │   ├── RateLimitError            429
+    │   ├── ServerError               5xx
+    │   └── BadRequestError           any other 4xx
+    └── StreamError                   the stream began but did not end well; ``.partial`` holds
+        │                             the Completion received before the failure
+        ├── GatewayStreamError        an error frame or ``event: error`` inside the stream
+        ├── IncompleteStreamError     the stream ended without finish_reason and without [DONE]
+        ├── StreamTimeoutError        no bytes for longer than the timeout allowed
+        └── StreamProtocolError       malformed frame, invalid JSON, event over the size bound
+
+``is_retryable`` is a class attribute: True where repeating the same request may succeed and
+nothing was delivered yet (connection errors, 408/409/429/5xx before the stream). Stream errors
+are never retryable: output had begun, and there is no resume.
+
+Messages say what happened and what to do; they never contain the API key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from sse_core.completion import Completion
+    from sse_core.events import StreamEvent
+
+__all__ = [
+    "AuthenticationError",
+    "BadRequestError",
+    "ConfigurationError",
+    "GatewayConnectionError",
+    "GatewayHTTPError",
+    "GatewayStreamError",
+    "IncompleteStreamError",
+    "RateLimitError",
+    "SSEConnectorError",
+    "ServerError",
+    "StreamError",
+    "StreamProtocolError",
+    "StreamTimeoutError",
+]
+
+
+class SSEConnectorError(Exception):
+    """Root of every error raised by sse_core."""
+
+    is_retryable: ClassVar[bool] = False
+
+    @property
+    def message(self) -> str:
+        """The human-readable message."""
+        return str(self.args[0]) if self.args else ""
+
+
+class ConfigurationError(SSEConnectorError, ValueError):
+    """A bad argument or setting given by the caller."""
+
+
+class GatewayConnectionError(SSEConnectorError):
+    """The gateway could not be reached, or the connection failed before any response."""
+
+    is_retryable = True
+
+
+class GatewayHTTPError(SSEConnectorError):
+    """The gateway answered with a non-2xx status before streaming began.
+
+    Attributes:
+        status_code: The HTTP status.
+        error_message: The gateway's own message, parsed from a JSON body, or a one-line summary.
+        type: The gateway's error type, when the body gave one.
+        code: The gateway's error code, when the body gave one.
+        retry_after: Seconds to wait before retrying, from ``Retry-After``, when given.
+        headers: The response headers.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        error_message: str | None = None,
+        type: str | None = None,
+        code: str | None = None,
+        retry_after: float | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.error_message = error_message if error_message is not None else message
+        self.type = type
+        self.code = code
+        self.retry_after = retry_after
+        self.headers: Mapping[str, str] = dict(headers or {})
+
+    @property
+    def is_retryable_status(self) -> bool:
+        """Whether this particular status is worth retrying (408, 409, 429, 5xx)."""
+        return self.status_code in (408, 409, 429) or self.status_code >= 500
+
+
+class AuthenticationError(GatewayHTTPError):
+    """401 or 403: the key is missing, wrong, or lacks permission."""
+
+
+class RateLimitError(GatewayHTTPError):
+    """429: too many requests; honour ``retry_after``."""
+
+    is_retryable = True
+
+
+class ServerError(GatewayHTTPError):
+    """5xx: the gateway or its upstream failed."""
+
+    is_retryable = True
+
+
+class BadRequestError(GatewayHTTPError):
+    """Any other 4xx: the request was rejected as it is."""
+
+
+class StreamError(SSEConnectorError):
+    """The stream began but did not end well.
+
+    Attributes:
+        partial: The Completion assembled from everything received before the failure.
+        events: StreamEvents decoded from the same bytes before the failure and not yet
+            returned by the decoder (set by :class:`~sse_core.StreamDecoder`).
+    """
+
+    def __init__(self, message: str, *, partial: Completion | None = None) -> None:
+        super().__init__(message)
+        self._partial = partial
+        self.events: tuple[StreamEvent, ...] = ()
+
+    @property
+    def partial(self) -> Completion:
+        """What was received before the failure (an empty Completion when nothing was)."""
+        if self._partial is None:
+            from sse_core.completion import Completion
+
+            self._partial = Completion()
+        return self._partial
+
+    @partial.setter
+    def partial(self, value: Completion) -> None:
+        self._partial = value
+
+    @property
+    def has_partial(self) -> bool:
+        """Whether a partial Completion was attached."""
+        return self._partial is not None
+
+
+class GatewayStreamError(StreamError):
+    """The gateway sent an error frame (``{"error": ...}``) or ``event: error`` in the stream.
+
+    Attributes:
+        type: The gateway's error type, when given.
+        code: The gateway's error code, when given.
+        data: The decoded error payload as sent.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        partial: Completion | None = None,
+        type: str | None = None,
+        code: str | int | None = None,
+        data: object = None,
+    ) -> None:
+        super().__init__(message, partial=partial)
+        self.type = type
+        self.code = code
+        self.data = data
+
+
+class IncompleteStreamError(StreamError):
+    """The stream ended without a finish_reason and without ``[DONE]``: the answer is cut."""
+
+
+class StreamTimeoutError(StreamError):
+    """No bytes arrived for longer than the configured timeout."""
+
+
+class StreamProtocolError(StreamError):
+    """The bytes broke the protocol: malformed frame, invalid JSON, or an event too large."""

@@ -1,0 +1,1 @@
+"""LangChain adapter: ``ChatSSE``, a ``BaseChatModel`` over :mod:`sse_core`."""

@@ -1,0 +1,1 @@
+"""LlamaIndex adapter: ``SSELLM``, a ``FunctionCallingLLM`` over :mod:`sse_core`."""

@@ -1,0 +1,141 @@
+"""The WHATWG SSE parser, byte by byte."""
+
+from __future__ import annotations
+
+import pytest
+
+from sse_core import ServerSentEvent, SSEParser, StreamProtocolError
+
+
+def parse(body: bytes, *, pieces: int = 0) -> list[ServerSentEvent]:
+    """Parse ``body`` whole (pieces=0) or in pieces of that many bytes."""
+    parser = SSEParser()
+    events: list[ServerSentEvent] = []
+    if pieces:
+        for start in range(0, len(body), pieces):
+            events += parser.feed(body[start : start + pieces])
+    else:
+        events += parser.feed(body)
+    return events + parser.finish()
+
+
+def datas(body: bytes, **kw: int) -> list[str]:
+    return [event.data for event in parse(body, **kw)]
+
+
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n", b"\r"])
+def test_every_line_ending_gives_the_same_events(newline: bytes) -> None:
+    body = newline.join([b"data: a", b"", b"data: b", b"data: c", b"", b""])
+    assert datas(body) == ["a", "b\nc"]
+    assert datas(body, pieces=1) == ["a", "b\nc"]
+
+
+def test_crlf_split_between_reads_is_one_line_ending() -> None:
+    parser = SSEParser()
+    assert parser.feed(b"data: a\r") == []
+    assert parser.feed(b"\ndata: b\r") == []
+    assert [e.data for e in parser.feed(b"\n\r\n")] == ["a\nb"]
+
+
+def test_leading_bom_is_stripped_even_split_across_reads() -> None:
+    body = b"\xef\xbb\xbfdata: x\n\n"
+    assert datas(body) == ["x"]
+    assert datas(body, pieces=1) == ["x"]
+
+
+def test_bom_later_in_the_stream_is_data() -> None:
+    assert datas(b"data: a\n\n\xef\xbb\xbfdata: b\n\n") == ["a"]
+
+
+def test_comments_are_ignored() -> None:
+    assert datas(b": ping\n\n: OPENROUTER PROCESSING\n\ndata: x\n: mid\n\n") == ["x"]
+
+
+def test_event_id_and_retry_fields() -> None:
+    (event,) = parse(b"event: spass.cost\nid: 7\nretry: 1500\ndata: {}\n\n")
+    assert event == ServerSentEvent(data="{}", event="spass.cost", id="7", retry=1500)
+
+
+def test_retry_with_non_digits_is_ignored() -> None:
+    (event,) = parse(b"retry: 15s\ndata: x\n\n")
+    assert event.retry is None
+
+
+def test_id_with_nul_is_ignored_and_last_id_persists() -> None:
+    events = parse(b"id: 1\ndata: a\n\nid: 2\x003\ndata: b\n\n")
+    assert [e.id for e in events] == ["1", "1"]
+
+
+def test_event_name_resets_after_dispatch() -> None:
+    events = parse(b"event: x\ndata: 1\n\ndata: 2\n\n")
+    assert [(e.event, e.data) for e in events] == [("x", "1"), ("message", "2")]
+
+
+def test_block_without_data_dispatches_nothing() -> None:
+    # WHATWG: an event-only block must not dispatch, and its name must not leak onward.
+    events = parse(b"event: ping\n\ndata: x\n\n")
+    assert [(e.event, e.data) for e in events] == [("message", "x")]
+
+
+def test_data_without_space_and_with_two_spaces() -> None:
+    assert datas(b"data:x\n\ndata:  y\n\n") == ["x", " y"]
+
+
+def test_field_without_colon() -> None:
+    assert datas(b"data\ndata\n\n") == ["\n"]
+
+
+def test_unknown_fields_are_ignored() -> None:
+    assert datas(b"foo: bar\ndata: x\nerror: ignored\n\n") == ["x"]
+
+
+def test_final_event_without_blank_line_is_dispatched_at_end() -> None:
+    assert datas(b"data: a\n\ndata: b") == ["a", "b"]
+    assert datas(b"data: a\n\ndata: b\n") == ["a", "b"]
+
+
+def test_single_newline_framing_of_complete_json_payloads() -> None:
+    body = b'data: {"a":1}\ndata: {"b":2}\ndata: [DONE]\n'
+    assert datas(body) == ['{"a":1}', '{"b":2}', "[DONE]"]
+    assert datas(body, pieces=1) == ['{"a":1}', '{"b":2}', "[DONE]"]
+
+
+def test_multiline_json_that_is_incomplete_per_line_is_joined() -> None:
+    assert datas(b'data: {"a":\ndata: 1}\n\n') == ['{"a":\n1}']
+
+
+def test_utf8_split_across_reads() -> None:
+    body = "data: héllo ✓ 🎉\n\n".encode()
+    assert datas(body, pieces=1) == ["héllo ✓ 🎉"]
+
+
+def test_invalid_utf8_is_replaced_not_raised() -> None:
+    assert datas(b"data: \xff\xfe\n\n") == ["\ufffd\ufffd"]
+
+
+def test_line_over_the_bound_raises_protocol_error() -> None:
+    parser = SSEParser(max_event_bytes=64)
+    with pytest.raises(StreamProtocolError, match="exceeded 64 bytes"):
+        for _ in range(100):
+            parser.feed(b"data: xxxxxxxxxx")
+
+
+def test_event_over_the_bound_raises_even_with_short_lines() -> None:
+    parser = SSEParser(max_event_bytes=64)
+    with pytest.raises(StreamProtocolError, match="exceeded 64 bytes"):
+        parser.feed(b"data: 0123456789\n" * 10)
+
+
+def test_invalid_bound_is_rejected() -> None:
+    with pytest.raises(ValueError, match="max_event_bytes"):
+        SSEParser(max_event_bytes=0)
+
+
+def test_many_tiny_feeds_of_one_long_line_stay_linear() -> None:
+    # 200 KB fed one byte at a time: pieces are joined once, not re-copied per byte.
+    parser = SSEParser()
+    line = b"data: " + b"x" * 200_000
+    for i in range(len(line)):
+        assert parser.feed(line[i : i + 1]) == []
+    (event,) = parser.feed(b"\n\n")
+    assert len(event.data) == 200_000

@@ -1,0 +1,60 @@
+"""The wheel builds, installs into a fresh virtualenv, and its three packages import from it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+
+
+@pytest.mark.slow
+def test_wheel_installs_into_a_fresh_venv_and_imports(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (wheel,) = dist.glob("sse_connectors-*.whl")
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    python = env_dir / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    probe = (
+        "import sse_core, langchain_sse, llamaindex_sse, pathlib, sys;"
+        "mods = (sse_core, langchain_sse, llamaindex_sse);"
+        "print('\\n'.join(str(pathlib.Path(m.__file__).resolve()) for m in mods));"
+        "print(all((pathlib.Path(m.__file__).parent / 'py.typed').exists() for m in mods))"
+    )
+    out = subprocess.run(
+        [str(python), "-c", probe],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    ).stdout.split()
+    site = str(env_dir.resolve())
+    assert all(path.startswith(site) for path in out[:3]), out
+    assert out[3] == "True"
+    # No top-level "core" package is installed to shadow a user's own "core" app.
+    core = subprocess.run(
+        [str(python), "-c", "import importlib.util as u; print(u.find_spec('core'))"],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    ).stdout.strip()
+    assert core == "None"
