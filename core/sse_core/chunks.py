@@ -37,15 +37,18 @@ from sse_core.events import (
     TextDelta,
     ToolCallDelta,
     UsageUpdate,
+    reasoning_delta,
+    text_delta,
 )
 from sse_core.sse import ServerSentEvent
 from sse_core.think import ThinkSplitter
 
-__all__ = ["ChunkDecoder", "parse_error", "parse_usage"]
+__all__ = ["ChunkDecoder", "parse_chunk_json", "parse_error", "parse_usage"]
 
 # Named events whose data is a usage object (SPASS seed: "event: spass.cost" trailer).
 USAGE_EVENTS = frozenset({"spass.cost"})
 _PREVIEW = 200
+_METADATA_KEYS = ("id", "model", "system_fingerprint", "created")
 
 
 def _int(value: object) -> int | None:
@@ -164,11 +167,11 @@ class _ChoiceState:
 class ChunkDecoder:
     """Turns each :class:`ServerSentEvent` (or decoded chunk) into StreamEvents."""
 
-    __slots__ = ("_choices", "_done", "_meta")
+    __slots__ = ("_choices", "_done", "_missing")
 
     def __init__(self) -> None:
         self._choices: dict[int, _ChoiceState] = {}
-        self._meta: dict[str, Any] = {}
+        self._missing: tuple[str, ...] = _METADATA_KEYS  # metadata fields not yet seen
         self._done = False
 
     @property
@@ -178,15 +181,20 @@ class ChunkDecoder:
 
     def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
         """Decode one SSE event."""
-        name = sse.event
-        data = sse.data
+        return self.decode_raw(sse.event, sse.data.encode())
+
+    def decode_raw(self, name: str, data: bytes) -> list[StreamEvent]:
+        """Decode one event given as its name and data bytes (the parser's raw form)."""
         if name == "message":
-            if data == "[DONE]" or data.strip() == "[DONE]":
+            if data[:1] == b"{":
+                return self.decode_chunk(parse_chunk_json(data))
+            stripped = data.strip()
+            if stripped == b"[DONE]":
                 self._done = True
                 return [*self.flush(), Done()]
-            if not data or data.isspace():
+            if not stripped:
                 return []  # an empty data line is a keepalive
-            return self.decode_chunk(_parse_json(data))
+            return self.decode_chunk(parse_chunk_json(data))
         payload = _parse_loose(data)
         if name == "error":
             return [parse_error(payload)]
@@ -197,20 +205,19 @@ class ChunkDecoder:
     def decode_chunk(self, chunk: Mapping[str, Any]) -> list[StreamEvent]:
         """Decode one chat-completion chunk (or a whole ``chat.completion`` object)."""
         events: list[StreamEvent] = []
-        if len(self._meta) < 4:
+        if self._missing:
             self._metadata(chunk, events)
         choices = chunk.get("choices")
-        if choices:
-            for choice in choices if isinstance(choices, list) else ():
-                if isinstance(choice, dict):
+        if choices and type(choices) is list:
+            for choice in choices:
+                if type(choice) is dict:
                     self._choice(choice, events)
         usage = chunk.get("usage")
         if usage is None and "x_groq" in chunk:
             usage = _dict(chunk["x_groq"]).get("usage")  # older Groq: usage only here
         if usage and isinstance(usage, dict):
             events.append(UsageUpdate(usage=parse_usage(usage)))
-        error = chunk.get("error")
-        if error:
+        if chunk.get("error"):
             events.append(parse_error(chunk))
         return events
 
@@ -227,51 +234,56 @@ class ChunkDecoder:
         return events
 
     def _metadata(self, chunk: Mapping[str, Any], events: list[StreamEvent]) -> None:
-        meta = self._meta
         new: dict[str, Any] = {}
-        for key in ("id", "model", "system_fingerprint", "created"):
-            if key not in meta:
-                value = chunk.get(key)
-                if value and isinstance(value, int if key == "created" else str):
-                    meta[key] = new[key] = value
+        for key in self._missing:
+            value = chunk.get(key)
+            if value and isinstance(value, int if key == "created" else str):
+                new[key] = value
         if new:
+            self._missing = tuple(key for key in self._missing if key not in new)
             events.append(Metadata(**new))
 
     def _state(self, index: int) -> _ChoiceState:
-        state = self._choices.get(index)
-        if state is None:
-            state = self._choices[index] = _ChoiceState()
+        state = self._choices[index] = _ChoiceState()
         return state
 
-    def _choice(self, choice: Mapping[str, Any], events: list[StreamEvent]) -> None:
+    def _choice(self, choice: Mapping[str, Any], events: list[StreamEvent]) -> None:  # noqa: C901
+        # One call per choice per chunk: the common fields are handled inline on purpose
+        # (each helper call costs about as much as a dict lookup chain here).
         index = choice.get("index", 0)
-        if not isinstance(index, int) or isinstance(index, bool):
+        if type(index) is not int:
             index = 0  # SPASS sends choices without an index
         delta = choice.get("delta")
         if delta is None:
             delta = choice.get("message")  # a whole completion, or a delta-less chunk
-        if delta and isinstance(delta, dict):
-            self._delta(index, delta, events)
+        if delta and type(delta) is dict:
+            state = self._choices.get(index) or self._state(index)
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if reasoning and type(reasoning) is str:
+                self._reasoning(index, state, reasoning, events)
+            elif "reasoning_details" in delta:
+                # OpenRouter/Vercel/Snowflake: only when no plain reasoning field had the text.
+                text = _details_text(delta["reasoning_details"])
+                if text:
+                    self._reasoning(index, state, text, events)
+            content = delta.get("content")
+            if content:
+                if type(content) is str:
+                    if state.content.passthrough:
+                        events.append(text_delta(content, index))
+                    else:
+                        self._text(index, state, content, events)
+                elif type(content) is list:
+                    self._parts(index, state, content, events)
+            if content is None or len(delta) > 1:  # anything besides the text
+                self._rest(index, state, delta, events)
         reason = choice.get("finish_reason")
-        if reason and isinstance(reason, str):
+        if reason and type(reason) is str:
             events.append(Finish(reason=reason, choice=index))
 
-    def _delta(self, index: int, delta: Mapping[str, Any], events: list[StreamEvent]) -> None:
-        state = self._state(index)
-        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-        if reasoning and isinstance(reasoning, str):
-            self._reasoning(index, state, reasoning, events)
-        elif "reasoning_details" in delta:
-            # OpenRouter/Vercel/Snowflake: only when no plain reasoning field carried the text.
-            text = _details_text(delta["reasoning_details"])
-            if text:
-                self._reasoning(index, state, text, events)
-        content = delta.get("content")
-        if content:
-            if isinstance(content, str):
-                self._text(index, state, content, events)
-            elif isinstance(content, list):
-                self._parts(index, state, content, events)
+    def _rest(
+        self, index: int, state: _ChoiceState, delta: Mapping[str, Any], events: list[StreamEvent]
+    ) -> None:
         refusal = delta.get("refusal")
         if refusal and isinstance(refusal, str):
             events.append(RefusalDelta(text=refusal, choice=index))
@@ -282,15 +294,11 @@ class ChunkDecoder:
                     self._tool(index, state.tools, call, events)
 
     def _text(self, index: int, state: _ChoiceState, text: str, events: list[StreamEvent]) -> None:
-        splitter = state.content
-        if splitter.passthrough:
-            events.append(TextDelta(text=text, choice=index))
-            return
-        reasoning, text = splitter.feed(text)
+        reasoning, text = state.content.feed(text)
         if reasoning:
-            events.append(ReasoningDelta(text=reasoning, choice=index))
+            events.append(reasoning_delta(reasoning, index))
         if text:
-            events.append(TextDelta(text=text, choice=index))
+            events.append(text_delta(text, index))
 
     def _reasoning(
         self, index: int, state: _ChoiceState, text: str, events: list[StreamEvent]
@@ -300,7 +308,7 @@ class ChunkDecoder:
             inside, after = splitter.feed(text)
             text = inside + after
         if text:
-            events.append(ReasoningDelta(text=text, choice=index))
+            events.append(reasoning_delta(text, index))
 
     def _parts(
         self, index: int, state: _ChoiceState, parts: list[Any], events: list[StreamEvent]
@@ -374,24 +382,40 @@ def _thinking_text(thinking: object) -> str:
     return ""
 
 
-def _parse_json(data: str) -> Mapping[str, Any]:
+def parse_chunk_json(data: bytes) -> Mapping[str, Any]:
+    """Parse a ``data:`` payload that must be a JSON object, or raise StreamProtocolError."""
     try:
         value = from_json(data)
     except ValueError as exc:
+        value = _parse_replacing(data, exc)
+    if type(value) is not dict:
         raise StreamProtocolError(
-            f"expected a JSON object in a data frame, got invalid JSON ({exc}): {data[:_PREVIEW]!r}"
-        ) from None
-    if not isinstance(value, dict):
-        raise StreamProtocolError(
-            f"expected a JSON object in a data frame, got {type(value).__name__}: "
-            f"{data[:_PREVIEW]!r}"
+            f"expected a JSON object in a data frame, got {type(value).__name__}: {_preview(data)}"
         )
     return value
 
 
-def _parse_loose(data: str) -> Any:
+def _parse_replacing(data: bytes, error: ValueError) -> Any:
+    """Retry with invalid UTF-8 replaced (as an SSE text decoder would); else a protocol error."""
+    try:
+        return from_json(data.decode("utf-8", "replace"))
+    except ValueError:
+        raise StreamProtocolError(
+            f"expected a JSON object in a data frame, got invalid JSON ({error}): {_preview(data)}"
+        ) from None
+
+
+def _preview(data: bytes) -> str:
+    return repr(data[:_PREVIEW].decode("utf-8", "replace"))
+
+
+def _parse_loose(data: bytes) -> Any:
     """Named events may carry JSON or plain text."""
     try:
         return from_json(data)
     except ValueError:
-        return data
+        text = data.decode("utf-8", "replace")
+        try:
+            return from_json(text)
+        except ValueError:
+            return text

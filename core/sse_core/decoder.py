@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sse_core.chunks import ChunkDecoder
+from sse_core.chunks import ChunkDecoder, parse_chunk_json
 from sse_core.errors import StreamError
 from sse_core.events import StreamEvent
 from sse_core.sse import DEFAULT_MAX_EVENT_BYTES, SSEParser
@@ -44,8 +44,11 @@ class StreamDecoder:
         chunks = self._chunks
         events: list[StreamEvent] = []
         try:
-            for sse in self._parser.feed(data):
-                events += chunks.decode(sse)
+            for name, payload, _, _ in self._parser.feed_raw(data):
+                if name == "message" and payload[:1] == b"{":  # the common case, inlined
+                    events += chunks.decode_chunk(parse_chunk_json(payload))
+                    continue
+                events += chunks.decode_raw(name, payload)
                 if chunks.done:
                     break
         except StreamError as exc:
@@ -60,8 +63,8 @@ class StreamDecoder:
         chunks = self._chunks
         events: list[StreamEvent] = []
         try:
-            for sse in self._parser.finish():
-                events += chunks.decode(sse)
+            for name, payload, _, _ in self._parser.finish_raw():
+                events += chunks.decode_raw(name, payload)
                 if chunks.done:
                     return events
         except StreamError as exc:

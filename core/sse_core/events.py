@@ -132,3 +132,29 @@ StreamEvent: TypeAlias = (
     | ErrorFrame
     | Done
 )
+
+
+# Hot-path constructors for the decoder. A frozen dataclass's __init__ goes through
+# object.__setattr__ once per field, about 3x the cost of setting the slots directly;
+# on a fast stream that is a fifth of the decoder's time. The instances are identical.
+_new = object.__new__
+_set_text_text = TextDelta.__dict__["text"].__set__
+_set_text_choice = TextDelta.__dict__["choice"].__set__
+_set_reasoning_text = ReasoningDelta.__dict__["text"].__set__
+_set_reasoning_choice = ReasoningDelta.__dict__["choice"].__set__
+
+
+def text_delta(text: str, choice: int) -> TextDelta:
+    """``TextDelta(text=text, choice=choice)``, built without the frozen ``__init__``."""
+    event: TextDelta = _new(TextDelta)
+    _set_text_text(event, text)
+    _set_text_choice(event, choice)
+    return event
+
+
+def reasoning_delta(text: str, choice: int) -> ReasoningDelta:
+    """``ReasoningDelta(text=text, choice=choice)``, built without the frozen ``__init__``."""
+    event: ReasoningDelta = _new(ReasoningDelta)
+    _set_reasoning_text(event, text)
+    _set_reasoning_choice(event, choice)
+    return event

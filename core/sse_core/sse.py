@@ -31,15 +31,20 @@ Size bounds: a line or an event larger than ``max_event_bytes`` raises
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeAlias
 
 from pydantic_core import from_json
 
 from sse_core.errors import StreamProtocolError
 
-__all__ = ["DEFAULT_MAX_EVENT_BYTES", "SSEParser", "ServerSentEvent"]
+__all__ = ["DEFAULT_MAX_EVENT_BYTES", "RawEvent", "SSEParser", "ServerSentEvent"]
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
+
+# (event name, data bytes, last event id, retry): what the decoder reads, without building a
+# ServerSentEvent (and decoding its text) for every frame.
+RawEvent: TypeAlias = tuple[str, bytes, str, "int | None"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,16 +57,22 @@ class ServerSentEvent:
     retry: int | None = None
 
 
-def _is_complete_json(text: str) -> bool:
-    """Whether ``text`` is one whole JSON object or array (cheap check first)."""
-    head = text.lstrip()[:1]
-    if head not in ("{", "["):
+def _is_complete_json(data: bytes) -> bool:
+    """Whether ``data`` is one whole JSON object or array (cheap check first)."""
+    if data.lstrip()[:1] not in (b"{", b"["):
         return False
     try:
-        from_json(text)
+        from_json(data)
     except ValueError:
         return False
     return True
+
+
+def _too_large(limit: int, what: str) -> StreamProtocolError:
+    return StreamProtocolError(
+        f"{what} exceeded {limit} bytes; "
+        "raise max_event_bytes if the gateway really sends events this large"
+    )
 
 
 class SSEParser:
@@ -92,7 +103,7 @@ class SSEParser:
         self._pending_len = 0
         self._skip_lf = False
         self._bom_checked = False
-        self._data: list[str] = []
+        self._data: list[bytes] = []
         self._data_len = 0
         self._event = ""
         self._last_id = ""
@@ -105,6 +116,14 @@ class SSEParser:
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
         """Take the next bytes of the body; return the events they complete."""
+        return [_event(raw) for raw in self.feed_raw(chunk)]
+
+    def finish(self) -> list[ServerSentEvent]:
+        """Signal the end of the body; dispatch a last event left without its blank line."""
+        return [_event(raw) for raw in self.finish_raw()]
+
+    def feed_raw(self, chunk: bytes) -> list[RawEvent]:
+        """:meth:`feed`, returning :data:`RawEvent` tuples with the data still in bytes."""
         if not chunk:
             return []
         if self._skip_lf:
@@ -127,65 +146,67 @@ class SSEParser:
             lines[0] = b"".join(self._pending)
             self._pending.clear()
             self._pending_len = 0
-        events: list[ServerSentEvent] = []
-        self._lines(lines, events)
+        out: list[RawEvent] = []
+        self._lines(lines, out)
         if tail:
             self._hold(tail)
-        return events
+        return out
 
-    def finish(self) -> list[ServerSentEvent]:
-        """Signal the end of the body; dispatch a last event left without its blank line."""
-        events: list[ServerSentEvent] = []
+    def finish_raw(self) -> list[RawEvent]:
+        """:meth:`finish`, returning :data:`RawEvent` tuples."""
+        out: list[RawEvent] = []
         if self._pending:
             line = b"".join(self._pending)
             self._pending.clear()
             self._pending_len = 0
-            self._lines([line], events)
-        self._dispatch(events)
-        return events
+            self._lines([line], out)
+        if self._data:
+            self._dispatch(out)
+        return out
 
     def _hold(self, piece: bytes) -> None:
         self._pending_len += len(piece)
         if self._pending_len > self._max:
-            raise StreamProtocolError(
-                f"a line of the event stream exceeded {self._max} bytes without a line end; "
-                "raise max_event_bytes if the gateway really sends events this large"
-            )
+            raise _too_large(self._max, "a line of the event stream")
         self._pending.append(piece)
 
-    def _lines(self, lines: list[bytes], events: list[ServerSentEvent]) -> None:
+    def _lines(self, lines: list[bytes], out: list[RawEvent]) -> None:
         if not self._bom_checked:
             self._bom_checked = True
             if lines[0].startswith(_BOM):
                 lines[0] = lines[0][3:]
         for line in lines:
             if not line:
-                if self._data:
-                    self._dispatch(events)
-                else:
-                    self._event = ""
+                data = self._data
+                if data:  # dispatch (inlined: this runs once per event)
+                    out.append(
+                        (
+                            self._event or "message",
+                            data[0] if len(data) == 1 else b"\n".join(data),
+                            self._last_id,
+                            self._retry,
+                        )
+                    )
+                    self._data = []
+                    self._data_len = 0
+                self._event = ""
             elif line.startswith(b"data:"):
                 value = line[6:] if line[5:6] == b" " else line[5:]
-                self._add_data(value, events)
+                data = self._data
+                if data and len(data) == 1 and _is_complete_json(data[0]):
+                    # Single-newline framing: the previous payload is already whole.
+                    self._dispatch(out)
+                    data = self._data
+                self._data_len += len(value) + 1
+                if self._data_len > self._max:
+                    raise _too_large(self._max, "an event's data")
+                data.append(value)
             elif line[0] != 0x3A:  # ":" starts a comment
                 self._field(line)
 
-    def _add_data(self, value: bytes, events: list[ServerSentEvent]) -> None:
-        if self._data and _is_complete_json(self._data[-1]) and len(self._data) == 1:
-            # Single-newline framing: the previous payload is already whole.
-            self._dispatch(events)
-        size = self._data_len + len(value) + 1
-        if size > self._max:
-            raise StreamProtocolError(
-                f"an event's data exceeded {self._max} bytes; "
-                "raise max_event_bytes if the gateway really sends events this large"
-            )
-        self._data_len = size
-        self._data.append(value.decode("utf-8", "replace"))
-
     def _field(self, line: bytes) -> None:
         if len(line) > self._max:
-            raise StreamProtocolError(f"a field line exceeded {self._max} bytes")
+            raise _too_large(self._max, "a field line")
         name, colon, raw = line.partition(b":")
         value = raw[1:] if raw[:1] == b" " else raw
         if name == b"event":
@@ -198,23 +219,27 @@ class SSEParser:
                 self._retry = int(value)
         elif name == b"data" and not colon:
             # "data" with no colon is a data line with an empty value.
-            self._data.append("")
+            self._data.append(b"")
             self._data_len += 1
         # Other field names are ignored, as the spec says.
 
-    def _dispatch(self, events: list[ServerSentEvent]) -> None:
-        if not self._data:
-            self._event = ""
-            return
-        data = self._data[0] if len(self._data) == 1 else "\n".join(self._data)
-        events.append(
-            ServerSentEvent(
-                data=data,
-                event=self._event or "message",
-                id=self._last_id,
-                retry=self._retry,
+    def _dispatch(self, out: list[RawEvent]) -> None:
+        data = self._data
+        out.append(
+            (
+                self._event or "message",
+                data[0] if len(data) == 1 else b"\n".join(data),
+                self._last_id,
+                self._retry,
             )
         )
         self._data = []
         self._data_len = 0
         self._event = ""
+
+
+def _event(raw: RawEvent) -> ServerSentEvent:
+    name, data, last_id, retry = raw
+    return ServerSentEvent(
+        data=data.decode("utf-8", "replace"), event=name, id=last_id, retry=retry
+    )
