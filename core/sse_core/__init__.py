@@ -2,12 +2,15 @@
 
 The pipeline runs one way: body bytes -> :class:`SSEParser` -> :class:`ChunkDecoder`
 (together: :class:`StreamDecoder`) -> StreamEvents -> :class:`Accumulator` -> :class:`Completion`.
-None of these modules does I/O; the transport feeds them.
+None of these modules does I/O; the transport (:class:`ChatClient`, :class:`AsyncChatClient`)
+feeds them.
 """
 
+from sse_core._http import Timeouts
 from sse_core.accumulator import Accumulator
 from sse_core.api import decode
 from sse_core.chunks import ChunkDecoder, parse_usage
+from sse_core.client import AsyncChatClient, AsyncChatStream, ChatClient, ChatStream
 from sse_core.completion import Choice, Completion, ToolCall, Usage
 from sse_core.decoder import StreamDecoder
 from sse_core.errors import (
@@ -19,6 +22,7 @@ from sse_core.errors import (
     GatewayStreamError,
     IncompleteStreamError,
     RateLimitError,
+    RetryableRequestError,
     ServerError,
     SSEConnectorError,
     StreamError,
@@ -38,14 +42,20 @@ from sse_core.events import (
     ToolCallDelta,
     UsageUpdate,
 )
+from sse_core.retry import RetryPolicy, parse_retry_after
+from sse_core.session import StreamSession
 from sse_core.sse import ServerSentEvent, SSEParser
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Accumulator",
+    "AsyncChatClient",
+    "AsyncChatStream",
     "AuthenticationError",
     "BadRequestError",
+    "ChatClient",
+    "ChatStream",
     "Choice",
     "ChunkDecoder",
     "Completion",
@@ -62,6 +72,8 @@ __all__ = [
     "RateLimitError",
     "ReasoningDelta",
     "RefusalDelta",
+    "RetryPolicy",
+    "RetryableRequestError",
     "SSEConnectorError",
     "SSEParser",
     "ServerError",
@@ -70,12 +82,15 @@ __all__ = [
     "StreamError",
     "StreamEvent",
     "StreamProtocolError",
+    "StreamSession",
     "StreamTimeoutError",
     "TextDelta",
+    "Timeouts",
     "ToolCall",
     "ToolCallDelta",
     "Usage",
     "UsageUpdate",
     "decode",
+    "parse_retry_after",
     "parse_usage",
 ]

@@ -56,6 +56,16 @@ class StreamDecoder:
             raise
         return events
 
+    def feed_json(self, body: bytes) -> list[StreamEvent]:
+        """Decode a whole ``chat.completion`` JSON body (a gateway that answered without SSE).
+
+        A whole answer is complete by nature, so the events end with :class:`Done`.
+        """
+        chunks = self._chunks
+        events = chunks.decode_chunk(parse_chunk_json(body))
+        events += chunks.decode_raw("message", b"[DONE]")
+        return events
+
     def finish(self) -> list[StreamEvent]:
         """The body ended: decode a last event left without its blank line, release held text."""
         if self._chunks.done:

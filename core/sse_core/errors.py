@@ -9,6 +9,7 @@ The hierarchy::
     │   ├── AuthenticationError       401, 403
     │   ├── RateLimitError            429
     │   ├── ServerError               5xx
+    │   ├── RetryableRequestError     408, 409: the gateway asks to send it again
     │   └── BadRequestError           any other 4xx
     └── StreamError                   the stream began but did not end well; ``.partial`` holds
         │                             the Completion received before the failure
@@ -42,6 +43,7 @@ __all__ = [
     "GatewayStreamError",
     "IncompleteStreamError",
     "RateLimitError",
+    "RetryableRequestError",
     "SSEConnectorError",
     "ServerError",
     "StreamError",
@@ -102,11 +104,6 @@ class GatewayHTTPError(SSEConnectorError):
         self.retry_after = retry_after
         self.headers: Mapping[str, str] = dict(headers or {})
 
-    @property
-    def is_retryable_status(self) -> bool:
-        """Whether this particular status is worth retrying (408, 409, 429, 5xx)."""
-        return self.status_code in (408, 409, 429) or self.status_code >= 500
-
 
 class AuthenticationError(GatewayHTTPError):
     """401 or 403: the key is missing, wrong, or lacks permission."""
@@ -120,6 +117,12 @@ class RateLimitError(GatewayHTTPError):
 
 class ServerError(GatewayHTTPError):
     """5xx: the gateway or its upstream failed."""
+
+    is_retryable = True
+
+
+class RetryableRequestError(GatewayHTTPError):
+    """408 or 409: the gateway timed out reading the request or hit a conflict; retry."""
 
     is_retryable = True
 

@@ -10,7 +10,19 @@ import pytest
 import sse_core
 
 PACKAGE = Path(sse_core.__file__).parent
-PURE = ["sse", "think", "chunks", "events", "completion", "accumulator", "decoder", "errors", "api"]
+PURE = [
+    "sse",
+    "think",
+    "chunks",
+    "events",
+    "completion",
+    "accumulator",
+    "decoder",
+    "errors",
+    "api",
+    "session",
+    "retry",
+]
 FORBIDDEN = {"httpx", "asyncio", "anyio", "socket", "threading", "ssl", "select", "trio"}
 
 

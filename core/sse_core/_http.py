@@ -1,0 +1,251 @@
+"""HTTP plumbing shared by the sync and async clients: request building, status to error,
+and the one place where httpx exceptions become sse_core errors."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from pydantic import SecretStr
+from pydantic_core import from_json
+
+from sse_core.errors import (
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    GatewayConnectionError,
+    GatewayHTTPError,
+    IncompleteStreamError,
+    RateLimitError,
+    RetryableRequestError,
+    ServerError,
+    SSEConnectorError,
+    StreamProtocolError,
+    StreamTimeoutError,
+)
+from sse_core.retry import parse_retry_after
+
+__all__ = [
+    "Timeouts",
+    "build_headers",
+    "build_payload",
+    "error_from_response",
+    "map_transport_error",
+    "redact",
+    "rejects_stream_options",
+]
+
+MAX_ERROR_BODY = 64 * 1024
+USER_AGENT = "sse-connectors/0.1"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timeouts:
+    """Timeouts in seconds (None: no limit).
+
+    Attributes:
+        connect: Opening the connection (TCP and TLS), and waiting for a pooled one.
+        first_byte: Sending the request and waiting for the response head. Reasoning
+            models can think for minutes before a gateway answers, so the default is long.
+        idle: The longest silence allowed in the body once the head arrived. SSE gateways
+            send the head at once and keep quiet streams alive with comments; raise it for
+            gateways that think in silence.
+        total: A deadline for the whole request, body included.
+    """
+
+    connect: float | None = 10.0
+    first_byte: float | None = 600.0
+    idle: float | None = 300.0
+    total: float | None = None
+
+    @classmethod
+    def of(cls, value: float | Timeouts | None) -> Timeouts:
+        """A Timeouts from a number (every phase but total gets it), None, or a Timeouts."""
+        if isinstance(value, Timeouts):
+            return value
+        if value is None:
+            return cls(connect=None, first_byte=None, idle=None)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise ConfigurationError(
+                f"timeout must be a positive number or Timeouts, got {value!r}"
+            )
+        return cls(connect=float(value), first_byte=float(value), idle=float(value))
+
+    def for_head(self, remaining: float | None) -> httpx.Timeout:
+        """The httpx timeout for sending the request and reading the response head."""
+        return httpx.Timeout(
+            connect=_least(self.connect, remaining),
+            read=_least(self.first_byte, remaining),
+            write=_least(self.first_byte, remaining),
+            pool=_least(self.connect, remaining),
+        )
+
+    def for_body(self, remaining: float | None) -> float | None:
+        """The read timeout for the body."""
+        return _least(self.idle, remaining)
+
+
+def _least(a: float | None, b: float | None) -> float | None:
+    if a is None:
+        return b
+    return a if b is None else min(a, b)
+
+
+def build_payload(
+    payload: Mapping[str, Any], *, include_usage: bool, extra_body: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The JSON body: the caller's payload, ``extra_body`` merged, streaming switched on."""
+    body = {**payload, **(extra_body or {})}
+    body["stream"] = True
+    if include_usage:
+        options = body.get("stream_options")
+        body["stream_options"] = {
+            **(options if isinstance(options, dict) else {}),
+            "include_usage": True,
+        }
+    return body
+
+
+def build_headers(
+    api_key: SecretStr | None,
+    default_headers: Mapping[str, str] | None,
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Request headers: JSON in, event stream out, the bearer key, then the caller's."""
+    headers = {
+        "content-type": "application/json",
+        "accept": "text/event-stream",
+        "user-agent": USER_AGENT,
+    }
+    if api_key is not None and api_key.get_secret_value():
+        headers["authorization"] = f"Bearer {api_key.get_secret_value()}"
+    for source in (default_headers, extra):
+        for name, value in (source or {}).items():
+            headers[name.lower()] = value
+    return headers
+
+
+def redact(text: str, secret: SecretStr | None) -> str:
+    """``text`` with the secret (and any bearer token) masked."""
+    if secret is not None:
+        value = secret.get_secret_value()
+        if len(value) >= 4:
+            text = text.replace(value, "***")
+    return re.sub(r"(?i)(bearer\s+)\S+", r"\1***", text)
+
+
+def _error_fields(body: bytes, content_type: str) -> tuple[str | None, str | None, str | None]:
+    """(message, type, code) from a JSON error body, or a one-line summary of another body."""
+    text = body.decode("utf-8", "replace").strip()
+    if not text:
+        return None, None, None
+    try:
+        data = from_json(body) if "html" not in content_type else None
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, str):
+            return err, None, None
+        if isinstance(err, dict):
+            message = err.get("message") or err.get("detail") or err.get("msg")
+            kind, code = err.get("type"), err.get("code")
+            return (
+                str(message) if message is not None else text[:300],
+                kind if isinstance(kind, str) else None,
+                str(code) if isinstance(code, (str, int)) and not isinstance(code, bool) else None,
+            )
+    if "<" in text[:200]:
+        title = re.search(r"<title>(.*?)</title>", text, re.I | re.S)
+        words = re.sub(r"<[^>]+>", " ", title.group(1) if title else text)
+        return "HTML page: " + " ".join(words.split())[:200], None, None
+    return " ".join(text.split())[:300], None, None
+
+
+_HINTS = {
+    AuthenticationError: "check the API key and its permissions",
+    RateLimitError: "slow down, or retry after the time the gateway asked for",
+    ServerError: "the gateway or its upstream failed; retrying later may help",
+    RetryableRequestError: "retrying may help",
+    BadRequestError: "the gateway rejected the request as sent",
+}
+
+
+def error_from_response(
+    status: int,
+    headers: Mapping[str, str],
+    body: bytes,
+    *,
+    secret: SecretStr | None = None,
+    url: str = "",
+) -> GatewayHTTPError:
+    """The :class:`GatewayHTTPError` subclass for a non-2xx answer, with the gateway's words."""
+    cls: type[GatewayHTTPError]
+    if status in (401, 403):
+        cls = AuthenticationError
+    elif status == 429:
+        cls = RateLimitError
+    elif status >= 500:
+        cls = ServerError
+    elif status in (408, 409):
+        cls = RetryableRequestError
+    else:
+        cls = BadRequestError
+    message, kind, code = _error_fields(body, headers.get("content-type", ""))
+    message = redact(message, secret) if message else None
+    retry_after = parse_retry_after(headers, now=time.time())
+    summary = message or f"an empty {status} body"
+    hint = _HINTS[cls]
+    if retry_after is not None:
+        hint += f" (Retry-After: {retry_after:g} s)"
+    where = f" from {url}" if url else ""
+    return cls(
+        f"the gateway answered HTTP {status}{where}: {summary}; {hint}",
+        status_code=status,
+        error_message=message,
+        type=kind,
+        code=code,
+        retry_after=retry_after,
+        headers=dict(headers),
+    )
+
+
+def rejects_stream_options(error: GatewayHTTPError) -> bool:
+    """Whether a 400/422 says the gateway does not accept ``stream_options``."""
+    if error.status_code not in (400, 422):
+        return False
+    text = f"{error.error_message} {error.code or ''}".lower()
+    return "stream_options" in text or "include_usage" in text
+
+
+def map_transport_error(exc: httpx.HTTPError, *, in_body: bool, url: str) -> SSEConnectorError:
+    """The one mapping of httpx exceptions into the sse_core hierarchy.
+
+    Args:
+        exc: What httpx raised.
+        in_body: Whether the response head had arrived (the stream had begun).
+        url: The request URL, for the message (never holds the key).
+    """
+    kind = type(exc).__name__
+    if isinstance(exc, httpx.TimeoutException):
+        if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+            return GatewayConnectionError(f"could not connect to {url} in time ({kind})")
+        phase = "between two reads of the stream" if in_body else "waiting for the response"
+        return StreamTimeoutError(
+            f"no bytes arrived from {url} {phase} within the timeout ({kind})"
+        )
+    if in_body:
+        # A broken body (reset, chunked framing cut short): the answer did not finish.
+        return IncompleteStreamError(
+            f"the connection to {url} broke in the middle of the stream ({kind}: {exc}); "
+            "the answer is incomplete"
+        )
+    if isinstance(exc, httpx.TransportError) and not isinstance(exc, httpx.UnsupportedProtocol):
+        return GatewayConnectionError(f"could not reach {url} ({kind}: {exc})")
+    if isinstance(exc, httpx.DecodingError):
+        return StreamProtocolError(f"the response from {url} could not be decoded ({kind}: {exc})")
+    return ConfigurationError(f"the request to {url} could not be sent ({kind}: {exc})")

@@ -1,0 +1,103 @@
+"""The retry policy, pure: which failures are retried, and after how long.
+
+Retries happen only before the first byte of the body (connection errors, 408, 409, 429,
+5xx). Once output began, nothing is retried: there is no resume, and a second generation
+would duplicate what the user already saw.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+
+from sse_core.errors import ConfigurationError, SSEConnectorError
+
+__all__ = ["RetryPolicy", "parse_retry_after"]
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: float) -> float | None:
+    """Seconds to wait from ``retry-after-ms``, or ``Retry-After`` (seconds or an HTTP date).
+
+    Args:
+        headers: Response headers (case-insensitive mapping, or lower-case keys).
+        now: The current Unix time, for the HTTP-date form.
+
+    Returns:
+        A non-negative number of seconds, or None when absent or unreadable.
+    """
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            value = float(millis) / 1000
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value):
+            return max(value, 0.0)
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    raw = raw.strip()
+    try:
+        seconds = float(raw)
+    except ValueError:
+        try:
+            when = parsedate_to_datetime(raw)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            return None
+        return max(when.timestamp() - now, 0.0)
+    return max(seconds, 0.0) if math.isfinite(seconds) else None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RetryPolicy:
+    """Bounded retries with exponential backoff and jitter.
+
+    Attributes:
+        max_retries: Retries after the first attempt (0 disables retrying).
+        initial_delay: The first backoff, in seconds.
+        max_delay: The largest backoff.
+        multiplier: Growth of the backoff per attempt.
+        jitter: Fraction of the backoff randomised (0.25: +-25%).
+        max_retry_after: The longest ``Retry-After`` honoured; longer waits are not retried.
+    """
+
+    max_retries: int = 2
+    initial_delay: float = 0.5
+    max_delay: float = 8.0
+    multiplier: float = 2.0
+    jitter: float = 0.25
+    max_retry_after: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.max_retries < 0:
+            raise ConfigurationError(f"max_retries must be >= 0, got {self.max_retries}")
+        if not 0 <= self.jitter <= 1:
+            raise ConfigurationError(f"jitter must be within [0, 1], got {self.jitter}")
+        if self.initial_delay < 0 or self.max_delay < 0:
+            raise ConfigurationError("retry delays must be >= 0")
+
+    def backoff(self, attempt: int, rand: float) -> float:
+        """The backoff before retry number ``attempt`` (1-based); ``rand`` is in [0, 1)."""
+        base = min(self.initial_delay * self.multiplier ** (attempt - 1), self.max_delay)
+        return max(base * (1 + self.jitter * (2 * rand - 1)), 0.0)
+
+    def next_delay(
+        self, error: SSEConnectorError, *, attempt: int, retry_after: float | None, rand: float
+    ) -> float | None:
+        """How long to wait before retrying after ``error``, or None to give up.
+
+        Args:
+            error: What the failed attempt raised.
+            attempt: How many attempts failed so far (1 after the first).
+            retry_after: The server's ``Retry-After``, in seconds, when it sent one.
+            rand: A random number in [0, 1) for the jitter.
+        """
+        if attempt > self.max_retries or not type(error).is_retryable:
+            return None
+        if retry_after is not None:
+            return retry_after if retry_after <= self.max_retry_after else None
+        return self.backoff(attempt, rand)
