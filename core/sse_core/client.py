@@ -163,6 +163,14 @@ def _check_deadline(deadline: float | None, session: StreamSession, url: str) ->
         raise session.fail(StreamTimeoutError(f"the stream from {url} ran past the total timeout"))
 
 
+def _handed(session: StreamSession, events: list[StreamEvent]) -> list[StreamEvent]:
+    """``events`` after :meth:`StreamSession.accept`, raising an error frame among them."""
+    batch, error = session.accept(events)
+    if error is not None:
+        raise error
+    return batch
+
+
 def _mapped(exc: httpx.HTTPError, session: StreamSession | None, url: str) -> SSEConnectorError:
     error = map_transport_error(exc, in_body=session is not None, url=url)
     if isinstance(error, StreamError) and session is not None:
@@ -262,16 +270,25 @@ class ChatStream:
     ) -> None:
         self._client = client
         self._prepared = client._prepare(payload, headers)
-        self._events = self._run()
+        self._batches = self._run()
+        self._events = self._flatten()
         self.response: httpx.Response | None = None
         self.completion: Completion | None = None
 
     def __iter__(self) -> Iterator[StreamEvent]:
         return self._events
 
+    def batches(self) -> Iterator[list[StreamEvent]]:
+        """Iterate the events grouped by network read (what arrived together)."""
+        return self._batches
+
+    def _flatten(self) -> Generator[StreamEvent, None, None]:
+        for batch in self._batches:
+            yield from batch
+
     def until_done(self) -> Completion:
         """Consume the rest of the stream and return the Completion."""
-        for _ in self._events:
+        for _ in self._batches:
             pass
         assert self.completion is not None
         return self.completion
@@ -279,6 +296,7 @@ class ChatStream:
     def close(self) -> None:
         """Stop reading and close the HTTP response now."""
         self._events.close()
+        self._batches.close()
         if self.response is not None:
             self.response.close()
 
@@ -290,32 +308,29 @@ class ChatStream:
     ) -> None:
         self.close()
 
-    def _run(self) -> Generator[StreamEvent, None, None]:
+    def _run(self) -> Generator[list[StreamEvent], None, None]:
         client = self._client
         body, headers, deadline = self._prepared
         response = self.response = client._open(body, headers, deadline)
         session = StreamSession(headers=response.headers, max_event_bytes=client.max_event_bytes)
-        add = session.add
         try:
             if _is_json(response):
                 for piece in response.iter_bytes():
                     session.collect(piece)
-                for event in session.feed_json():
-                    add(event)
-                    yield event
+                yield _handed(session, session.feed_json())
             else:
                 _set_body_timeout(response, client.timeouts, deadline)
                 for piece in response.iter_bytes():
-                    for event in session.feed(piece):
-                        add(event)
-                        yield event
+                    batch, error = session.accept(session.feed(piece))
+                    if batch:
+                        yield batch
+                    if error is not None:
+                        raise error
                     if session.done:
                         break
                     _check_deadline(deadline, session, client.url)
                 else:
-                    for event in session.end():
-                        add(event)
-                        yield event
+                    yield _handed(session, session.end())
             self.completion = session.completion()
         except httpx.HTTPError as exc:
             raise _mapped(exc, session, client.url) from exc
@@ -406,16 +421,26 @@ class AsyncChatStream:
     ) -> None:
         self._client = client
         self._prepared = client._prepare(payload, headers)
-        self._events = self._run()
+        self._batches = self._run()
+        self._events = self._flatten()
         self.response: httpx.Response | None = None
         self.completion: Completion | None = None
 
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
         return self._events
 
+    def batches(self) -> AsyncIterator[list[StreamEvent]]:
+        """Iterate the events grouped by network read (what arrived together)."""
+        return self._batches
+
+    async def _flatten(self) -> AsyncGenerator[StreamEvent, None]:
+        async for batch in self._batches:
+            for event in batch:
+                yield event
+
     async def until_done(self) -> Completion:
         """Consume the rest of the stream and return the Completion."""
-        async for _ in self._events:
+        async for _ in self._batches:
             pass
         assert self.completion is not None
         return self.completion
@@ -423,6 +448,7 @@ class AsyncChatStream:
     async def aclose(self) -> None:
         """Stop reading and close the HTTP response now."""
         await self._events.aclose()
+        await self._batches.aclose()
         if self.response is not None:
             await self.response.aclose()
 
@@ -434,32 +460,29 @@ class AsyncChatStream:
     ) -> None:
         await self.aclose()
 
-    async def _run(self) -> AsyncGenerator[StreamEvent, None]:
+    async def _run(self) -> AsyncGenerator[list[StreamEvent], None]:
         client = self._client
         body, headers, deadline = self._prepared
         response = self.response = await client._open(body, headers, deadline)
         session = StreamSession(headers=response.headers, max_event_bytes=client.max_event_bytes)
-        add = session.add
         try:
             if _is_json(response):
                 async for piece in response.aiter_bytes():
                     session.collect(piece)
-                for event in session.feed_json():
-                    add(event)
-                    yield event
+                yield _handed(session, session.feed_json())
             else:
                 _set_body_timeout(response, client.timeouts, deadline)
                 async for piece in response.aiter_bytes():
-                    for event in session.feed(piece):
-                        add(event)
-                        yield event
+                    batch, error = session.accept(session.feed(piece))
+                    if batch:
+                        yield batch
+                    if error is not None:
+                        raise error
                     if session.done:
                         break
                     _check_deadline(deadline, session, client.url)
                 else:
-                    for event in session.end():
-                        add(event)
-                        yield event
+                    yield _handed(session, session.end())
             self.completion = session.completion()
         except httpx.HTTPError as exc:
             raise _mapped(exc, session, client.url) from exc

@@ -19,9 +19,10 @@ __all__ = ["StreamSession"]
 class StreamSession:
     """Decoder and accumulator for one response.
 
-    The loop calls :meth:`feed` per piece of body, hands each event to :attr:`add` and then to
-    its consumer (so an error frame raises before it is handed on), and calls :meth:`finish`
-    at the end of the body. :meth:`fail` attaches the partial Completion to any StreamError.
+    The loop calls :meth:`feed` per piece of body and :meth:`accept` on the events (which
+    adds them to the Completion and stops at an error frame), hands them on, and calls
+    :meth:`end` and :meth:`completion` when the body ends. :meth:`fail` attaches the partial
+    Completion to any StreamError.
     """
 
     __slots__ = ("_acc", "_decoder", "_json", "_max", "add", "received")
@@ -46,6 +47,21 @@ class StreamSession:
             return self._decoder.feed(piece)
         except StreamError as exc:
             raise self.fail(exc) from None
+
+    def accept(self, events: list[StreamEvent]) -> tuple[list[StreamEvent], StreamError | None]:
+        """Add ``events`` to the Completion; return those to hand on, and the error to raise.
+
+        On an error frame the events before it are still handed on, then the error raised.
+        """
+        add = self.add
+        taken = 0
+        try:
+            for event in events:
+                add(event)
+                taken += 1
+        except StreamError as exc:
+            return events[:taken], exc
+        return events, None
 
     def collect(self, piece: bytes) -> None:
         """Keep a piece of a JSON body (a gateway answered JSON where SSE was asked for)."""

@@ -1,0 +1,31 @@
+"""The embedded gateway emulator: a deterministic OpenAI-compatible server on loopback.
+
+It speaks six wire dialects (plain OpenAI and the five seed gateways), answers with a
+rule-based assistant, injects wire faults on request (``X-Emulator-Fault``) and
+records every request, including a client's early disconnect. It writes its wire bytes
+with code of its own and never imports the decoder, so a bug cannot hide in both.
+
+Start it with ``python -m sse_core.emulator --port N``, ``with Emulator() as emu:``,
+``Emulator().start()`` in a notebook, or the ``emulator`` pytest fixture of
+:mod:`sse_core.emulator.pytest_plugin`. ``docs/emulator.md`` describes it all.
+"""
+
+from sse_core.emulator.app import EmulatorApp
+from sse_core.emulator.dialects import DIALECTS
+from sse_core.emulator.faults import CATALOG as FAULTS
+from sse_core.emulator.faults import FAULT_HEADER
+from sse_core.emulator.foreground import serve
+from sse_core.emulator.record import RequestRecord
+from sse_core.emulator.server import Emulator
+from sse_core.emulator.state import EmulatorState
+
+__all__ = [
+    "DIALECTS",
+    "FAULTS",
+    "FAULT_HEADER",
+    "Emulator",
+    "EmulatorApp",
+    "EmulatorState",
+    "RequestRecord",
+    "serve",
+]

@@ -1,0 +1,135 @@
+"""Decide, before answering, whether a request gets an HTTP error instead.
+
+In order: the fault header must parse; the API key must match when the emulator was
+given one; SPASS wants its ``SPASS-User-Id`` header and no ``user_id`` elsewhere; the
+body must be a JSON object with a non-empty ``messages`` list; then any requested
+status fault (429, 503, 502, 401) applies.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qs
+
+from sse_core.emulator.dialects import Dialect
+from sse_core.emulator.faults import Fault, FaultCounters, FaultError, parse_faults, status_fault
+from sse_core.emulator.responses import Problem
+
+SPASS_USER_HEADER = "spass-user-id"
+
+
+def parse_request(
+    dialect: Dialect, headers: dict[str, str], query: str, raw: bytes, api_key: str | None
+) -> tuple[dict[str, Any], tuple[Fault, ...]] | Problem:
+    """Validate a chat request.
+
+    Args:
+        dialect: The dialect serving the path.
+        headers: Lowercased request headers (last value wins).
+        query: The raw query string.
+        raw: The raw body.
+        api_key: The key the client must present as a bearer token, if any.
+
+    Returns:
+        The decoded body and the requested faults, or the :class:`Problem` to answer.
+    """
+    try:
+        faults = parse_faults(headers.get("x-emulator-fault"))
+    except FaultError as error:
+        return Problem(
+            status=400, message=str(error), kind="invalid_request_error", code="invalid_fault"
+        )
+    if api_key is not None and headers.get("authorization") != f"Bearer {api_key}":
+        return _unauthorized()
+    try:
+        body = json.loads(raw)
+    except ValueError as error:
+        message = f"expected a JSON object as the request body, got invalid JSON ({error})"
+        return Problem(
+            status=400, message=message, kind="invalid_request_error", code="invalid_json"
+        )
+    if dialect.name == "spass" and (problem := _spass_user(headers, query, body)):
+        return problem
+    if not isinstance(body, dict) or not _messages_ok(body.get("messages")):
+        message = "expected 'messages' to be a non-empty list of message objects"
+        return Problem(
+            status=400, message=message, kind="invalid_request_error", code="invalid_messages"
+        )
+    return body, faults
+
+
+def _messages_ok(messages: Any) -> bool:
+    return (
+        isinstance(messages, list)
+        and bool(messages)
+        and all(isinstance(message, dict) for message in messages)
+    )
+
+
+def _spass_user(headers: dict[str, str], query: str, body: Any) -> Problem | None:
+    """SPASS Cut 2.23c: the user id travels in the header, and only there."""
+    if (isinstance(body, dict) and "user_id" in body) or "user_id" in parse_qs(query):
+        message = "user_id is not accepted in the body or query; send the SPASS-User-Id header"
+    elif not headers.get(SPASS_USER_HEADER, "").strip():
+        message = "missing SPASS-User-Id header; it is mandatory on user-scoped endpoints"
+    else:
+        return None
+    return Problem(status=400, message=message, kind="invalid_request_error", code="invalid_field")
+
+
+def _unauthorized() -> Problem:
+    return Problem(
+        status=401,
+        message="Incorrect API key provided. Check the key sent as 'Authorization: Bearer'.",
+        kind="invalid_request_error",
+        code="invalid_api_key",
+    )
+
+
+#: What each status fault answers: status, message, error type and code.
+_STATUS_ANSWERS: dict[str, tuple[int, str, str, str]] = {
+    "rate-limit": (
+        429,
+        "Rate limit reached; retry after the delay given.",
+        "rate_limit_error",
+        "rate_limit_exceeded",
+    ),
+    "unavailable": (
+        503,
+        "The gateway is temporarily unavailable.",
+        "server_error",
+        "service_unavailable",
+    ),
+    "bad-gateway": (
+        502,
+        "Bad gateway: the upstream provider did not answer.",
+        "upstream_error",
+        "bad_gateway",
+    ),
+}
+
+
+def fault_problem(
+    faults: tuple[Fault, ...], counters: FaultCounters, default_key: str
+) -> Problem | None:
+    """The HTTP error a status fault asks for, if one applies to this request.
+
+    Args:
+        faults: The requested faults.
+        counters: The per-key request counts (so ``count=N`` lets retries through).
+        default_key: The counting key when the fault names none (path and body).
+
+    Returns:
+        The problem to answer with, or ``None``.
+    """
+    fault = status_fault(faults, counters, default_key)
+    if fault is None:
+        return None
+    if fault.name == "unauthorized":
+        return _unauthorized()
+    html = fault.name == "bad-gateway-html"
+    status, message, kind, code = _STATUS_ANSWERS["bad-gateway" if html else fault.name]
+    retry = str(fault.params.get("retry-after", ""))
+    headers = (("retry-after", retry),) if retry else ()
+    return Problem(status=status, message=message, kind=kind, code=code, headers=headers, html=html)

@@ -1,0 +1,185 @@
+"""Turn a stream's frames and the requested faults into timed write operations.
+
+The plan is pure: frames in, a list of :data:`Op` out (``Write`` some bytes,
+``Sleep`` a bounded time, ``Abort`` the connection). The ASGI app only executes it, so
+every wire fault is decided here, in one place, and is the same for the same request.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from sse_core.emulator.faults import TERMINAL_FAULTS, Fault, first
+from sse_core.emulator.frames import Frame, Newline, data_frame, dumps, encode
+from sse_core.emulator.render import ChunkWriter, stream_frames
+
+BOM = b"\xef\xbb\xbf"
+
+#: The SPASS named events and the payloads its seed shows (anti-loop: same shape).
+SPASS_EVENTS: dict[str, dict[str, Any]] = {
+    "spass.tool-cap": {"code": "tool_loop_max_iterations", "iterations": 10, "synth_called": True},
+    "spass.tool-anti-loop": {
+        "code": "tool_loop_anti_loop_detected",
+        "iterations": 3,
+        "synth_called": True,
+    },
+    "spass.tool-stripped": {
+        "code": "hallucinated_tool_stripped_all_unknown",
+        "tool_names": ["translate_text"],
+    },
+    "spass.tool-feedback-recovery": {
+        "code": "tool_feedback_recovery_after_all_unknown",
+        "retries_used": 1,
+        "stripped_names": ["translate_text"],
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """Send these bytes as one body message (one chunk on the wire)."""
+
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Sleep:
+    """Stay silent this many seconds (cut short if the client goes away)."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """Drop the connection without ending the body, as a reset would."""
+
+
+Op = Write | Sleep | Abort
+
+
+def plan_stream(writer: ChunkWriter, faults: tuple[Fault, ...]) -> list[Op]:
+    """Plan every write of a streaming response.
+
+    Args:
+        writer: The response's chunk writer (dialect, turn, include_usage).
+        faults: The requested faults.
+
+    Returns:
+        The operations, in order. A body that ends without ``Abort`` ends cleanly.
+    """
+    frames = stream_frames(writer, think_tags=first(faults, "think-tags") is not None)
+    finish = next(i for i, frame in enumerate(frames) if frame.kind == "finish")
+    entries = sorted(
+        [(i, 1, frame) for i, frame in enumerate(frames)] + _extras(writer, faults, finish),
+        key=lambda entry: entry[:2],
+    )
+    terminal = [f for f in faults if f.name in TERMINAL_FAULTS]
+    at = min((min(f.integer("after"), finish) for f in terminal), default=len(frames))
+    kept = [frame for position, order, frame in entries if (position, order) < (at, 1)]
+    ending: list[Op] = []
+    if terminal:
+        fault = min(terminal, key=lambda f: min(f.integer("after"), finish))
+        tail, ending = _ending(writer, fault, frames[at], _newline(faults))
+        kept += tail
+    if (keepalive := first(faults, "keepalive")) is not None:
+        kept = _keepalives(kept, keepalive)
+    writes = [encode(frame, _newline(faults)) for frame in kept]
+    if first(faults, "bom") is not None:
+        writes = [BOM + writes[0], *writes[1:]] if writes else [BOM]
+    return _timed(writes, faults) + ending
+
+
+def _ending(
+    writer: ChunkWriter, fault: Fault, cut: Frame, newline: Newline
+) -> tuple[list[Frame], list[Op]]:
+    """The frames and operations that end a stream cut short by ``fault``.
+
+    Args:
+        writer: The response's chunk writer.
+        fault: The terminal fault (error-frame, event-error, truncate, reset, stall).
+        cut: The first frame that will not be sent whole.
+        newline: The framing in use (a reset cuts the encoded frame in half).
+    """
+    if fault.name == "error-frame":
+        return writer.error_frames(), []
+    if fault.name == "event-error":
+        error = {"error": writer.dialect.stream_error}
+        return [Frame(kind="error", event="error", data=dumps(error))], []
+    if fault.name == "stall":
+        return [], [Sleep(fault.number("seconds"))]
+    if fault.name == "reset":
+        half = encode(cut, newline)
+        return [], [Write(half[: len(half) // 2]), Abort()]
+    return [], []  # truncate: a clean close with no finish_reason and no [DONE]
+
+
+def _extras(
+    writer: ChunkWriter, faults: tuple[Fault, ...], finish: int
+) -> list[tuple[int, int, Frame]]:
+    """The extra frames (named events, invalid JSON, oversized), each before frame ``after``.
+
+    Positions past the finish chunk are placed right after it, before any trailer.
+    """
+    extra: list[tuple[int, int, Frame]] = []
+    for fault in faults:
+        frame: Frame | None = None
+        if fault.name == "named-event":
+            frame = _named_event(writer, fault.text("name"))
+        elif fault.name == "invalid-json":
+            text = dumps(writer.chunk({"content": "this frame is cut"}))
+            frame = Frame(kind="chunk", data=text[: len(text) // 2])
+        elif fault.name == "oversized":
+            frame = data_frame("chunk", writer.chunk({"content": "x" * fault.integer("size")}))
+        if frame is not None:
+            extra.append((min(fault.integer("after"), finish + 1), 0, frame))
+    return extra
+
+
+def _named_event(writer: ChunkWriter, name: str) -> Frame:
+    """A named gateway event; SPASS names carry their seed payloads."""
+    name = name or ("spass.tool-cap" if writer.dialect.name == "spass" else "emulator.notice")
+    payload = SPASS_EVENTS.get(name, {"code": "emulated_event", "name": name})
+    return Frame(kind="event", event=name, data=dumps(payload))
+
+
+def _keepalives(frames: list[Frame], fault: Fault) -> list[Frame]:
+    """A comment before the first frame and after every ``every`` frames."""
+    ping = Frame(kind="comment", comment=fault.text("text"))
+    every = max(1, fault.integer("every"))
+    result = [ping]
+    for i, frame in enumerate(frames, start=1):
+        result.append(frame)
+        if i % every == 0 and i < len(frames):
+            result.append(ping)
+    return result
+
+
+def _newline(faults: tuple[Fault, ...]) -> Newline:
+    for name, style in (("crlf", "crlf"), ("cr", "cr"), ("single-newline", "single")):
+        if first(faults, name) is not None:
+            return style  # type: ignore[return-value]
+    return "lf"
+
+
+def _timed(writes: list[bytes], faults: tuple[Fault, ...]) -> list[Op]:
+    """Add per-write delays (``slow``) and UTF-8 splits (``split-utf8``)."""
+    slow, split = first(faults, "slow"), first(faults, "split-utf8")
+    ops: list[Op] = []
+    for data in writes:
+        if slow is not None:
+            ops.append(Sleep(slow.number("delay")))
+        pieces = _split_utf8(data) if split is not None else [data]
+        for i, piece in enumerate(pieces):
+            if i and split is not None:
+                ops.append(Sleep(split.number("pause")))
+            ops.append(Write(piece))
+    return ops
+
+
+def _split_utf8(data: bytes) -> list[bytes]:
+    """Cut bytes after the first byte of every multi-byte UTF-8 character."""
+    cuts = [i + 1 for i, byte in enumerate(data) if byte >= 0xC0]
+    bounds = [0, *cuts, len(data)]
+    return [data[a:b] for a, b in itertools.pairwise(bounds) if b > a]
