@@ -150,6 +150,13 @@ def _is_json(response: httpx.Response) -> bool:
     return "json" in kind and "event-stream" not in kind
 
 
+def _encoded(response: httpx.Response) -> bool:
+    """Whether to read through httpx's decoders: a content-encoding to undo, or a body that
+    was already read (mock transports). Otherwise the raw pieces skip a layer per read."""
+    encoding: str = response.headers.get("content-encoding", "identity")
+    return encoding != "identity" or response.is_stream_consumed
+
+
 def _set_body_timeout(response: httpx.Response, timeouts: Timeouts, deadline: float | None) -> None:
     # httpcore reads request.extensions["timeout"]["read"] when the body iteration starts,
     # so the idle limit replaces the (long) first-byte limit for every body read.
@@ -320,7 +327,8 @@ class ChatStream:
                 yield _handed(session, session.feed_json())
             else:
                 _set_body_timeout(response, client.timeouts, deadline)
-                for piece in response.iter_bytes():
+                pieces = response.iter_bytes() if _encoded(response) else response.iter_raw()
+                for piece in pieces:
                     batch, error = session.accept(session.feed(piece))
                     if batch:
                         yield batch
@@ -472,7 +480,8 @@ class AsyncChatStream:
                 yield _handed(session, session.feed_json())
             else:
                 _set_body_timeout(response, client.timeouts, deadline)
-                async for piece in response.aiter_bytes():
+                pieces = response.aiter_bytes() if _encoded(response) else response.aiter_raw()
+                async for piece in pieces:
                     batch, error = session.accept(session.feed(piece))
                     if batch:
                         yield batch

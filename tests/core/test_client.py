@@ -253,3 +253,12 @@ def test_injected_client_is_not_closed() -> None:
         assert client.complete(PAYLOAD).content == "x"
     assert not http.is_closed
     http.close()
+
+
+def test_gzip_encoded_stream_is_decoded(run: Callable[..., Outcome]) -> None:
+    import gzip
+
+    body = gzip.compress(sse_body("zipped"))
+    rec = Recorder(sse_response(body, **{"content-encoding": "gzip"}))
+    _, result = run(rec)
+    assert isinstance(result, Completion) and result.content == "zipped"

@@ -1,0 +1,127 @@
+"""Transport speed over loopback: sse_core's clients against raw httpx + orjson and the openai SDK.
+
+Each reads the same 10,000-chunk stream from ``stream_server.py`` (a subprocess, so only the
+client's CPU time is counted). Prints medians of CPU time per frame and ratios to raw httpx,
+and the time-to-first-token overhead over raw httpx (goal: at most 0.5 ms). Run:
+``.venv/bin/python benchmarks/bench_transport.py [--chunks N] [--repeat R]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import openai
+import orjson
+
+import sse_core
+
+PAYLOAD = {"model": "bench-model", "messages": [{"role": "user", "content": "go"}]}
+
+
+def raw_httpx(http: httpx.Client, url: str, first: list[float]) -> int:
+    count = 0
+    with http.stream("POST", url + "/chat/completions", json={**PAYLOAD, "stream": True}) as r:
+        for line in r.iter_lines():
+            if line.startswith("data: "):
+                payload = line[6:]
+                if payload == "[DONE]":
+                    break
+                chunk = orjson.loads(payload)
+                choices = chunk["choices"]
+                if choices and choices[0]["delta"].get("content") and not first:
+                    first.append(time.perf_counter())
+                count += 1
+    return count
+
+
+def openai_sdk(client: openai.OpenAI, first: list[float]) -> int:
+    count = 0
+    stream = client.chat.completions.create(
+        model="bench-model", messages=[{"role": "user", "content": "go"}], stream=True
+    )
+    for chunk in stream:
+        if chunk.choices and chunk.choices[0].delta.content and not first:
+            first.append(time.perf_counter())
+        count += 1
+    return count
+
+
+def ours(client: sse_core.ChatClient, first: list[float]) -> int:
+    count = 0
+    with client.stream(PAYLOAD) as stream:
+        for event in stream:
+            if type(event) is sse_core.TextDelta and event.text and not first:
+                first.append(time.perf_counter())
+            count += 1
+    return count
+
+
+def measure(url: str, chunks: int, repeat: int, ttft: bool) -> dict[str, float]:
+    """Median CPU seconds per frame (or seconds to the first token) per client, taking turns."""
+    http = httpx.Client(timeout=30)
+    sdk = openai.OpenAI(base_url=url, api_key="bench", max_retries=0)
+    mine = sse_core.ChatClient(base_url=url, api_key="bench", include_usage=False)
+    runners: dict[str, Callable[[list[float]], int]] = {
+        "raw httpx + orjson": lambda first: raw_httpx(http, url, first),
+        "openai SDK": lambda first: openai_sdk(sdk, first),
+        "sse_core ChatClient": lambda first: ours(mine, first),
+    }
+    samples: dict[str, list[float]] = {name: [] for name in runners}
+    for _ in range(repeat):
+        for name, fn in runners.items():
+            first: list[float] = []
+            start_cpu, start = time.process_time(), time.perf_counter()
+            fn(first)
+            cpu = time.process_time() - start_cpu
+            samples[name].append(first[0] - start if ttft else cpu / chunks)
+    http.close()
+    mine.close()
+    sdk.close()
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def with_server(chunks: int, repeat: int, ttft: bool) -> dict[str, float]:
+    """Start stream_server.py with ``chunks`` frames and measure against it."""
+    server = Path(__file__).with_name("stream_server.py")
+    proc = subprocess.Popen(
+        [sys.executable, str(server), "--chunks", str(chunks)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = f"http://127.0.0.1:{proc.stdout.readline().strip()}/v1"
+        return measure(url, chunks, repeat, ttft)
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chunks", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--ttft-repeat", type=int, default=200)
+    args = parser.parse_args()
+    cpu = with_server(args.chunks, args.repeat, ttft=False)
+    ttft = with_server(4, args.ttft_repeat, ttft=True)
+    base, first = cpu["raw httpx + orjson"], ttft["raw httpx + orjson"]
+    print(f"CPU per frame over loopback, {args.chunks} frames (median of {args.repeat}):")
+    for name, value in cpu.items():
+        print(f"  {name:22} {value * 1e6:7.2f} us/frame   {value / base:5.2f}x raw httpx")
+    print(f"Time to first token (median of {args.ttft_repeat}):")
+    for name, value in ttft.items():
+        print(f"  {name:22} {value * 1e3:7.3f} ms   {(value - first) * 1e3:+.3f} ms vs raw httpx")
+
+
+if __name__ == "__main__":
+    main()
