@@ -195,6 +195,8 @@ def _str(value: object) -> str | None:
 
 def _incomplete_message(partial: Completion) -> str:
     received = f"{len(partial.content)} characters"
+    if partial.reasoning:
+        received += f" (and {len(partial.reasoning)} of reasoning)"
     if partial.tool_calls:
         received += f" and {len(partial.tool_calls)} tool call(s)"
     return (

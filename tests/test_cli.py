@@ -1,0 +1,85 @@
+"""``sse-chat``: decode a capture, and chat live against the emulator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sse_core.cli import main
+from sse_core.emulator import Emulator
+
+ROOT = Path(__file__).parent.parent
+
+
+def test_decode_prints_the_assembled_message(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["decode", str(ROOT / "examples" / "deepseek-reasoning.sse")]) == 0
+    out = capsys.readouterr().out
+    assert "[reasoning]\nHmm, the user just said" in out
+    assert "Hello there! 😊 How can I help you today?" in out
+    assert "[finish_reason] stop" in out
+    assert "prompt=6 completion=212 total=218 cached_tokens=0 reasoning_tokens=198" in out
+
+
+def test_decode_reports_a_typed_error_and_the_partial(capsys: pytest.CaptureFixture[str]) -> None:
+    capture = ROOT / "tests/fixtures/real/groq__gpt-oss-event-error-tool-use-failed.sse"
+    assert main(["decode", str(capture)]) == 1
+    captured = capsys.readouterr()
+    assert "GatewayStreamError" in captured.err and "Tool call validation failed" in captured.err
+    assert "[reasoning]" in captured.out
+
+
+def test_decode_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["decode", str(tmp_path / "nope.sse")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_chat_runs_a_tool_round_trip_against_a_gateway(
+    emulator: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["chat", "--base-url", emulator.base_url(), "weather in Paris and Tokyo"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("[tool call] get_weather") == 2
+    assert '{"city":"Paris"}' in out and '{"city":"Tokyo"}' in out
+    assert "[answer] Based on the tool results" in out and "finish_reason=stop" in out
+    assert len(emulator.requests) == 2  # the question, then the tool results
+
+
+def test_chat_without_base_url_starts_its_own_emulator(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["chat", "--no-tools", "hello"]) == 0
+    out = capsys.readouterr().out
+    assert "started the gateway emulator" in out and "[answer]" in out and "usage: prompt=" in out
+
+
+def test_chat_reports_a_truncated_stream(
+    emulator: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "chat",
+            "--base-url",
+            emulator.base_url(),
+            "--no-tools",
+            "--fault",
+            "truncate; after=3",
+            "hello",
+        ]
+    )
+    assert code == 1
+    assert "IncompleteStreamError" in capsys.readouterr().out
+
+
+def test_chat_shows_named_gateway_events(
+    emulator: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [
+        "chat",
+        "--base-url",
+        emulator.base_url("spass"),
+        "--dialect",
+        "spass",
+        "--no-tools",
+        "hi",
+    ]
+    assert main([*args, "--header", "SPASS-User-Id: u1"]) == 0
+    assert "[event spass.cost]" in capsys.readouterr().out
