@@ -64,6 +64,8 @@ def run_sync(
             return events, stream.completion
         except SSEConnectorError as exc:
             return events, exc
+        finally:
+            assert _live_connections(client) == 0, "a connection was left open"
 
 
 def run_async(
@@ -84,6 +86,8 @@ def run_async(
                 return events, stream.completion
             except SSEConnectorError as exc:
                 return events, exc
+            finally:
+                assert _live_connections(client) == 0, "a connection was left open"
 
     return asyncio.run(main())
 
