@@ -201,3 +201,22 @@ def test_protocol_error_carries_events_decoded_before_it_in_the_same_feed() -> N
     with pytest.raises(StreamError) as info:
         decoder.feed(body)
     assert [getattr(e, "text", None) for e in info.value.events] == ["a"]
+
+
+@pytest.mark.parametrize("name", sorted(BODIES))
+def test_one_frame_per_read_equals_whole(name: str) -> None:
+    # The parser's fast path takes reads that hold exactly one "data: ...\n\n" frame.
+    body = BODIES[name]
+    frames = [frame + b"\n\n" for frame in body.split(b"\n\n")]
+    frames[-1] = frames[-1][:-2]
+    assert b"".join(frames) == body
+    assert outcome(frames) == outcome([body])
+
+
+def test_fast_path_respects_pending_state() -> None:
+    # An event name set by an earlier read applies to the frame that follows.
+    decoder = StreamDecoder()
+    assert decoder.feed(b"event: spass.cost\n") == []
+    (usage, gateway) = decoder.feed(b'data: {"prompt_tokens": 1, "completion_tokens": 2}\n\n')
+    assert getattr(gateway, "name", None) == "spass.cost"
+    assert getattr(usage, "usage", None) is not None
