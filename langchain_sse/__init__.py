@@ -1,1 +1,86 @@
-"""LangChain adapter: ``ChatSSE``, a ``BaseChatModel`` over :mod:`sse_core`."""
+"""LangChain adapter: ``ChatSSE``, a ``BaseChatModel`` over :mod:`sse_core`.
+
+``from langchain_sse import ChatSSE``. The error classes are sse_core's, each also a
+langchain-core ``Model*Error`` (see :mod:`langchain_sse._errors`), so code catching either
+keeps working. Names load on first use: importing the package needs no langchain-core
+(the wheel installs it only with the ``langchain`` extra).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langchain_core.exceptions import ModelRefusalError
+
+    from langchain_sse._convert import PROVIDER
+    from langchain_sse._errors import (
+        AuthenticationError,
+        BadRequestError,
+        ContextOverflowError,
+        GatewayConnectionError,
+        GatewayStreamError,
+        IncompleteStreamError,
+        NotFoundError,
+        PermissionDeniedError,
+        RateLimitError,
+        RetryableRequestError,
+        ServerError,
+        StreamProtocolError,
+        StreamTimeoutError,
+    )
+    from langchain_sse.chat_models import ChatSSE
+    from sse_core import (
+        ConfigurationError,
+        GatewayHTTPError,
+        SSEConnectorError,
+        StreamError,
+        Timeouts,
+    )
+
+__all__ = [
+    "PROVIDER",
+    "AuthenticationError",
+    "BadRequestError",
+    "ChatSSE",
+    "ConfigurationError",
+    "ContextOverflowError",
+    "GatewayConnectionError",
+    "GatewayHTTPError",
+    "GatewayStreamError",
+    "IncompleteStreamError",
+    "ModelRefusalError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "RetryableRequestError",
+    "SSEConnectorError",
+    "ServerError",
+    "StreamError",
+    "StreamProtocolError",
+    "StreamTimeoutError",
+    "Timeouts",
+]
+
+_HOMES = {
+    "ChatSSE": "langchain_sse.chat_models",
+    "PROVIDER": "langchain_sse._convert",
+    "ModelRefusalError": "langchain_core.exceptions",
+    **dict.fromkeys(
+        ("ConfigurationError", "GatewayHTTPError", "SSEConnectorError", "StreamError", "Timeouts"),
+        "sse_core",
+    ),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module 'langchain_sse' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES.get(name, "langchain_sse._errors")), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,1 +1,67 @@
-"""LlamaIndex adapter: ``SSELLM``, a ``FunctionCallingLLM`` over :mod:`sse_core`."""
+"""LlamaIndex adapter: ``SSELLM``, a ``FunctionCallingLLM`` over :mod:`sse_core`.
+
+``from llamaindex_sse import SSELLM`` imports llama-index-core on first use only, so
+``import llamaindex_sse`` (for the error classes) stays cheap. The sse_core errors are
+re-exported here: catch them by these names or sse_core's, they are the same classes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sse_core.errors import (
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    GatewayConnectionError,
+    GatewayHTTPError,
+    GatewayStreamError,
+    IncompleteStreamError,
+    RateLimitError,
+    RetryableRequestError,
+    ServerError,
+    SSEConnectorError,
+    StreamError,
+    StreamProtocolError,
+    StreamTimeoutError,
+)
+
+if TYPE_CHECKING:
+    from llamaindex_sse.events import SSEGatewayEvent
+    from llamaindex_sse.llms import SSELLM
+
+__all__ = [
+    "SSELLM",
+    "AuthenticationError",
+    "BadRequestError",
+    "ConfigurationError",
+    "GatewayConnectionError",
+    "GatewayHTTPError",
+    "GatewayStreamError",
+    "IncompleteStreamError",
+    "RateLimitError",
+    "RetryableRequestError",
+    "SSEConnectorError",
+    "SSEGatewayEvent",
+    "ServerError",
+    "StreamError",
+    "StreamProtocolError",
+    "StreamTimeoutError",
+]
+
+_LAZY = {"SSELLM": "llamaindex_sse.llms", "SSEGatewayEvent": "llamaindex_sse.events"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'llamaindex_sse' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -204,17 +204,24 @@ class SSEParser:
                 self._event = ""
             elif line.startswith(b"data:"):
                 value = line[6:] if line[5:6] == b" " else line[5:]
-                data = self._data
-                if data and len(data) == 1 and _is_complete_json(data[0]):
+                if self._whole_payload_pending():
                     # Single-newline framing: the previous payload is already whole.
                     self._dispatch(out)
-                    data = self._data
+                data = self._data
                 self._data_len += len(value) + 1
                 if self._data_len > self._max:
                     raise _too_large(self._max, "an event's data")
                 data.append(value)
             elif line[0] != 0x3A:  # ":" starts a comment
+                if line.startswith(b"event:") and self._whole_payload_pending():
+                    # Single-newline framing: an event line after a whole payload starts
+                    # the next event (producers write "event:" before "data:").
+                    self._dispatch(out)
                 self._field(line)
+
+    def _whole_payload_pending(self) -> bool:
+        data = self._data
+        return len(data) == 1 and _is_complete_json(data[0])
 
     def _field(self, line: bytes) -> None:
         if len(line) > self._max:

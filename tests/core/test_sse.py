@@ -100,6 +100,20 @@ def test_single_newline_framing_of_complete_json_payloads() -> None:
     assert datas(body, pieces=1) == ['{"a":1}', '{"b":2}', "[DONE]"]
 
 
+def test_single_newline_framing_with_named_events() -> None:
+    body = b'data: {"a":1}\nevent: spass.cost\ndata: {"b":2}\ndata: [DONE]\n'
+    expected = [("message", '{"a":1}'), ("spass.cost", '{"b":2}'), ("message", "[DONE]")]
+    assert [(e.event, e.data) for e in parse(body)] == expected
+    assert [(e.event, e.data) for e in parse(body, pieces=1)] == expected
+
+
+def test_event_line_after_data_in_a_normal_block_still_names_non_json_data() -> None:
+    # WHATWG: field order inside a block does not matter; only a whole JSON payload
+    # followed by "event:" is taken as single-newline framing.
+    (event,) = parse(b"data: plain text\nevent: note\n\n")
+    assert (event.event, event.data) == ("note", "plain text")
+
+
 def test_multiline_json_that_is_incomplete_per_line_is_joined() -> None:
     assert datas(b'data: {"a":\ndata: 1}\n\n') == ['{"a":\n1}']
 

@@ -9,6 +9,8 @@ import httpx
 import pytest
 from emu_wire import chat, deltas, payloads, text_of
 
+from sse_core.emulator.extract import extract
+
 WEATHER = {
     "type": "function",
     "function": {
@@ -306,3 +308,27 @@ def test_refusal_elsewhere_is_content_or_a_content_filter(client: httpx.Client) 
 )
 def test_plain_answers(client: httpx.Client, message: str, answer: str) -> None:
     assert text_of(chat(client, "openai", message).content) == answer
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("What is the weather in San Francisco, CA?", ["San Francisco, CA"]),
+        ("Create a customer named '你好啊集团'", ["你好啊集团", "Create"]),
+        ("Book “Le Procope” in Paris", ["Le Procope", "Book", "Paris"]),
+        ("what's the weather in Paris and Tokyo", ["Paris", "Tokyo"]),
+        ("weather in paris", ["paris"]),
+    ],
+)
+def test_names_found_in_a_message(text: str, names: list[str]) -> None:
+    assert extract(text).names == names
+
+
+def test_json_object_follows_keys_named_in_the_prompt(client: httpx.Client) -> None:
+    prompt = "Tell me a joke. Return JSON with 'setup' and 'punchline' keys."
+    body = {"response_format": {"type": "json_object"}, "stream": False}
+    answer = chat(client, "openai", prompt, **body).json()["choices"][0]["message"]["content"]
+    assert sorted(json.loads(answer)) == ["punchline", "setup"]
+    joke = chat(client, "openai", "Tell me a joke.", **body)
+    plain = joke.json()["choices"][0]["message"]["content"]
+    assert list(json.loads(plain)) == ["answer"]

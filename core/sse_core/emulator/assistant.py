@@ -107,12 +107,24 @@ def _answer(text: str) -> str:
     return f"You said: {text}"
 
 
+_KEY_NAME = re.compile(r"[\"'`]([A-Za-z_][\w-]{0,40})[\"'`]")
+_KEYS_WORD = re.compile(r"\b(?:keys?|fields?|properties)\b", re.I)
+
+
+def _named_keys(text: str) -> list[str]:
+    """Keys a prompt asks for by name ("as JSON with 'setup' and 'punchline' keys")."""
+    if not _KEYS_WORD.search(text):
+        return []
+    return list(dict.fromkeys(_KEY_NAME.findall(text)))
+
+
 def _formatted(body: dict[str, Any], text: str, answer: str) -> str:
     """Apply ``response_format``: schema-valid JSON, or the answer unchanged."""
     response_format = body.get("response_format")
     kind = response_format.get("type") if isinstance(response_format, dict) else None
     if kind == "json_object":
-        return json.dumps({"answer": answer}, ensure_ascii=False)
+        keys = _named_keys(text) or ["answer"]
+        return json.dumps(dict.fromkeys(keys, answer), ensure_ascii=False)
     if kind == "json_schema" and isinstance(response_format, dict):
         spec = response_format.get("json_schema")
         schema = spec.get("schema") if isinstance(spec, dict) else None

@@ -3,8 +3,9 @@
 The assistant fills tool arguments and ``response_format`` schemas from these, so
 "weather in Paris and Tokyo" yields the names ``Paris`` and ``Tokyo`` and
 "John is 30" yields ``John`` and ``30``. The rules are plain and documented in
-``docs/emulator.md``: a name is a run of capitalised words that is not a common
-sentence word; a number is an optionally signed decimal.
+``docs/emulator.md``: a quoted string (in any script) is a name, and comes first; so is a
+run of capitalised words that is not a common sentence word, with a trailing two-letter
+region code kept ("San Francisco, CA"); a number is an optionally signed decimal.
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ from dataclasses import dataclass, field
 
 _WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
+# A string in straight or curly quotes, not an apostrophe inside a word ("what's").
+_QUOTED = re.compile(
+    r"(?<!\w)[\"'\u2018\u201c]([^\"'\u2018\u2019\u201c\u201d\n]{1,80})[\"'\u2019\u201d](?!\w)"
+)
+_REGION = re.compile(r"[A-Z]{2}")
 _AFTER_PREPOSITION = re.compile(r"\b(?:in|for|at|to|from|about|of)\s+([^\W\d_][\w'\u2019-]*)", re.I)
 
 #: Capitalised words that start sentences or commands, never names.
@@ -162,9 +168,10 @@ def extract(text: str, *, exclude: Iterable[str] = ()) -> Values:
         a preposition ("weather in paris") stands in for one.
     """
     excluded = STOP_WORDS | {word.lower() for word in exclude}
-    names = _names(text, excluded)
-    if not names:
-        names = [m.group(1) for m in _AFTER_PREPOSITION.finditer(text)]
+    quoted = [m.group(1).strip() for m in _QUOTED.finditer(text) if m.group(1).strip()]
+    names = quoted + _names(text, excluded)
+    if len(names) == len(quoted):
+        names += [m.group(1) for m in _AFTER_PREPOSITION.finditer(text)]
         names = [name for name in names if name.lower() not in excluded]
     words = frozenset(word.lower() for word in _WORD.findall(text))
     return Values(
@@ -176,23 +183,26 @@ def extract(text: str, *, exclude: Iterable[str] = ()) -> Values:
 
 
 def _names(text: str, excluded: frozenset[str]) -> list[str]:
-    """Group runs of capitalised words separated only by spaces into names."""
+    """Group runs of capitalised words separated only by spaces into names; a two-letter
+    capital code after a comma ("San Francisco, CA") stays part of the name."""
     names: list[str] = []
-    current: list[str] = []
+    current = ""
     last_end = 0
     for match in _WORD.finditer(text):
         word = match.group()
+        gap = text[last_end : match.start()]
         capital = word[0].isupper() and word.lower() not in excluded
-        joined = bool(current) and not text[last_end : match.start()].strip()
-        if capital and joined:
-            current.append(word)
+        if current and capital and not gap.strip():
+            current += " " + word
+        elif current and gap.strip() == "," and _REGION.fullmatch(word):
+            current += ", " + word
         else:
             if current:
-                names.append(" ".join(current))
-            current = [word] if capital else []
+                names.append(current)
+            current = word if capital else ""
         last_end = match.end()
     if current:
-        names.append(" ".join(current))
+        names.append(current)
     return names
 
 

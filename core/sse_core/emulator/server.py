@@ -34,10 +34,22 @@ class _DropAborts(logging.Filter):
         return not (record.exc_info and isinstance(record.exc_info[1], ConnectionAbort))
 
 
+class _DropLostWrites(logging.Filter):
+    """Drop asyncio's "socket.send() raised exception." for a client that already left.
+
+    Writes after a client hung up are expected here (cancellation tests, the reset fault);
+    the record already says the client disconnected.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "socket.send() raised exception."
+
+
 def _quiet_aborts() -> None:
-    logger = logging.getLogger("uvicorn.error")
-    if not any(isinstance(f, _DropAborts) for f in logger.filters):
-        logger.addFilter(_DropAborts())
+    for name, cls in (("uvicorn.error", _DropAborts), ("asyncio", _DropLostWrites)):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, cls) for f in logger.filters):
+            logger.addFilter(cls())
 
 
 def _bind(port: int) -> socket.socket:

@@ -1,0 +1,110 @@
+"""Standard content blocks for ChatSSE messages: the translator of the ``sse`` provider tag.
+
+LangChain derives ``message.content_blocks`` (and v1 output, and the v3 ``.reasoning``
+projection) from the translator registered for ``response_metadata["model_provider"]``.
+The "openai" translator would hide ``reasoning_content``, and the best-effort fallback drops
+``refusal``; this one keeps both, in the order a reader meets them: reasoning, text, tool
+calls, refusal. A ``content_filter`` finish counts as a refusal, so the structured-output
+parsers of langchain-core raise ``ModelRefusalError`` instead of failing to parse.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.messages import content as types
+from langchain_core.messages.block_translators import register_translator
+
+from langchain_sse._convert import PROVIDER
+
+__all__ = ["register", "translate_content", "translate_content_chunk"]
+
+#: Finish reasons that mean the gateway withheld the answer.
+REFUSAL_FINISH_REASONS = frozenset({"content_filter"})
+
+
+def _block(**fields: Any) -> types.ContentBlock:
+    # The block TypedDicts mark optional keys with typing.NotRequired, which mypy cannot
+    # see under python_version 3.10: it would call every optional key missing.
+    return cast("types.ContentBlock", fields)
+
+
+def _leading(message: AIMessage) -> list[types.ContentBlock]:
+    """The reasoning and text blocks; list content is left to LangChain's own parsing."""
+    if not isinstance(message.content, str):
+        # Not ChatSSE's shape (a hand-built message, or v1 content): best-effort parsing.
+        raise NotImplementedError
+    blocks: list[types.ContentBlock] = []
+    reasoning = message.additional_kwargs.get("reasoning_content")
+    if isinstance(reasoning, str) and reasoning:
+        blocks.append(_block(type="reasoning", reasoning=reasoning))
+    if message.content:
+        blocks.append(_block(type="text", text=message.content))
+    return blocks
+
+
+def _tool_calls(message: AIMessage) -> list[types.ContentBlock]:
+    blocks = [
+        _block(type="tool_call", name=call["name"], args=call["args"], id=call.get("id"))
+        for call in message.tool_calls
+    ]
+    blocks.extend(
+        _block(
+            type="invalid_tool_call",
+            name=bad.get("name"),
+            args=bad.get("args"),
+            id=bad.get("id"),
+            error=bad.get("error"),
+        )
+        for bad in message.invalid_tool_calls
+    )
+    return blocks
+
+
+def _tool_call_chunks(chunk: AIMessageChunk) -> list[types.ContentBlock]:
+    blocks: list[types.ContentBlock] = []
+    for piece in chunk.tool_call_chunks:
+        fields: dict[str, Any] = {
+            "id": piece.get("id"),
+            "name": piece.get("name"),
+            "args": piece.get("args"),
+        }
+        if (index := piece.get("index")) is not None:
+            fields["index"] = index
+        blocks.append(_block(type="tool_call_chunk", **fields))
+    return blocks
+
+
+def _refusal(message: AIMessage) -> list[types.ContentBlock]:
+    refusal = message.additional_kwargs.get("refusal")
+    if isinstance(refusal, str) and refusal:
+        return [_block(type="refusal", refusal=refusal)]
+    finish = message.response_metadata.get("finish_reason")
+    if finish in REFUSAL_FINISH_REASONS:
+        return [_block(type="refusal", refusal="", extras={"finish_reason": finish})]
+    return []
+
+
+def translate_content(message: AIMessage) -> list[types.ContentBlock]:
+    """Standard blocks of a whole ChatSSE message.
+
+    Raises:
+        NotImplementedError: For list content, so LangChain parses it best-effort.
+    """
+    return [*_leading(message), *_tool_calls(message), *_refusal(message)]
+
+
+def translate_content_chunk(chunk: AIMessageChunk) -> list[types.ContentBlock]:
+    """Standard blocks of a ChatSSE chunk: tool-call fragments until the last chunk.
+
+    Raises:
+        NotImplementedError: For list content, so LangChain parses it best-effort.
+    """
+    calls = _tool_calls(chunk) if chunk.chunk_position == "last" else _tool_call_chunks(chunk)
+    return [*_leading(chunk), *calls, *_refusal(chunk)]
+
+
+def register() -> None:
+    """Register the translator for ``model_provider == "sse"`` (idempotent)."""
+    register_translator(PROVIDER, translate_content, translate_content_chunk)

@@ -1,0 +1,231 @@
+"""Gateway named events as LangChain custom callback events, under the chat model's own run.
+
+Two traps decide the shape of this module (langchain-core 1.8):
+
+- ``run_manager.on_custom_event`` on an LLM run manager is the no-op handler-mixin method:
+  its calls are lost. A callback *manager* built from the run manager's handlers dispatches
+  for real, with the model's ``run_id``.
+- ``stream``/``astream``/``astream_events`` (and ``invoke`` with ``streaming=True``) call
+  ``_stream``/``_astream`` without a run manager, and ``(a)dispatch_custom_event`` then
+  either fails (no parent run) or files the event under the parent chain. So the public
+  entry points of :class:`RunLinkedChatModel` choose the run id themselves (LangChain
+  honours ``config["run_id"]``) and hand it, with the config, to ``_stream`` as a
+  :class:`RunLink` keyword; the handlers are configured from it exactly as the base class
+  configures them for the run. The keyword is kept out of traces and cache keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import (
+    AsyncCallbackManager,
+    AsyncCallbackManagerForLLMRun,
+    CallbackManager,
+    CallbackManagerForLLMRun,
+)
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.runnables import RunnableConfig, ensure_config
+from langchain_core.utils.uuid import uuid7
+from typing_extensions import override
+
+from sse_core import GatewayEvent
+
+__all__ = [
+    "LINK_KEY",
+    "RunLink",
+    "RunLinkedChatModel",
+    "async_emitter",
+    "link_config",
+    "sync_emitter",
+]
+
+#: The keyword under which ``stream``/``astream`` pass the :class:`RunLink` to ``_stream``.
+LINK_KEY = "_sse_run_link"
+
+SyncEmit = Callable[[GatewayEvent], None]
+AsyncEmit = Callable[[GatewayEvent], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class RunLink:
+    """The config and run id of a ``stream``/``astream`` call, for ``_stream`` to reach."""
+
+    config: RunnableConfig
+    run_id: UUID
+
+    def __repr__(self) -> str:  # kept out of traces by ChatSSE; short if it ever shows
+        return f"RunLink(run_id={self.run_id})"
+
+
+def link_config(
+    config: RunnableConfig | None, kwargs: dict[str, Any]
+) -> tuple[RunnableConfig, dict[str, Any]]:
+    """The config with a fixed ``run_id``, and the call kwargs with the link added."""
+    config = ensure_config(config)
+    run_id = config.get("run_id") or uuid7()
+    config["run_id"] = run_id
+    return config, {**kwargs, LINK_KEY: RunLink(config=config, run_id=run_id)}
+
+
+def _sync_target(
+    model: BaseChatModel, run_manager: CallbackManagerForLLMRun | None, link: RunLink
+) -> tuple[CallbackManager, UUID]:
+    if run_manager is not None:
+        return CallbackManager(
+            handlers=run_manager.handlers,
+            inheritable_handlers=run_manager.inheritable_handlers,
+            parent_run_id=run_manager.parent_run_id,
+            tags=run_manager.tags,
+            metadata=run_manager.metadata,
+        ), run_manager.run_id
+    config = link.config
+    manager = CallbackManager.configure(
+        config.get("callbacks"),
+        model.callbacks,
+        model.verbose,
+        config.get("tags"),
+        model.tags,
+        config.get("metadata"),
+        model.metadata,
+    )
+    return manager, link.run_id
+
+
+def _async_target(
+    model: BaseChatModel, run_manager: AsyncCallbackManagerForLLMRun | None, link: RunLink
+) -> tuple[AsyncCallbackManager, UUID]:
+    if run_manager is not None:
+        return AsyncCallbackManager(
+            handlers=run_manager.handlers,
+            inheritable_handlers=run_manager.inheritable_handlers,
+            parent_run_id=run_manager.parent_run_id,
+            tags=run_manager.tags,
+            metadata=run_manager.metadata,
+        ), run_manager.run_id
+    config = link.config
+    manager = AsyncCallbackManager.configure(
+        config.get("callbacks"),
+        model.callbacks,
+        model.verbose,
+        config.get("tags"),
+        model.tags,
+        config.get("metadata"),
+        model.metadata,
+    )
+    return manager, link.run_id
+
+
+_NO_LINK = RunLink(config=RunnableConfig(), run_id=UUID(int=0))
+
+
+def sync_emitter(
+    model: BaseChatModel, run_manager: CallbackManagerForLLMRun | None, link: RunLink | None
+) -> SyncEmit | None:
+    """A function that sends a GatewayEvent to the run's handlers; None without a run.
+
+    The callback manager is built on the first event: most streams have none.
+    """
+    if run_manager is None and link is None:
+        return None
+    target: list[tuple[CallbackManager, UUID]] = []
+
+    def emit(event: GatewayEvent) -> None:
+        if not target:
+            target.append(_sync_target(model, run_manager, link or _NO_LINK))
+        manager, run_id = target[0]
+        manager.on_custom_event(event.name, event.data, run_id=run_id)
+
+    return emit
+
+
+def async_emitter(
+    model: BaseChatModel,
+    run_manager: AsyncCallbackManagerForLLMRun | None,
+    link: RunLink | None,
+) -> AsyncEmit | None:
+    """Async twin of :func:`sync_emitter`."""
+    if run_manager is None and link is None:
+        return None
+    target: list[tuple[AsyncCallbackManager, UUID]] = []
+
+    async def emit(event: GatewayEvent) -> None:
+        if not target:
+            target.append(_async_target(model, run_manager, link or _NO_LINK))
+        manager, run_id = target[0]
+        await manager.on_custom_event(event.name, event.data, run_id=run_id)
+
+    return emit
+
+
+class RunLinkedChatModel(BaseChatModel):
+    """A chat model whose public entry points hand ``_stream`` a :class:`RunLink`."""
+
+    @override
+    def invoke(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        config, kwargs = link_config(config, kwargs)
+        return super().invoke(input, config, stop=stop, **kwargs)
+
+    @override
+    async def ainvoke(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        config, kwargs = link_config(config, kwargs)
+        return await super().ainvoke(input, config, stop=stop, **kwargs)
+
+    @override
+    def stream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[AIMessageChunk]:
+        config, kwargs = link_config(config, kwargs)
+        return super().stream(input, config, stop=stop, **kwargs)
+
+    @override
+    def astream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[AIMessageChunk]:
+        """Stream the answer; wrap in ``contextlib.aclosing`` to close the connection on exit.
+
+        Without it, leaving an ``async for`` early closes the connection only when the
+        generator is collected (at once in CPython, by the event loop's finalizer).
+        """
+        config, kwargs = link_config(config, kwargs)
+        return super().astream(input, config, stop=stop, **kwargs)
+
+    @override
+    def _get_invocation_params(
+        self, stop: list[str] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        kwargs.pop(LINK_KEY, None)  # plumbing, not a parameter: keep it out of traces
+        return super()._get_invocation_params(stop=stop, **kwargs)
+
+    @override
+    def _get_llm_string(self, stop: list[str] | None = None, **kwargs: Any) -> str:
+        kwargs.pop(LINK_KEY, None)  # differs per call: it would defeat the cache
+        return super()._get_llm_string(stop=stop, **kwargs)

@@ -1,0 +1,174 @@
+"""LangChain messages to OpenAI chat-completions message dicts: the pure outbound mapping.
+
+Our own converter rather than ``convert_to_openai_messages``, which passes v1 ``reasoning``
+blocks through into ``content``: output-only blocks (reasoning, thinking, tool calls, which
+travel as ``tool_calls``) never go back to the gateway. Standard data blocks (image, audio,
+file; v0 and v1 shapes) become OpenAI parts. Reasoning is sent back only on request
+(``reasoning_passback``), as ``reasoning_content`` on the assistant messages after the last
+user message: DeepSeek and Qwen thinking modes want it inside a tool loop and not on
+earlier turns.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+    convert_to_openai_data_block,
+    is_data_content_block,
+)
+
+__all__ = ["to_openai_messages"]
+
+#: Blocks a model produced that are not sent back as content.
+_OUTPUT_ONLY = frozenset(
+    {
+        "reasoning",
+        "thinking",
+        "redacted_thinking",
+        "tool_call",
+        "tool_call_chunk",
+        "invalid_tool_call",
+        "tool_use",
+        "server_tool_call",
+        "server_tool_call_chunk",
+        "server_tool_result",
+        "refusal",
+    }
+)
+#: Parts already in the OpenAI chat-completions shape (the payload sits under the type's name).
+_OPENAI_PARTS = frozenset({"input_audio", "file"})
+
+Content = str | list[dict[str, Any]] | None
+
+
+def to_openai_messages(
+    messages: Sequence[BaseMessage], *, reasoning_passback: bool = False
+) -> list[dict[str, Any]]:
+    """Convert a conversation to the ``messages`` of a chat-completions request.
+
+    Args:
+        messages: The LangChain messages.
+        reasoning_passback: Send ``reasoning_content`` on the assistant messages that follow
+            the last user message.
+
+    Raises:
+        ValueError: For a message type chat completions cannot express.
+    """
+    last_user = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
+    return [
+        _message(message, passback=reasoning_passback and at > last_user)
+        for at, message in enumerate(messages)
+    ]
+
+
+def _message(message: BaseMessage, *, passback: bool) -> dict[str, Any]:
+    if isinstance(message, AIMessage):
+        return _assistant(message, passback=passback)
+    if isinstance(message, HumanMessage):
+        out = {"role": "user", "content": _content(message.content, keep_parts=True)}
+    elif isinstance(message, SystemMessage):
+        out = {"role": "system", "content": _content(message.content)}
+    elif isinstance(message, ToolMessage):
+        out = {
+            "role": "tool",
+            "tool_call_id": message.tool_call_id,
+            "content": _content(message.content) or "",
+        }
+    elif isinstance(message, FunctionMessage):
+        out = {"role": "function", "content": _content(message.content) or ""}
+    elif isinstance(message, ChatMessage):
+        out = {"role": message.role, "content": _content(message.content, keep_parts=True)}
+    else:
+        raise ValueError(
+            f"ChatSSE cannot send a {type(message).__name__} to a chat-completions gateway; "
+            "expected a system, human, AI, tool, function or chat message"
+        )
+    if message.name and not isinstance(message, ToolMessage):
+        out["name"] = message.name
+    return out
+
+
+def _assistant(message: AIMessage, *, passback: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": "assistant", "content": _content(message.content)}
+    calls = [
+        _call(call["id"], call["name"], json.dumps(call["args"], ensure_ascii=False))
+        for call in message.tool_calls
+    ]
+    calls.extend(
+        _call(call.get("id"), call.get("name"), call.get("args") or "")
+        for call in message.invalid_tool_calls
+    )
+    if calls:
+        out["tool_calls"] = calls
+        out["content"] = out["content"] or None  # OpenAI: null content beside tool calls
+    if message.name:
+        out["name"] = message.name
+    if passback and (reasoning := _reasoning(message)):
+        out["reasoning_content"] = reasoning
+    return out
+
+
+def _call(call_id: str | None, name: str | None, arguments: str) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _reasoning(message: AIMessage) -> str:
+    """The message's reasoning: ``reasoning_content``, else v1 reasoning blocks."""
+    text = message.additional_kwargs.get("reasoning_content")
+    if isinstance(text, str) and text:
+        return text
+    if isinstance(message.content, list):
+        return "".join(
+            str(block.get("reasoning") or "")
+            for block in message.content
+            if isinstance(block, dict) and block.get("type") == "reasoning"
+        )
+    return ""
+
+
+def _content(content: str | list[str | dict[str, Any]], *, keep_parts: bool = False) -> Content:
+    """Message content as a string, or as OpenAI parts when there is more than text.
+
+    Args:
+        content: The LangChain content.
+        keep_parts: Keep a list of text parts as a list (user messages); otherwise text-only
+            content is joined into one string, which every gateway accepts.
+    """
+    if isinstance(content, str):
+        return content
+    parts = [part for item in content if (part := _part(item)) is not None]
+    if not keep_parts and all(part.get("type") == "text" for part in parts):
+        return "".join(str(part["text"]) for part in parts)
+    return parts
+
+
+def _part(item: str | dict[str, Any]) -> dict[str, Any] | None:
+    """One content item as an OpenAI part, or None for output-only blocks."""
+    if isinstance(item, str):
+        return {"type": "text", "text": item}
+    kind = item.get("type")
+    if kind in _OUTPUT_ONLY:
+        return None
+    if kind == "text" and "source_type" not in item:
+        return {"type": "text", "text": item.get("text", "")}
+    if kind == "image_url":
+        url = item.get("image_url")
+        return {"type": "image_url", "image_url": {"url": url} if isinstance(url, str) else url}
+    if kind in _OPENAI_PARTS and kind in item:  # {"type": "file", "file": {...}} and the like
+        return dict(item)
+    if kind == "non_standard":
+        value = item.get("value")
+        return _part(value) if isinstance(value, dict) else None
+    if is_data_content_block(item):
+        return convert_to_openai_data_block(item)
+    return dict(item)  # a part this converter does not know: the gateway may

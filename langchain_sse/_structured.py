@@ -1,0 +1,108 @@
+"""``with_structured_output`` for ChatSSE: bind the request, then parse the message.
+
+Three methods, as in ChatOpenAI: ``function_calling`` (one forced tool call),
+``json_schema`` (``response_format`` with the schema) and ``json_mode`` (any JSON object).
+The parsers are langchain-core's; they raise ``ModelRefusalError`` when the message's
+content blocks hold a refusal, which the ``sse`` translator adds for ``refusal`` text and
+for a ``content_filter`` finish.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, Literal
+
+from langchain_core.language_models import LanguageModelInput
+from langchain_core.messages import AIMessage
+from langchain_core.output_parsers import (
+    JsonOutputKeyToolsParser,
+    JsonOutputParser,
+    PydanticOutputParser,
+    PydanticToolsParser,
+)
+from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from langchain_core.utils.pydantic import is_basemodel_subclass
+
+from langchain_sse._tools import response_format
+
+if TYPE_CHECKING:
+    from langchain_sse.chat_models import ChatSSE
+
+__all__ = ["Method", "structured_output"]
+
+Method = Literal["function_calling", "json_schema", "json_mode"]
+Schema = Mapping[str, Any] | type
+
+
+def _is_pydantic(schema: object) -> bool:
+    return isinstance(schema, type) and is_basemodel_subclass(schema)
+
+
+def _parser(schema: Schema | None, method: Method) -> Runnable[Any, Any]:
+    if method == "function_calling":
+        assert schema is not None
+        if _is_pydantic(schema):
+            return PydanticToolsParser(tools=[schema], first_tool_only=True)  # type: ignore[list-item]
+        name = convert_to_openai_tool(schema)["function"]["name"]
+        return JsonOutputKeyToolsParser(key_name=name, first_tool_only=True)
+    if _is_pydantic(schema):
+        return PydanticOutputParser(pydantic_object=schema)  # type: ignore[arg-type]
+    return JsonOutputParser()
+
+
+def _bound(
+    model: ChatSSE, schema: Schema | None, method: Method, strict: bool | None, **kwargs: Any
+) -> Runnable[LanguageModelInput, AIMessage]:
+    traced = {"kwargs": {"method": method, "strict": strict}, "schema": schema}
+    if method == "json_mode":
+        traced["kwargs"] = {"method": method}
+        return model.bind(
+            response_format={"type": "json_object"}, ls_structured_output_format=traced, **kwargs
+        )
+    if schema is None:
+        raise ValueError(f"with_structured_output(method={method!r}) needs a schema")
+    if method == "json_schema":
+        traced["schema"] = convert_to_openai_tool(schema)
+        return model.bind(
+            response_format=response_format(schema, strict=strict),
+            ls_structured_output_format=traced,
+            **kwargs,
+        )
+    if method == "function_calling":
+        name = convert_to_openai_tool(schema)["function"]["name"]
+        return model.bind_tools(
+            [schema],
+            tool_choice=name,
+            parallel_tool_calls=False,
+            strict=strict,
+            ls_structured_output_format=traced,
+            **kwargs,
+        )
+    raise ValueError(
+        f"method must be 'function_calling', 'json_schema' or 'json_mode', got {method!r}"
+    )
+
+
+def structured_output(
+    model: ChatSSE,
+    schema: Schema | None,
+    *,
+    method: Method,
+    include_raw: bool,
+    strict: bool | None,
+    **kwargs: Any,
+) -> Runnable[LanguageModelInput, Any]:
+    """The runnable ``ChatSSE.with_structured_output`` returns (see there)."""
+    if strict is not None and method == "json_mode":
+        raise ValueError("strict is not supported with method='json_mode'")
+    bound = _bound(model, schema, method, strict, **kwargs)
+    parser = _parser(schema, method)
+    if not include_raw:
+        return bound | parser
+    parsed = RunnablePassthrough.assign(
+        parsed=itemgetter("raw") | parser, parsing_error=lambda _: None
+    )
+    failed = RunnablePassthrough.assign(parsed=lambda _: None)
+    return RunnableMap(raw=bound) | parsed.with_fallbacks([failed], exception_key="parsing_error")

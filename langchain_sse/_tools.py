@@ -1,0 +1,84 @@
+"""Tools in the OpenAI chat-completions shape (pure helpers for ``bind_tools``).
+
+Tool schemas by ``convert_to_openai_tool``, ``tool_choice`` normalised the way ChatOpenAI
+does it (``"any"``/``True`` -> ``"required"``, a name -> a function choice), and
+``response_format`` as a ``json_schema`` object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import (
+    convert_to_openai_function,
+    convert_to_openai_tool,
+)
+
+__all__ = [
+    "ToolLike",
+    "format_tools",
+    "normalize_tool_choice",
+    "response_format",
+    "tool_names",
+]
+
+ToolLike = Mapping[str, Any] | type | Callable[..., Any] | BaseTool
+_CHOICE_WORDS = frozenset({"auto", "none", "required"})
+_RESPONSE_FORMAT_TYPES = frozenset({"json_schema", "json_object", "text"})
+
+
+def format_tools(tools: Sequence[ToolLike], *, strict: bool | None) -> list[dict[str, Any]]:
+    """OpenAI tool definitions for anything ``convert_to_openai_tool`` accepts."""
+    return [convert_to_openai_tool(tool, strict=strict) for tool in tools]
+
+
+def tool_names(tools: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The function names of formatted tools."""
+    return [tool["function"]["name"] for tool in tools if "function" in tool]
+
+
+def normalize_tool_choice(choice: object, names: Sequence[str]) -> str | dict[str, Any] | None:
+    """The ``tool_choice`` to send.
+
+    Args:
+        choice: ``"auto"``, ``"none"``, ``"required"``, ``"any"``, ``True``, a tool name,
+            a dict (sent as is), or None/False (not sent).
+        names: The names of the bound tools.
+
+    Raises:
+        ValueError: For a name that is not a bound tool, or a value of another type.
+    """
+    if choice is None or choice is False:
+        return None
+    if choice is True or choice == "any":
+        return "required"
+    if isinstance(choice, str):
+        if choice in _CHOICE_WORDS:
+            return choice
+        if choice in names:
+            return {"type": "function", "function": {"name": choice}}
+        raise ValueError(
+            f"tool_choice {choice!r} is not one of the bound tools {list(names)} and not "
+            "'auto', 'none', 'required' or 'any'"
+        )
+    if isinstance(choice, dict):
+        return choice
+    raise ValueError(f"tool_choice must be a str, bool or dict, got {type(choice).__name__}")
+
+
+def response_format(schema: Mapping[str, Any] | type, *, strict: bool | None) -> dict[str, Any]:
+    """A ``response_format`` of type ``json_schema`` for a schema (Pydantic, TypedDict, dict).
+
+    A dict already in the OpenAI ``response_format`` shape is returned as given.
+    """
+    if isinstance(schema, Mapping) and schema.get("type") in _RESPONSE_FORMAT_TYPES:
+        return dict(schema)
+    function = convert_to_openai_function(schema, strict=strict)
+    spec: dict[str, Any] = {"name": function["name"], "schema": function["parameters"]}
+    if function.get("description"):
+        spec["description"] = function["description"]
+    if strict is not None:
+        spec["strict"] = strict
+    return {"type": "json_schema", "json_schema": spec}

@@ -1,0 +1,100 @@
+"""Close a stream's generators when the caller stops reading: the llm_chat_callback gap.
+
+llama-index-core's ``llm_chat_callback`` (and ``llm_completion_callback``) wraps the
+generator a streaming method returns in one of its own, which iterates it and never closes
+it. After ``break`` + ``close()``/``aclose()`` the inner generator, and with it the HTTP
+response, lives on until garbage collection, and for ever while a handler keeps the
+exception event (``LlamaDebugHandler`` does: traceback -> frame -> closure -> generator).
+
+The fix keeps the decorator for its events and closes deterministically:
+
+1. The public method opens a :func:`collecting` scope and calls a decorated private method.
+2. That method :func:`track`\\ s each generator it creates (a ContextVar carries the list:
+   the decorated call runs in the caller's context, sync or async).
+3. The public method returns :func:`closing` / :func:`aclosing` over the decorated
+   generator, whose ``finally`` closes it and then every tracked generator, newest first.
+
+``CancelledError`` and ``GeneratorExit`` pass through untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Generator, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TypeVar
+
+__all__ = ["aclosing", "closing", "collecting", "track"]
+
+T = TypeVar("T")
+G = TypeVar("G", Generator[Any, None, None], AsyncGenerator[Any, None])
+
+_opened: ContextVar[list[Any] | None] = ContextVar("llamaindex_sse_opened", default=None)
+
+
+@contextmanager
+def collecting() -> Iterator[list[Any]]:
+    """A scope in which :func:`track` records generators into the yielded list."""
+    opened: list[Any] = []
+    token = _opened.set(opened)
+    try:
+        yield opened
+    finally:
+        _opened.reset(token)
+
+
+def track(generator: G) -> G:
+    """Record ``generator`` in the current :func:`collecting` scope (if any); return it."""
+    opened = _opened.get()
+    if opened is not None:
+        opened.append(generator)
+    return generator
+
+
+def closing(
+    wrapped: Generator[T, None, None], opened: list[Generator[Any, None, None]]
+) -> Generator[T, None, None]:
+    """Yield from ``wrapped``; on any exit close it, then the tracked generators."""
+    try:
+        yield from wrapped
+    finally:
+        try:
+            wrapped.close()
+        finally:
+            _close_all(opened)
+
+
+def _close_all(opened: list[Generator[Any, None, None]]) -> None:
+    first: BaseException | None = None
+    while opened:
+        try:
+            opened.pop().close()
+        except BaseException as exc:  # close the rest, then re-raise the first
+            first = first or exc
+    if first is not None:
+        raise first
+
+
+async def aclosing(
+    wrapped: AsyncGenerator[T, None], opened: list[AsyncGenerator[Any, None]]
+) -> AsyncGenerator[T, None]:
+    """Async twin of :func:`closing`."""
+    try:
+        async for item in wrapped:
+            yield item
+    finally:
+        try:
+            await wrapped.aclose()
+        finally:
+            await _aclose_all(opened)
+
+
+async def _aclose_all(opened: list[AsyncGenerator[Any, None]]) -> None:
+    first: BaseException | None = None
+    while opened:
+        try:
+            await opened.pop().aclose()
+        except BaseException as exc:  # close the rest, then re-raise the first
+            first = first or exc
+    if first is not None:
+        raise first

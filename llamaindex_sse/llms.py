@@ -1,0 +1,370 @@
+"""``SSELLM``: a LlamaIndex ``FunctionCallingLLM`` over the sse_core streaming client."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import httpx
+from llama_index.core.base.llms.generic_utils import (
+    achat_to_completion_decorator,
+    astream_chat_response_to_completion_response,
+    chat_to_completion_decorator,
+    prompt_to_messages,
+    stream_chat_response_to_completion_response,
+)
+from llama_index.core.base.llms.types import (
+    ChatMessage,
+    ChatResponse,
+    ChatResponseAsyncGen,
+    ChatResponseGen,
+    CompletionResponse,
+    CompletionResponseAsyncGen,
+    CompletionResponseGen,
+    LLMMetadata,
+    MessageRole,
+)
+from llama_index.core.bridge.pydantic import (
+    Field,
+    PrivateAttr,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
+from llama_index.core.constants import DEFAULT_CONTEXT_WINDOW
+from llama_index.core.instrumentation.span import active_span_id
+from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
+from llama_index.core.llms.function_calling import FunctionCallingLLM
+from llama_index.core.llms.llm import ToolSelection
+
+from llamaindex_sse._clients import ClientCache
+from llamaindex_sse._closing import aclosing, closing, collecting, track
+from llamaindex_sse._completion import chat_response
+from llamaindex_sse._outbound import (
+    keep_first_tool_call,
+    to_openai_messages,
+    to_openai_tools,
+    tool_choice_payload,
+    tool_selections,
+)
+from llamaindex_sse._streams import aresponses, awhole, responses, whole
+from sse_core import AsyncChatClient, ChatClient, Timeouts
+from sse_core.sse import DEFAULT_MAX_EVENT_BYTES
+
+if TYPE_CHECKING:
+    from llama_index.core.tools.types import BaseTool
+
+__all__ = ["SSELLM"]
+
+
+_Request = tuple[dict[str, Any], dict[str, str] | None]
+
+
+class SSELLM(FunctionCallingLLM):
+    """Chat with any OpenAI-compatible streaming gateway, as a LlamaIndex function-calling LLM.
+
+    Reasoning arrives as ``ThinkingBlock``s and ``thinking_delta``, tool calls as
+    ``ToolCallBlock``s, usage in ``raw["usage"]`` and ``additional_kwargs``; named SSE
+    events are dispatched as :class:`~llamaindex_sse.SSEGatewayEvent`; errors are the
+    typed :mod:`sse_core` errors. Stopping early (``break`` then ``close()``/``aclose()``,
+    task cancellation, a workflow's ``cancel_run``) closes the HTTP response at once.
+
+    Call keyword arguments go into the request body (``tools``, ``seed``, ...), except
+    ``extra_headers``, sent as headers of that one request. LlamaIndex reports call
+    arguments to instrumentation, so keep secrets in ``api_key`` or ``default_headers``,
+    which are never serialized, shown or reported.
+
+    Args:
+        http_client: An ``httpx.Client`` for sync calls (proxies, mTLS); not closed here.
+        async_http_client: An ``httpx.AsyncClient`` for async calls; not closed here.
+        **data: The fields below.
+    """
+
+    model: str = Field(description="The model name sent to the gateway.")
+    base_url: str = Field(
+        description="Gateway URL with its version prefix, e.g. http://host/v1 "
+        "(default: the SSE_BASE_URL environment variable)."
+    )
+    api_key: SecretStr | None = Field(
+        default=None,
+        exclude=True,
+        repr=False,
+        description="Bearer key (default: SSE_API_KEY); never serialized or shown.",
+    )
+    path: str = Field(default="/chat/completions", description="Appended to base_url.")
+    temperature: float | None = Field(default=None, description="Sampling temperature.")
+    max_tokens: int | None = Field(default=None, description="Most tokens to generate.")
+    stop: list[str] | None = Field(default=None, description="Stop sequences.")
+    timeout: float | Timeouts | None = Field(
+        default_factory=Timeouts, description="Seconds for every phase, or sse_core.Timeouts."
+    )
+    max_retries: int = Field(default=2, ge=0, description="Retries before the first byte.")
+    default_headers: dict[str, str] = Field(
+        default_factory=dict,
+        exclude=True,
+        repr=False,
+        description="Headers sent with every request (may hold credentials: never serialized).",
+    )
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict, description="Merged into every request body by the transport."
+    )
+    additional_kwargs: dict[str, Any] = Field(
+        default_factory=dict, description="Request parameters added to every call."
+    )
+    include_usage: bool = Field(default=True, description="Ask for stream usage.")
+    reasoning_passback: bool = Field(
+        default=False,
+        description="Send ThinkingBlocks of earlier assistant turns back as reasoning_content.",
+    )
+    context_window: int = Field(default=DEFAULT_CONTEXT_WINDOW, gt=0)
+    is_function_calling_model: bool = Field(default=True)
+    max_event_bytes: int = Field(default=DEFAULT_MAX_EVENT_BYTES, gt=0)
+
+    _clients: ClientCache = PrivateAttr(default_factory=ClientCache)
+
+    def __init__(
+        self,
+        *,
+        http_client: httpx.Client | None = None,
+        async_http_client: httpx.AsyncClient | None = None,
+        **data: Any,
+    ) -> None:
+        super().__init__(**data)
+        self._clients = ClientCache(http_client, async_http_client)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_environment(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            if data.get("base_url") is None and os.environ.get("SSE_BASE_URL"):
+                data = {**data, "base_url": os.environ["SSE_BASE_URL"]}
+            if data.get("api_key") is None and os.environ.get("SSE_API_KEY"):
+                data = {**data, "api_key": os.environ["SSE_API_KEY"]}
+        return data
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(
+                f"base_url must be an http(s) URL such as http://host/v1, got {value!r}"
+            )
+        return value
+
+    @classmethod
+    def class_name(cls) -> str:
+        """The class name used in serialization."""
+        return "SSELLM"
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        """What LlamaIndex needs to know about the model."""
+        return LLMMetadata(
+            context_window=self.context_window,
+            num_output=self.max_tokens or -1,
+            is_chat_model=True,
+            is_function_calling_model=self.is_function_calling_model,
+            model_name=self.model,
+        )
+
+    def _client_config(self) -> dict[str, Any]:
+        return {
+            "base_url": self.base_url,
+            "api_key": self.api_key,
+            "path": self.path,
+            "default_headers": self.default_headers,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+            "include_usage": self.include_usage,
+            "extra_body": self.extra_body,
+            "max_event_bytes": self.max_event_bytes,
+        }
+
+    def _request(self, messages: Sequence[ChatMessage], kwargs: dict[str, Any]) -> _Request:
+        """The request body and per-call headers (``extra_headers=``)."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_openai_messages(messages, reasoning_passback=self.reasoning_passback),
+        }
+        for key, value in (
+            ("temperature", self.temperature),
+            ("max_tokens", self.max_tokens),
+            ("stop", self.stop),
+        ):
+            if value is not None:
+                body[key] = value
+        body.update(self.additional_kwargs)
+        body.update(
+            (key, value)
+            for key, value in kwargs.items()
+            if value is not None and key != "extra_headers"
+        )
+        return body, kwargs.get("extra_headers")
+
+    def _sync_client(self) -> ChatClient:
+        return self._clients.sync(self._client_config())
+
+    def _async_client(self) -> AsyncChatClient:
+        return self._clients.for_loop(self._client_config())
+
+    def close(self) -> None:
+        """Close the pooled sync connections (injected httpx clients are left open)."""
+        self._clients.close()
+
+    async def aclose(self) -> None:
+        """Close the running loop's pooled async connections."""
+        await self._clients.aclose()
+
+    # -- chat ---------------------------------------------------------------------------
+
+    @llm_chat_callback()
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        """Send ``messages`` and return the whole answer."""
+        return self._chat(messages, **kwargs)
+
+    @llm_chat_callback()
+    async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        """Async :meth:`chat`."""
+        return await self._achat(messages, **kwargs)
+
+    def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
+        """Stream the answer: one ChatResponse per piece received that changed the message."""
+        with collecting() as opened:
+            wrapped = self._stream_chat_events(messages, **kwargs)
+        return closing(wrapped, opened)
+
+    async def astream_chat(
+        self, messages: Sequence[ChatMessage], **kwargs: Any
+    ) -> ChatResponseAsyncGen:
+        """Async :meth:`stream_chat`; wrap it in ``contextlib.aclosing`` to close early."""
+        with collecting() as opened:
+            wrapped = await self._astream_chat_events(messages, **kwargs)
+        return aclosing(wrapped, opened)
+
+    @llm_chat_callback()
+    def _stream_chat_events(
+        self, messages: Sequence[ChatMessage], **kwargs: Any
+    ) -> ChatResponseGen:
+        body, headers = self._request(messages, kwargs)
+        client = self._sync_client()
+        return track(responses(client, body, headers, active_span_id.get()))
+
+    @llm_chat_callback()
+    async def _astream_chat_events(
+        self, messages: Sequence[ChatMessage], **kwargs: Any
+    ) -> ChatResponseAsyncGen:
+        body, headers = self._request(messages, kwargs)
+        client = self._async_client()
+        return track(aresponses(client, body, headers, active_span_id.get()))
+
+    def _chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        body, headers = self._request(messages, kwargs)
+        return chat_response(whole(self._sync_client(), body, headers, active_span_id.get()))
+
+    async def _achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        body, headers = self._request(messages, kwargs)
+        client = self._async_client()
+        return chat_response(await awhole(client, body, headers, active_span_id.get()))
+
+    # -- completion ---------------------------------------------------------------------
+
+    @llm_completion_callback()
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        """Complete ``prompt`` (sent as one user message)."""
+        return chat_to_completion_decorator(self._chat)(prompt, **kwargs)
+
+    @llm_completion_callback()
+    async def acomplete(
+        self, prompt: str, formatted: bool = False, **kwargs: Any
+    ) -> CompletionResponse:
+        """Async :meth:`complete`."""
+        return await achat_to_completion_decorator(self._achat)(prompt, **kwargs)
+
+    def stream_complete(
+        self, prompt: str, formatted: bool = False, **kwargs: Any
+    ) -> CompletionResponseGen:
+        """Stream the completion of ``prompt``."""
+        with collecting() as opened:
+            wrapped = self._stream_complete_events(prompt, formatted, **kwargs)
+        return closing(wrapped, opened)
+
+    async def astream_complete(
+        self, prompt: str, formatted: bool = False, **kwargs: Any
+    ) -> CompletionResponseAsyncGen:
+        """Async :meth:`stream_complete`."""
+        with collecting() as opened:
+            wrapped = await self._astream_complete_events(prompt, formatted, **kwargs)
+        return aclosing(wrapped, opened)
+
+    @llm_completion_callback()
+    def _stream_complete_events(
+        self, prompt: str, formatted: bool = False, **kwargs: Any
+    ) -> CompletionResponseGen:
+        body, headers = self._request(prompt_to_messages(prompt), kwargs)
+        chats = track(responses(self._sync_client(), body, headers, active_span_id.get()))
+        return track(stream_chat_response_to_completion_response(chats))
+
+    @llm_completion_callback()
+    async def _astream_complete_events(
+        self, prompt: str, formatted: bool = False, **kwargs: Any
+    ) -> CompletionResponseAsyncGen:
+        body, headers = self._request(prompt_to_messages(prompt), kwargs)
+        client = self._async_client()
+        chats = track(aresponses(client, body, headers, active_span_id.get()))
+        return track(astream_chat_response_to_completion_response(chats))
+
+    # -- tools --------------------------------------------------------------------------
+
+    def _prepare_chat_with_tools(
+        self,
+        tools: Sequence[BaseTool],
+        user_msg: str | ChatMessage | None = None,
+        chat_history: list[ChatMessage] | None = None,
+        verbose: bool = False,
+        allow_parallel_tool_calls: bool = False,
+        tool_required: bool = False,
+        tool_choice: str | dict[str, Any] | None = None,
+        strict: bool | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """The ``chat`` arguments that offer ``tools`` to the model."""
+        messages = list(chat_history or [])
+        if isinstance(user_msg, str):
+            user_msg = ChatMessage(role=MessageRole.USER, content=user_msg)
+        if user_msg is not None:
+            messages.append(user_msg)
+        if not tools:
+            return {"messages": messages, **kwargs}
+        return {
+            "messages": messages,
+            "tools": to_openai_tools(tools, strict=strict),
+            "tool_choice": tool_choice_payload(tool_choice, tool_required),
+            "parallel_tool_calls": allow_parallel_tool_calls,
+            **kwargs,
+        }
+
+    def _validate_chat_with_tools_response(
+        self,
+        response: ChatResponse,
+        tools: Sequence[BaseTool],
+        allow_parallel_tool_calls: bool = False,
+        **kwargs: Any,
+    ) -> ChatResponse:
+        """Keep only the first tool call unless parallel calls were allowed."""
+        if not allow_parallel_tool_calls:
+            keep_first_tool_call(response.message)
+        return response
+
+    def get_tool_calls_from_response(
+        self, response: ChatResponse, error_on_no_tool_call: bool = True, **kwargs: Any
+    ) -> list[ToolSelection]:
+        """The tool calls of ``response``; safe on partial arguments mid-stream.
+
+        Raises:
+            ValueError: No tool call, and ``error_on_no_tool_call`` is true.
+        """
+        selections = tool_selections(response.message)
+        if not selections and error_on_no_tool_call:
+            raise ValueError("expected at least one tool call in the response, got none")
+        return selections

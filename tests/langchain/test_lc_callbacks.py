@@ -1,0 +1,156 @@
+"""Callbacks: one ``on_llm_new_token`` per delta, and gateway events as custom events filed
+under the chat model's own run (not the parent chain's, and not lost), whichever path ran."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+import pytest
+from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
+from langchain_core.outputs import ChatGenerationChunk
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnableLambda
+from lc_support import ModelFactory
+
+NAMED = {"X-Emulator-Fault": "named-event; name=spass.tool-cap; after=2"}
+SPASS_NAMED = {"SPASS-User-Id": "u", **NAMED}
+
+
+class Recording(BaseCallbackHandler):
+    """Keeps the run ids of chat-model starts, the tokens and the custom events."""
+
+    def __init__(self) -> None:
+        self.starts: list[UUID] = []
+        self.tokens: list[tuple[str, UUID, Any]] = []
+        self.custom: list[tuple[str, Any, UUID]] = []
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: UUID,
+                            **kwargs: Any) -> None:  # fmt: skip
+        self.starts.append(run_id)
+
+    def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: UUID,
+                         **kwargs: Any) -> None:  # fmt: skip
+        self.tokens.append((token, run_id, chunk))
+
+    def on_custom_event(self, name: str, data: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self.custom.append((name, data, run_id))
+
+
+class AsyncRecording(AsyncCallbackHandler):
+    """Async twin of :class:`Recording`."""
+
+    def __init__(self) -> None:
+        self.starts: list[UUID] = []
+        self.custom: list[tuple[str, Any, UUID]] = []
+
+    async def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: UUID,
+                                  **kwargs: Any) -> None:  # fmt: skip
+        self.starts.append(run_id)
+
+    async def on_custom_event(self, name: str, data: Any, *, run_id: UUID,
+                              **kwargs: Any) -> None:  # fmt: skip
+        self.custom.append((name, data, run_id))
+
+
+def test_invoke_fires_one_token_per_delta_with_its_chunk(make_model: ModelFactory) -> None:
+    handler = Recording()
+    message = make_model().invoke("count to 4", config={"callbacks": [handler]})
+    tokens = [token for token, _, _ in handler.tokens]
+    assert tokens == ["1", " 2", " 3", " 4", ""]  # four deltas, then the final chunk
+    assert all(isinstance(chunk, ChatGenerationChunk) for _, _, chunk in handler.tokens)
+    assert {run for _, run, _ in handler.tokens} == set(handler.starts)
+    assert message.content == "1 2 3 4"
+
+
+def test_stream_fires_each_token_once(make_model: ModelFactory) -> None:
+    handler = Recording()
+    chunks = list(make_model().stream("count to 4", config={"callbacks": [handler]}))
+    assert len(handler.tokens) == len(chunks) == 5
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+def test_invoke_dispatches_gateway_events_under_the_model_run(
+    make_model: ModelFactory, streaming: bool
+) -> None:
+    handler = Recording()
+    model = make_model("spass", default_headers=SPASS_NAMED, streaming=streaming)
+    message = model.invoke("hi", config={"callbacks": [handler]})
+    names = [name for name, _, _ in handler.custom]
+    assert names == ["spass.tool-cap", "spass.cost"]
+    assert {run for _, _, run in handler.custom} == set(handler.starts)
+    assert handler.custom[0][1]["code"] == "tool_loop_max_iterations"
+    assert [e["name"] for e in message.response_metadata["gateway_events"]] == names
+
+
+def test_sync_stream_dispatches_gateway_events_under_the_model_run(
+    make_model: ModelFactory,
+) -> None:
+    handler = Recording()
+    model = make_model(default_headers=NAMED)
+    list(model.stream("hi", config={"callbacks": [handler]}))
+    assert [(name, run) for name, _, run in handler.custom] == [
+        ("spass.tool-cap", handler.starts[0])
+    ]
+
+
+async def test_async_stream_dispatches_gateway_events_under_the_model_run(
+    make_model: ModelFactory,
+) -> None:
+    handler = AsyncRecording()
+    model = make_model(default_headers=NAMED)
+    async for _ in model.astream("hi", config={"callbacks": [handler]}):
+        pass
+    assert [(name, run) for name, _, run in handler.custom] == [
+        ("spass.tool-cap", handler.starts[0])
+    ]
+
+
+async def test_astream_events_on_the_model_shows_gateway_events_under_its_run(
+    make_model: ModelFactory,
+) -> None:
+    model = make_model(default_headers=NAMED)
+    events = [e async for e in model.astream_events("hi", version="v2")]
+    (start,) = [e for e in events if e["event"] == "on_chat_model_start"]
+    (custom,) = [e for e in events if e["event"] == "on_custom_event"]
+    assert custom["name"] == "spass.tool-cap"
+    assert custom["run_id"] == start["run_id"]
+    kinds = [e["event"] for e in events]
+    assert kinds.index("on_custom_event") < kinds.index("on_chat_model_end")
+
+
+async def test_astream_events_in_a_chain_files_the_event_under_the_model_not_the_chain(
+    make_model: ModelFactory,
+) -> None:
+    prompt = ChatPromptTemplate.from_messages([("user", "{question}")])
+    chain = prompt | make_model(default_headers=NAMED) | RunnableLambda(lambda m: m.content)
+    events = [e async for e in chain.astream_events({"question": "hi"}, version="v2")]
+    (start,) = [e for e in events if e["event"] == "on_chat_model_start"]
+    (custom,) = [e for e in events if e["event"] == "on_custom_event"]
+    assert custom["run_id"] == start["run_id"]
+    assert custom["parent_ids"] == start["parent_ids"]  # filed beside the start, not above
+
+
+async def test_ainvoke_in_a_chain_files_the_event_under_the_model(make_model: ModelFactory) -> None:
+    handler = AsyncRecording()
+    prompt = ChatPromptTemplate.from_messages([("user", "{question}")])
+    chain = prompt | make_model(default_headers=NAMED)
+    await chain.ainvoke({"question": "hi"}, config={"callbacks": [handler]})
+    assert [(name, run) for name, _, run in handler.custom] == [
+        ("spass.tool-cap", handler.starts[0])
+    ]
+
+
+def test_trace_params_carry_no_plumbing(make_model: ModelFactory) -> None:
+    class Params(BaseCallbackHandler):
+        def __init__(self) -> None:
+            self.params: list[dict[str, Any]] = []
+
+        def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+            self.params.append(kwargs["invocation_params"])
+
+    handler = Params()
+    list(make_model().stream("hi", config={"callbacks": [handler]}))
+    (params,) = handler.params
+    assert not any(key.startswith("_sse") for key in params)
+    assert "api_key" not in params

@@ -1,0 +1,103 @@
+"""Helpers for the SSELLM tests: MockTransport streams, event capture, shared settings."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events import BaseEvent
+from pydantic import Field
+
+from sse_core import Timeouts
+
+#: Bounds every request of a test: nothing here may hang.
+TIMEOUT = Timeouts(connect=2.0, first_byte=10.0, idle=10.0, total=60.0)
+#: SPASS rejects requests without it; the other dialects ignore it.
+SPASS_HEADERS = {"SPASS-User-Id": "user-1"}
+#: The five gateways of the seeds, and plain OpenAI.
+SEED_DIALECTS = ("shroud", "streamchat", "spass", "gateway", "aivene")
+ALL_DIALECTS = ("openai", *SEED_DIALECTS)
+#: Dialects whose wire carries reasoning (the others hide it).
+REASONING_DIALECTS = frozenset({"openai", "shroud", "aivene"})
+API_KEY = "sk-llamaindex-test-secret-0123456789"
+
+
+def frame(payload: dict[str, Any] | str, event: str | None = None) -> bytes:
+    """One SSE event."""
+    data = payload if isinstance(payload, str) else json.dumps(payload)
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {data}\n\n".encode()
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    """A chat.completion.chunk with one choice."""
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **extra,
+    }
+
+
+class Pieces(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """A response body delivered as separate reads, for sync and async clients."""
+
+    def __init__(self, pieces: list[bytes]) -> None:
+        self.pieces = pieces
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.pieces
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for piece in self.pieces:
+            yield piece
+
+
+def sse_transport(
+    pieces: list[bytes], seen: list[httpx.Request] | None = None
+) -> httpx.MockTransport:
+    """A MockTransport answering every request with ``pieces`` as an event stream."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if seen is not None:
+            seen.append(request)
+        return httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, stream=Pieces(pieces)
+        )
+
+    return httpx.MockTransport(handler)
+
+
+class EventCollector(BaseEventHandler):
+    """Keeps every instrumentation event it is sent."""
+
+    events: list[BaseEvent] = Field(default_factory=list)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "EventCollector"
+
+    def handle(self, event: BaseEvent, **kwargs: Any) -> None:
+        self.events.append(event)
+
+    def named(self, *names: str) -> list[BaseEvent]:
+        """The events whose class_name() is one of ``names``, in order."""
+        return [event for event in self.events if event.class_name() in names]
+
+
+@contextmanager
+def collect_events() -> Iterator[EventCollector]:
+    """Attach an :class:`EventCollector` to the root dispatcher for the block."""
+    root = get_dispatcher()
+    collector = EventCollector(events=[])
+    root.add_event_handler(collector)
+    try:
+        yield collector
+    finally:
+        root.event_handlers.remove(collector)

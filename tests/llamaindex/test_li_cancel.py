@@ -1,0 +1,173 @@
+"""Stopping early closes the HTTP stream at once, proven by the emulator's disconnect record.
+
+llama-index-core's callback wrapper never closes the generator it wraps, so without
+SSELLM's closing layer an early stop leaves the response open until garbage collection,
+and for ever while a handler keeps the exception (LlamaDebugHandler, or an instrumentation
+handler keeping ExceptionEvent, as ``collect_events`` does). Every test here keeps such
+handlers attached *and* keeps its own references, so only a deterministic close passes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from conftest import LLMFactory
+from li_support import collect_events
+from llama_index.core.agent.workflow import AgentStream, FunctionAgent
+from llama_index.core.callbacks import CallbackManager, LlamaDebugHandler
+from llama_index.core.llms import ChatMessage
+from llama_index.core.tools import FunctionTool
+
+from llamaindex_sse import SSELLM
+from llamaindex_sse._closing import collecting
+from sse_core.emulator import Emulator, RequestRecord
+
+SLOW = "slow; delay=0.05"  # count to 200: about 10 s of stream, far longer than any bound here
+ASK = [ChatMessage(role="user", content="count to 200")]
+PROMPT = "count to 200"
+PROMPTLY = 0.5  # seconds from our close to the server seeing the client leave
+
+
+def slow_llm(make_llm: LLMFactory, debug: bool) -> SSELLM:
+    handlers = [LlamaDebugHandler()] if debug else []
+    return make_llm(fault=SLOW, callback_manager=CallbackManager(handlers))
+
+
+def closed_promptly(record: RequestRecord, since: float) -> None:
+    assert record.disconnected and not record.completed
+    assert record.disconnected_at is not None
+    assert record.disconnected_at - since < PROMPTLY
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "llama-debug"])
+@pytest.mark.parametrize("endpoint", ["stream_chat", "stream_complete"])
+def test_sync_break_then_close(
+    emulator: Emulator, make_llm: LLMFactory, debug: bool, endpoint: str
+) -> None:
+    llm = slow_llm(make_llm, debug)
+    with collect_events():
+        stream = llm.stream_chat(ASK) if endpoint == "stream_chat" else llm.stream_complete(PROMPT)
+        for _ in stream:
+            break
+        since = time.monotonic()
+        stream.close()
+        closed_promptly(emulator.wait_for_disconnect(2.0), since)
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "llama-debug"])
+@pytest.mark.parametrize("endpoint", ["astream_chat", "astream_complete"])
+async def test_async_break_then_aclose(
+    emulator: Emulator, make_llm: LLMFactory, debug: bool, endpoint: str
+) -> None:
+    llm = slow_llm(make_llm, debug)
+    with collect_events() as seen:
+        if endpoint == "astream_chat":
+            stream: Any = await llm.astream_chat(ASK)
+        else:
+            stream = await llm.astream_complete(PROMPT)
+        async for _ in stream:
+            break
+        since = time.monotonic()
+        await stream.aclose()
+        closed_promptly(await emulator.wait_for_disconnect_async(2.0), since)
+    kinds = [e.class_name() for e in seen.events]
+    assert "ExceptionEvent" in kinds  # the core reports the early close as GeneratorExit
+    assert "LLMChatEndEvent" not in kinds and "LLMCompletionEndEvent" not in kinds
+
+
+async def _consume(llm: SSELLM, started: asyncio.Event) -> None:
+    async for _ in await llm.astream_chat(ASK):
+        started.set()
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "llama-debug"])
+async def test_task_cancellation(emulator: Emulator, make_llm: LLMFactory, debug: bool) -> None:
+    llm = slow_llm(make_llm, debug)
+    started = asyncio.Event()
+    with collect_events():
+        task = asyncio.create_task(_consume(llm, started))
+        await asyncio.wait_for(started.wait(), 5)
+        since = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):  # never swallowed
+            await task
+        closed_promptly(await emulator.wait_for_disconnect_async(2.0), since)
+
+
+async def test_a_timeout_around_the_stream(emulator: Emulator, make_llm: LLMFactory) -> None:
+    llm = slow_llm(make_llm, debug=True)
+    since = time.monotonic()
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(_consume(llm, asyncio.Event()), 0.3)
+    record = await emulator.wait_for_disconnect_async(2.0)
+    assert record.disconnected_at is not None
+    assert record.disconnected_at - since < 0.3 + PROMPTLY
+
+
+def test_sync_break_and_drop(emulator: Emulator, make_llm: LLMFactory) -> None:
+    llm = slow_llm(make_llm, debug=True)
+    for _ in llm.stream_chat(ASK):
+        break  # the generator is dropped here; CPython closes it at once
+    since = time.monotonic()
+    closed_promptly(emulator.wait_for_disconnect(2.0), since - PROMPTLY / 2)
+
+
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "llama-debug"])
+async def test_a_workflow_cancel_run(emulator: Emulator, make_llm: LLMFactory, debug: bool) -> None:
+    llm = slow_llm(make_llm, debug)
+    agent = FunctionAgent(tools=[FunctionTool.from_defaults(add)], llm=llm)
+    handler = agent.run(user_msg="count to 200")
+
+    async def first_delta() -> None:
+        async for event in handler.stream_events():
+            if isinstance(event, AgentStream) and event.delta:
+                return
+
+    await asyncio.wait_for(first_delta(), 5)
+    since = time.monotonic()
+    await handler.cancel_run()
+    closed_promptly(await emulator.wait_for_disconnect_async(2.0), since)
+
+
+async def test_the_gap_is_real_without_the_closing_layer(
+    emulator: Emulator, make_llm: LLMFactory
+) -> None:
+    """Control: the decorated method alone leaves the stream open while a handler keeps the
+    exception, so the tests above would catch a regression of the fix."""
+    llm = slow_llm(make_llm, debug=True)
+    with collecting() as opened:
+        wrapped = await llm._astream_chat_events(ASK)
+    async for _ in wrapped:
+        break
+    await wrapped.aclose()
+    with pytest.raises(TimeoutError):
+        await emulator.wait_for_disconnect_async(0.3)
+    since = time.monotonic()
+    await opened[0].aclose()
+    closed_promptly(await emulator.wait_for_disconnect_async(2.0), since)
+
+
+def test_the_sync_gap_is_real_without_the_closing_layer(
+    emulator: Emulator, make_llm: LLMFactory
+) -> None:
+    llm = slow_llm(make_llm, debug=True)
+    with collecting() as opened:
+        wrapped = llm._stream_chat_events(ASK)
+    for _ in wrapped:
+        break
+    wrapped.close()
+    with pytest.raises(TimeoutError):
+        emulator.wait_for_disconnect(0.3)
+    since = time.monotonic()
+    close: Callable[[], None] = opened[0].close
+    close()
+    closed_promptly(emulator.wait_for_disconnect(2.0), since)
