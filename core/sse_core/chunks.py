@@ -205,6 +205,11 @@ class ChunkDecoder:
     def decode_chunk(self, chunk: Mapping[str, Any]) -> list[StreamEvent]:
         """Decode one chat-completion chunk (or a whole ``chat.completion`` object)."""
         events: list[StreamEvent] = []
+        self.decode_chunk_into(chunk, events)
+        return events
+
+    def decode_chunk_into(self, chunk: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        """:meth:`decode_chunk`, appending to ``events`` (no list per chunk on the hot path)."""
         if self._missing:
             self._metadata(chunk, events)
         choices = chunk.get("choices")
@@ -219,7 +224,6 @@ class ChunkDecoder:
             events.append(UsageUpdate(usage=parse_usage(usage)))
         if chunk.get("error"):
             events.append(parse_error(chunk))
-        return events
 
     def flush(self) -> list[StreamEvent]:
         """End of stream: release text held back while looking for ``<think>`` tags."""
@@ -247,9 +251,7 @@ class ChunkDecoder:
         state = self._choices[index] = _ChoiceState()
         return state
 
-    def _choice(self, choice: Mapping[str, Any], events: list[StreamEvent]) -> None:  # noqa: C901
-        # One call per choice per chunk: the common fields are handled inline on purpose
-        # (each helper call costs about as much as a dict lookup chain here).
+    def _choice(self, choice: Mapping[str, Any], events: list[StreamEvent]) -> None:
         index = choice.get("index", 0)
         if type(index) is not int:
             index = 0  # SPASS sends choices without an index
@@ -258,28 +260,42 @@ class ChunkDecoder:
             delta = choice.get("message")  # a whole completion, or a delta-less chunk
         if delta and type(delta) is dict:
             state = self._choices.get(index) or self._state(index)
-            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-            if reasoning and type(reasoning) is str:
-                self._reasoning(index, state, reasoning, events)
-            elif "reasoning_details" in delta:
-                # OpenRouter/Vercel/Snowflake: only when no plain reasoning field had the text.
-                text = _details_text(delta["reasoning_details"])
-                if text:
-                    self._reasoning(index, state, text, events)
             content = delta.get("content")
-            if content:
-                if type(content) is str:
+            if len(delta) == 1 and type(content) is str:
+                # The common case, a text-only delta, inline: one lookup, one event.
+                if content:
                     if state.content.passthrough:
                         events.append(text_delta(content, index))
                     else:
                         self._text(index, state, content, events)
-                elif type(content) is list:
-                    self._parts(index, state, content, events)
-            if content is None or len(delta) > 1:  # anything besides the text
-                self._rest(index, state, delta, events)
+            else:
+                self._delta(index, state, delta, content, events)
         reason = choice.get("finish_reason")
         if reason and type(reason) is str:
             events.append(Finish(reason=reason, choice=index))
+
+    def _delta(
+        self,
+        index: int,
+        state: _ChoiceState,
+        delta: Mapping[str, Any],
+        content: object,
+        events: list[StreamEvent],
+    ) -> None:
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        if reasoning and type(reasoning) is str:
+            self._reasoning(index, state, reasoning, events)
+        elif "reasoning_details" in delta:
+            # OpenRouter/Vercel/Snowflake: only when no plain reasoning field had the text.
+            text = _details_text(delta["reasoning_details"])
+            if text:
+                self._reasoning(index, state, text, events)
+        if content:
+            if type(content) is str:
+                self._text(index, state, content, events)
+            elif type(content) is list:
+                self._parts(index, state, content, events)
+        self._rest(index, state, delta, events)
 
     def _rest(
         self, index: int, state: _ChoiceState, delta: Mapping[str, Any], events: list[StreamEvent]
@@ -294,6 +310,9 @@ class ChunkDecoder:
                     self._tool(index, state.tools, call, events)
 
     def _text(self, index: int, state: _ChoiceState, text: str, events: list[StreamEvent]) -> None:
+        if state.content.passthrough:
+            events.append(text_delta(text, index))
+            return
         reasoning, text = state.content.feed(text)
         if reasoning:
             events.append(reasoning_delta(reasoning, index))

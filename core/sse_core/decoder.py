@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic_core import from_json
+
 from sse_core.chunks import ChunkDecoder, parse_chunk_json
 from sse_core.errors import StreamError
 from sse_core.events import StreamEvent
@@ -46,7 +48,11 @@ class StreamDecoder:
         try:
             for name, payload, _, _ in self._parser.feed_raw(data):
                 if name == "message" and payload[:1] == b"{":  # the common case, inlined
-                    events += chunks.decode_chunk(parse_chunk_json(payload))
+                    try:
+                        chunk = from_json(payload)  # starts with "{": a dict when it parses
+                    except ValueError:
+                        chunk = parse_chunk_json(payload)  # recovers bad UTF-8, else raises
+                    chunks.decode_chunk_into(chunk, events)
                     continue
                 events += chunks.decode_raw(name, payload)
                 if chunks.done:

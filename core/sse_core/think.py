@@ -34,16 +34,14 @@ class ThinkSplitter:
     is ordinary text.
     """
 
-    __slots__ = ("_buf", "_state")
+    __slots__ = ("_buf", "_state", "passthrough")
 
     def __init__(self) -> None:
         self._state = _START
         self._buf = ""
-
-    @property
-    def passthrough(self) -> bool:
-        """True once no tag can follow: every piece is plain text from here on."""
-        return self._state == _PLAIN
+        #: True once no tag can follow: every piece is plain text from here on. (A plain
+        #: attribute, not a property: the decoder reads it for every text delta.)
+        self.passthrough = False
 
     def feed(self, text: str) -> tuple[str, str]:
         """Take the next piece; return the reasoning and the text it releases."""
@@ -74,6 +72,7 @@ class ThinkSplitter:
             self._state = _INSIDE_START
             return self._inside(stripped[len(_OPEN) :])
         self._state = _PLAIN
+        self.passthrough = True
         return "", buf
 
     def _inside(self, text: str) -> tuple[str, str]:
@@ -97,4 +96,5 @@ class ThinkSplitter:
         stripped = text.lstrip()
         if stripped:
             self._state = _PLAIN
+            self.passthrough = True
         return "", stripped
