@@ -83,3 +83,25 @@ def test_chat_shows_named_gateway_events(
     ]
     assert main([*args, "--header", "SPASS-User-Id: u1"]) == 0
     assert "[event spass.cost]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("via", ["langchain", "llamaindex"])
+def test_chat_through_each_framework(
+    via: str, emulator: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["chat", "--via", via, "--base-url", emulator.base_url(), "weather in Paris and Tokyo"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert out.count("[tool call] get_weather") == 2
+    assert "[reasoning]" in out and "[answer] Based on the tool results" in out
+    assert "finish_reason=tool_calls" in out and "finish_reason=stop" in out
+    assert len(emulator.requests) == 2
+
+
+@pytest.mark.parametrize("via", ["langchain", "llamaindex"])
+def test_chat_through_each_framework_reports_truncation(
+    via: str, emulator: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["chat", "--via", via, "--base-url", emulator.base_url(), "--no-tools"]
+    assert main([*args, "--fault", "truncate; after=3", "hello"]) == 1
+    assert "IncompleteStreamError" in capsys.readouterr().out

@@ -33,7 +33,7 @@ from sse_core.events import (
     UsageUpdate,
 )
 
-__all__ = ["WEATHER_TOOL", "Renderer", "add_chat_arguments", "run_chat"]
+__all__ = ["WEATHER_TOOL", "Renderer", "add_chat_arguments", "run_chat", "run_tool"]
 
 DEFAULT_PROMPT = "What is the weather in Paris?"
 WEATHER_TOOL: dict[str, Any] = {
@@ -73,38 +73,67 @@ class Renderer:
             self.out.write(self._style("1;36", f"[{section}]") + " ")
             self._section = section
 
-    def event(self, event: StreamEvent) -> None:
-        """Render one event."""
-        match event:
-            case ReasoningDelta(text=text):
-                self._enter("reasoning")
-                self.out.write(self._style("2", text))
-            case TextDelta(text=text):
-                self._enter("answer")
-                self.out.write(text)
-            case RefusalDelta(text=text):
-                self._enter("refusal")
-                self.out.write(self._style("31", text))
-            case ToolCallDelta(name=name, arguments=arguments):
-                if name is not None:  # a new call starts on its own line
-                    self._enter("tool call", again=True)
-                    self.out.write(self._style("33", name) + " ")
-                self.out.write(arguments)
-            case GatewayEvent(name=name, data=data):
-                self._enter(f"event {name}")
-                self.out.write(to_json(data).decode())
-                self._section = ""
-                self.out.write("\n")
-            case Finish() | UsageUpdate() | Metadata() | Done() | ErrorFrame():
-                pass
+    def reasoning(self, text: str) -> None:
+        """A piece of reasoning."""
+        self._enter("reasoning")
+        self.out.write(self._style("2", text))
         self.out.flush()
 
-    def summary(self, completion: Completion) -> None:
-        """The end of a turn: finish reason and usage."""
+    def text(self, text: str) -> None:
+        """A piece of the answer."""
+        self._enter("answer")
+        self.out.write(text)
+        self.out.flush()
+
+    def refusal(self, text: str) -> None:
+        """A piece of a refusal."""
+        self._enter("refusal")
+        self.out.write(self._style("31", text))
+        self.out.flush()
+
+    def tool_call(self, name: str | None, arguments: str) -> None:
+        """A tool-call fragment; a name starts a new call on its own line."""
+        if name:
+            self._enter("tool call", again=True)
+            self.out.write(self._style("33", name) + " ")
+        self.out.write(arguments)
+        self.out.flush()
+
+    def gateway_event(self, name: str, data: object) -> None:
+        """A named gateway event, on a line of its own."""
+        self._enter(f"event {name}", again=True)
+        self.out.write(to_json(data).decode() + "\n")
         self._section = ""
-        usage = _usage_line(completion.usage)
-        finish = completion.finish_reason or ("[DONE]" if completion.done else "none")
-        self.out.write("\n" + self._style("2", f"finish_reason={finish}  {usage}") + "\n")
+        self.out.flush()
+
+    def note(self, text: str) -> None:
+        """A line of commentary from the command itself."""
+        if self._section:
+            self.out.write("\n")
+            self._section = ""
+        self.out.write(self._style("2", f"({text})") + "\n")
+
+    def event(self, event: StreamEvent) -> None:
+        """Render one sse_core StreamEvent."""
+        match event:
+            case ReasoningDelta(text=text):
+                self.reasoning(text)
+            case TextDelta(text=text):
+                self.text(text)
+            case RefusalDelta(text=text):
+                self.refusal(text)
+            case ToolCallDelta(name=name, arguments=arguments):
+                self.tool_call(name, arguments)
+            case GatewayEvent(name=name, data=data):
+                self.gateway_event(name, data)
+            case Finish() | UsageUpdate() | Metadata() | Done() | ErrorFrame():
+                pass
+
+    def summary(self, finish_reason: str | None, usage: Usage | str | None) -> None:
+        """The end of a turn: finish reason and usage (a Usage, or a line already made)."""
+        line = usage if isinstance(usage, str) else _usage_line(usage)
+        self._section = ""
+        self.out.write("\n" + self._style("2", f"finish_reason={finish_reason}  {line}") + "\n")
         self.out.flush()
 
 
@@ -142,7 +171,10 @@ def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-tools", action="store_true", help="do not offer the demo tool")
     parser.add_argument("--fault", help="emulator fault to inject (X-Emulator-Fault)")
     parser.add_argument(
-        "--via", default="core", choices=["core"], help="which stack streams the chat"
+        "--via",
+        default="core",
+        choices=["core", "langchain", "llamaindex"],
+        help="stream through sse_core, LangChain's ChatSSE or LlamaIndex's SSELLM",
     )
 
 
@@ -168,6 +200,17 @@ def _headers(args: argparse.Namespace) -> dict[str, str]:
     return headers
 
 
+def run_tool(name: str, arguments: str) -> Any:
+    """Run a demo tool call locally; bad arguments give an error value, not an exception."""
+    try:
+        parsed = from_json(arguments or "{}")
+        if name != "get_weather" or not isinstance(parsed, dict):
+            return {"error": f"no tool {name!r} taking these arguments"}
+        return get_weather(**parsed)
+    except (ValueError, TypeError) as exc:
+        return {"error": f"bad arguments: {exc}"}
+
+
 def _tool_messages(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
     assistant = {
         "role": "assistant",
@@ -177,16 +220,14 @@ def _tool_messages(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
             for c in calls
         ],
     }
-    results = []
-    for call in calls:
-        try:
-            arguments = from_json(call.arguments or "{}")
-            result: Any = get_weather(**arguments) if call.name == "get_weather" else None
-        except (ValueError, TypeError) as exc:
-            result = {"error": f"bad arguments: {exc}"}
-        results.append(
-            {"role": "tool", "tool_call_id": call.id, "content": to_json(result).decode()}
-        )
+    results = [
+        {
+            "role": "tool",
+            "tool_call_id": call.id,
+            "content": to_json(run_tool(call.name or "", call.arguments)).decode(),
+        }
+        for call in calls
+    ]
     return [assistant, *results]
 
 
@@ -194,34 +235,62 @@ def _turn(client: ChatClient, payload: dict[str, Any], view: Renderer) -> Comple
     with client.stream(payload) as stream:
         for event in stream:
             view.event(event)
-    assert stream.completion is not None
-    view.summary(stream.completion)
-    return stream.completion
+    completion = stream.completion
+    assert completion is not None
+    finish = completion.finish_reason or ("[DONE]" if completion.done else None)
+    view.summary(finish, completion.usage)
+    return completion
+
+
+def _run_core(args: argparse.Namespace, base_url: str, view: Renderer) -> None:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": args.prompt}]
+    with ChatClient(
+        base_url=base_url,
+        api_key=os.environ.get("SSE_API_KEY", "demo-key"),
+        path=args.path,
+        default_headers=_headers(args),
+    ) as client:
+        payload: dict[str, Any] = {"model": args.model, "messages": messages}
+        if not args.no_tools:
+            payload["tools"] = [WEATHER_TOOL]
+        completion = _turn(client, payload, view)
+        if completion.tool_calls:
+            messages += _tool_messages(completion.tool_calls)
+            view.note("ran the tool locally; sending its result back")
+            _turn(client, {**payload, "messages": messages}, view)
+
+
+def _run_framework(args: argparse.Namespace, base_url: str, view: Renderer) -> None:
+    if args.via == "langchain":
+        from langchain_sse._demo import run_langchain_chat as driver
+    else:
+        from llamaindex_sse._demo import run_llamaindex_chat as driver
+    driver(
+        base_url=base_url,
+        api_key=os.environ.get("SSE_API_KEY", "demo-key"),
+        model=args.model,
+        path=args.path,
+        headers=_headers(args),
+        prompt=args.prompt,
+        tool=None if args.no_tools else WEATHER_TOOL,
+        run_tool=run_tool,
+        view=view,
+    )
 
 
 def run_chat(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the chat; returns the exit code (1 on a gateway or stream error)."""
     out = out or sys.stdout
     view = Renderer(out)
-    messages: list[dict[str, Any]] = [{"role": "user", "content": args.prompt}]
     try:
-        with (
-            _gateway(args) as base_url,
-            ChatClient(
-                base_url=base_url,
-                api_key=os.environ.get("SSE_API_KEY", "demo-key"),
-                path=args.path,
-                default_headers=_headers(args),
-            ) as client,
-        ):
-            payload: dict[str, Any] = {"model": args.model, "messages": messages}
-            if not args.no_tools:
-                payload["tools"] = [WEATHER_TOOL]
-            completion = _turn(client, payload, view)
-            if completion.tool_calls:
-                messages += _tool_messages(completion.tool_calls)
-                out.write(view._style("2", "(ran the tool locally; sending its result back)\n"))
-                _turn(client, {**payload, "messages": messages}, view)
+        with _gateway(args) as base_url:
+            if args.via == "core":
+                _run_core(args, base_url, view)
+            else:
+                _run_framework(args, base_url, view)
+    except ImportError as exc:
+        out.write(f"error: --via {args.via} needs the '{args.via}' extra ({exc})\n")
+        return 2
     except StreamError as exc:
         out.write(f"\nerror: {type(exc).__name__}: {exc}\n")
         out.write(f"(partial answer kept: {len(exc.partial.content)} characters)\n")
