@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.outputs import ChatGenerationChunk
 
@@ -254,20 +252,14 @@ def test_unparsable_tool_arguments_become_invalid_tool_calls() -> None:
     ]
 
 
-def test_aggregating_many_chunks_is_linear() -> None:
-    def aggregate(n: int) -> float:
-        events: list[StreamEvent] = [ToolCallDelta(index=0, id="c", name="f")]
-        events += [ToolCallDelta(index=0, arguments="x") for _ in range(n)]
-        chunks = ChunkMapper().feed(events)
-        start = time.perf_counter()
-        first, *rest = chunks
-        assert isinstance(first, ChatGenerationChunk)
-        merged = first + [c for c in rest if isinstance(c, ChatGenerationChunk)]
-        elapsed = time.perf_counter() - start
-        assert isinstance(merged.message, AIMessageChunk)
-        assert len(merged.message.tool_call_chunks[0]["args"] or "") == n
-        return elapsed
-
-    small, large = aggregate(2_000), aggregate(20_000)
-    # Ten times the chunks: linear is ~10x; quadratic would be ~100x. Allow noise.
-    assert large < small * 30
+def test_aggregating_many_chunks_in_one_merge() -> None:
+    # invoke aggregates with one n-ary merge (linear; the timing lives in the benchmark):
+    # 20,000 argument pieces come out whole, with id and name once.
+    events: list[StreamEvent] = [ToolCallDelta(index=0, id="c", name="f")]
+    events += [ToolCallDelta(index=0, arguments="x") for _ in range(20_000)]
+    first, *rest = ChunkMapper().feed(events)
+    assert isinstance(first, ChatGenerationChunk)
+    merged = first + [c for c in rest if isinstance(c, ChatGenerationChunk)]
+    assert isinstance(merged.message, AIMessageChunk)
+    (call,) = merged.message.tool_call_chunks
+    assert (call["id"], call["name"], call["args"]) == ("c", "f", "x" * 20_000)

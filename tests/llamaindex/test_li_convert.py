@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import pickle
-import time
 
 from llama_index.core.base.llms.types import (
     ChatMessage,
@@ -214,23 +213,6 @@ def test_running_text_reuses_the_previous_join_when_read_in_order() -> None:
     text = RunningText()
     text.parts.extend(["a", "b", "c"])
     assert [text.upto(n) for n in (1, 2, 3, 2, 0)] == ["a", "ab", "abc", "ab", ""]
-
-
-def _per_chunk_seconds(chunks: int) -> float:
-    stream = ResponseStream()
-    batches = [[TextDelta(text=" word")] for _ in range(chunks)]
-    started = time.perf_counter()
-    for batch in batches:
-        stream.add(batch)
-    return (time.perf_counter() - started) / chunks
-
-
-def test_cost_per_chunk_does_not_grow_with_the_stream() -> None:
-    # Building the running text per chunk would make 100k chunks ~10x dearer per chunk
-    # than 10k; the bound leaves room for timer noise, not for quadratic growth.
-    small = min(_per_chunk_seconds(10_000) for _ in range(3))
-    large = min(_per_chunk_seconds(100_000) for _ in range(2))
-    assert large / small < 2.0
 
 
 def test_chat_response_maps_a_whole_completion() -> None:
