@@ -77,7 +77,16 @@ _HOMES = {
 def __getattr__(name: str) -> Any:
     if name not in __all__:
         raise AttributeError(f"module 'langchain_sse' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOMES.get(name, "langchain_sse._errors")), name)
+    try:
+        home = importlib.import_module(_HOMES.get(name, "langchain_sse._errors"))
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not exc.name.startswith("langchain_core"):
+            raise
+        raise ImportError(
+            f"langchain_sse.{name} needs langchain-core >= 1.8 (Python 3.11+): "
+            "pip install 'sse-connectors[langchain]'"
+        ) from exc
+    value = getattr(home, name)
     globals()[name] = value
     return value
 

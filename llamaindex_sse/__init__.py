@@ -58,7 +58,16 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'llamaindex_sse' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    try:
+        home = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not exc.name.startswith("llama_index"):
+            raise
+        raise ImportError(
+            f"llamaindex_sse.{name} needs llama-index-core 0.14: "
+            "pip install 'sse-connectors[llamaindex]'"
+        ) from exc
+    value = getattr(home, name)
     globals()[name] = value
     return value
 

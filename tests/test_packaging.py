@@ -48,6 +48,15 @@ def test_wheel_installs_into_a_fresh_venv_and_imports(tmp_path: Path) -> None:
     site = str(env_dir.resolve())
     assert all(path.startswith(site) for path in out[:3]), out
     assert out[3] == "True"
+    # Without the framework extras, the adapters say which extra to install.
+    for module, name, extra in (("langchain_sse", "ChatSSE", "langchain"),
+                                ("llamaindex_sse", "SSELLM", "llamaindex")):  # fmt: skip
+        probe = f"import {module}\ntry:\n {module}.{name}\nexcept ImportError as e:\n print(e)"
+        said = subprocess.run(
+            [str(python), "-c", probe], check=True, capture_output=True, text=True, timeout=60,
+            cwd=tmp_path,
+        ).stdout  # fmt: skip
+        assert f"sse-connectors[{extra}]" in said, said
     # No top-level "core" package is installed to shadow a user's own "core" app.
     core = subprocess.run(
         [str(python), "-c", "import importlib.util as u; print(u.find_spec('core'))"],
