@@ -167,17 +167,13 @@ class _ChoiceState:
 class ChunkDecoder:
     """Turns each :class:`ServerSentEvent` (or decoded chunk) into StreamEvents."""
 
-    __slots__ = ("_choices", "_done", "_missing")
+    __slots__ = ("_choices", "_missing", "done")
 
     def __init__(self) -> None:
         self._choices: dict[int, _ChoiceState] = {}
         self._missing: tuple[str, ...] = _METADATA_KEYS  # metadata fields not yet seen
-        self._done = False
-
-    @property
-    def done(self) -> bool:
-        """True once ``[DONE]`` arrived."""
-        return self._done
+        #: True once ``[DONE]`` arrived (an attribute: it is read for every read).
+        self.done = False
 
     def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
         """Decode one SSE event."""
@@ -190,7 +186,7 @@ class ChunkDecoder:
                 return self.decode_chunk(parse_chunk_json(data))
             stripped = data.strip()
             if stripped == b"[DONE]":
-                self._done = True
+                self.done = True
                 return [*self.flush(), Done()]
             if not stripped:
                 return []  # an empty data line is a keepalive

@@ -41,10 +41,21 @@ class StreamDecoder:
             StreamProtocolError: The bytes broke the protocol. Events decoded from earlier
                 frames of the same ``data`` are on the error's ``events``.
         """
-        if self._chunks.done:
-            return []
         chunks = self._chunks
+        if chunks.done:
+            return []
         events: list[StreamEvent] = []
+        single = self._parser.single_data(data)
+        if single is not None and single[:1] == b"{":
+            # One JSON frame in this read (the common case): no raw-event tuple, no loop.
+            try:
+                chunk = from_json(single)
+            except ValueError:
+                chunk = parse_chunk_json(single)  # recovers bad UTF-8, else raises
+            chunks.decode_chunk_into(chunk, events)
+            return events
+        if single is not None:
+            return chunks.decode_raw("message", single)
         try:
             for name, payload, _, _ in self._parser.feed_raw(data):
                 if name == "message" and payload[:1] == b"{":  # the common case, inlined

@@ -126,18 +126,9 @@ class SSEParser:
         """:meth:`feed`, returning :data:`RawEvent` tuples with the data still in bytes."""
         if not chunk:
             return []
-        if (
-            chunk[-2:] == b"\n\n"
-            and chunk[:6] == b"data: "
-            and self._bom_checked
-            and not (self._pending or self._data or self._event or self._skip_lf)
-            and chunk.count(b"\n") == 2
-            and b"\r" not in chunk
-            and len(chunk) <= self._max
-        ):
-            # Fast path: one whole "data: ...\n\n" frame per read, the common case on a
-            # stream that arrives as it is generated. Same result as the general path.
-            return [("message", chunk[6:-2], self._last_id, self._retry)]
+        payload = self.single_data(chunk)
+        if payload is not None:
+            return [("message", payload, self._last_id, self._retry)]
         if self._skip_lf:
             # A CR ended the previous read; a LF starting this one belongs to that CRLF.
             self._skip_lf = False
@@ -163,6 +154,26 @@ class SSEParser:
         if tail:
             self._hold(tail)
         return out
+
+    def single_data(self, chunk: bytes) -> bytes | None:
+        """The payload when ``chunk`` is exactly one plain ``data: ...\\n\\n`` frame and no
+        earlier bytes are pending; else None (use :meth:`feed_raw`).
+
+        The common case on a stream that arrives as it is generated: one frame per read.
+        When it returns a payload, that frame is consumed, with the same result as
+        :meth:`feed_raw` would give.
+        """
+        if (
+            chunk[-2:] == b"\n\n"
+            and chunk[:6] == b"data: "
+            and self._bom_checked
+            and not (self._pending or self._data or self._event or self._skip_lf)
+            and chunk.count(b"\n") == 2
+            and b"\r" not in chunk
+            and len(chunk) <= self._max
+        ):
+            return chunk[6:-2]
+        return None
 
     def finish_raw(self) -> list[RawEvent]:
         """:meth:`finish`, returning :data:`RawEvent` tuples."""
