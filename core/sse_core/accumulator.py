@@ -83,7 +83,6 @@ class Accumulator:
         "_finished",
         "_headers",
         "_meta",
-        "_text_chars",
         "_usage",
     )
 
@@ -95,7 +94,6 @@ class Accumulator:
         self._done = False
         self._finished = False
         self._headers: Mapping[str, str] = dict(headers or {})
-        self._text_chars = 0
 
     @property
     def complete(self) -> bool:
@@ -113,7 +111,6 @@ class Accumulator:
         match event:
             case TextDelta(text=text, choice=index):
                 self._choice(index).content.append(text)
-                self._text_chars += len(text)
             case ReasoningDelta(text=text, choice=index):
                 self._choice(index).reasoning.append(text)
             case ToolCallDelta():

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sse_core.accumulator import Accumulator
 from sse_core.completion import Completion
-from sse_core.decoder import StreamDecoder
-from sse_core.errors import StreamError
+from sse_core.session import StreamSession
 from sse_core.sse import DEFAULT_MAX_EVENT_BYTES
 
 __all__ = ["decode"]
@@ -30,21 +28,16 @@ def decode(
     """
     if isinstance(body, (bytes, bytearray, memoryview)):
         body = (bytes(body),)
-    decoder = StreamDecoder(max_event_bytes=max_event_bytes)
-    acc = Accumulator()
-    try:
-        for piece in body:
-            if not isinstance(piece, (bytes, bytearray, memoryview)):
-                raise TypeError(f"decode() expected bytes pieces, got {type(piece).__name__}")
-            acc.extend(decoder.feed(bytes(piece)))
-            if decoder.done:
-                break
-        acc.extend(decoder.finish())
-    except StreamError as exc:
-        if not exc.has_partial:
-            # Events decoded from the same piece before the failure still belong to the partial
-            # (an error frame among them takes precedence: it came first).
-            acc.extend(exc.events)
-            exc.partial = acc.completion()
-        raise
-    return acc.finish()
+    session = StreamSession(headers={}, max_event_bytes=max_event_bytes)
+    for piece in body:
+        if not isinstance(piece, (bytes, bytearray, memoryview)):
+            raise TypeError(f"decode() expected bytes pieces, got {type(piece).__name__}")
+        _, error = session.accept(session.feed(bytes(piece)))
+        if error is not None:
+            raise error
+        if session.done:
+            break
+    _, error = session.accept(session.end())
+    if error is not None:
+        raise error
+    return session.completion()

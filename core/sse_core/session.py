@@ -25,7 +25,7 @@ class StreamSession:
     Completion to any StreamError.
     """
 
-    __slots__ = ("_acc", "_decoder", "_json", "_max", "add", "received")
+    __slots__ = ("_acc", "_decoder", "_json", "_json_size", "_max", "add")
 
     def __init__(self, *, headers: Mapping[str, str], max_event_bytes: int) -> None:
         self._decoder = StreamDecoder(max_event_bytes=max_event_bytes)
@@ -33,7 +33,7 @@ class StreamSession:
         self._json: list[bytes] = []
         self._max = max_event_bytes
         self.add = self._acc.add
-        self.received = 0
+        self._json_size = 0
 
     @property
     def done(self) -> bool:
@@ -42,7 +42,6 @@ class StreamSession:
 
     def feed(self, piece: bytes) -> list[StreamEvent]:
         """Decode the next piece of the body."""
-        self.received += len(piece)
         try:
             return self._decoder.feed(piece)
         except StreamError as exc:
@@ -65,8 +64,8 @@ class StreamSession:
 
     def collect(self, piece: bytes) -> None:
         """Keep a piece of a JSON body (a gateway answered JSON where SSE was asked for)."""
-        self.received += len(piece)
-        if self.received > self._max:
+        self._json_size += len(piece)
+        if self._json_size > self._max:
             raise self.fail(
                 StreamProtocolError(
                     f"the JSON response body exceeded {self._max} bytes; "
