@@ -37,8 +37,10 @@ from sse_core import GatewayEvent
 
 __all__ = [
     "LINK_KEY",
+    "AsyncEmit",
     "RunLink",
     "RunLinkedChatModel",
+    "SyncEmit",
     "async_emitter",
     "link_config",
     "sync_emitter",

@@ -36,6 +36,7 @@ __all__ = [
     "ChunkMapper",
     "completion_to_message",
     "usage_metadata",
+    "whole_chunk",
 ]
 
 #: The ``model_provider`` tag of every message ChatSSE makes (its content-block translator).
@@ -198,6 +199,53 @@ class ChunkMapper:
             )
         )
 
+    def whole(self, completion: Completion, *, last: bool = True) -> AIMessageChunk:
+        """The whole answer as one chunk, as merging every chunk of :meth:`feed` would give.
+
+        Built from the Completion (the followed choice), so a caller need not keep the
+        chunks of a long stream to report the answer at its end.
+
+        Args:
+            completion: What the stream delivered (or the partial answer of a failed one).
+            last: Mark the chunk ``chunk_position="last"`` (False for an unfinished answer,
+                whose tool-call arguments may be cut).
+        """
+        return whole_chunk(
+            completion, choice=self._choice, model=self._model, headers=self._headers, last=last
+        )
+
+
+def whole_chunk(
+    completion: Completion,
+    *,
+    choice: int | None,
+    model: str | None = None,
+    headers: Sequence[str] = DEFAULT_RESPONSE_HEADERS,
+    last: bool = True,
+) -> AIMessageChunk:
+    """One ``choice`` of a Completion as one chunk (``chunk_position="last"`` if ``last``)."""
+    followed = next((c for c in completion.choices if c.index == choice), None)
+    extra: dict[str, Any] = {}
+    fields: dict[str, Any] = {"content": "", "additional_kwargs": extra}
+    if followed is not None:
+        fields["content"] = followed.content
+        if followed.reasoning:
+            extra["reasoning_content"] = followed.reasoning
+        if followed.refusal:
+            extra["refusal"] = followed.refusal
+        fields["tool_call_chunks"] = [
+            tool_call_chunk(name=c.name, args=c.arguments, id=c.id, index=c.index)
+            for c in followed.tool_calls
+        ]
+    return AIMessageChunk(
+        **fields,
+        usage_metadata=usage_metadata(completion.usage) if completion.usage else None,
+        response_metadata=response_metadata(
+            completion, choice=choice, model=model, headers=headers
+        ),
+        chunk_position="last" if last else None,
+    )
+
 
 def _merged(
     texts: list[str],
@@ -306,23 +354,8 @@ def completion_to_message(completion: Completion, *, model: str | None = None) -
     ``refusal`` in ``additional_kwargs``, parsed ``tool_calls`` (or ``invalid_tool_calls``),
     ``usage_metadata`` and ``response_metadata``.
     """
-    extra: dict[str, Any] = {}
-    if completion.reasoning:
-        extra["reasoning_content"] = completion.reasoning
-    if completion.refusal:
-        extra["refusal"] = completion.refusal
     first = completion.choices[0].index if completion.choices else None
-    chunk = AIMessageChunk(
-        content=completion.content,
-        additional_kwargs=extra,
-        tool_call_chunks=[
-            tool_call_chunk(name=c.name, args=c.arguments, id=c.id, index=c.index)
-            for c in completion.tool_calls
-        ],
-        usage_metadata=usage_metadata(completion.usage) if completion.usage else None,
-        response_metadata=response_metadata(completion, choice=first, model=model),
-        chunk_position="last",
-    )
+    chunk = whole_chunk(completion, choice=first, model=model)
     message = message_chunk_to_message(chunk)
     assert isinstance(message, AIMessage)
     return message

@@ -8,26 +8,40 @@ only I/O, twins a few lines long; ``invoke`` aggregates the stream.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any, Literal
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
+from contextlib import aclosing, closing
+from typing import Any, Literal, cast
 
 import httpx
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.callbacks import (
+    AsyncCallbackManager,
+    AsyncCallbackManagerForLLMRun,
+    CallbackManager,
+    CallbackManagerForLLMRun,
+)
 from langchain_core.language_models import LangSmithParams, LanguageModelInput
-from langchain_core.language_models.chat_models import agenerate_from_stream, generate_from_stream
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGenerationChunk, ChatResult
-from langchain_core.runnables import Runnable
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.utils import message_chunk_to_message
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.utils import from_env, secret_from_env
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from typing_extensions import Self, override
 
 from langchain_sse import _blocks
-from langchain_sse._callbacks import LINK_KEY, RunLinkedChatModel, async_emitter, sync_emitter
+from langchain_sse._callbacks import (
+    LINK_KEY,
+    AsyncEmit,
+    RunLinkedChatModel,
+    SyncEmit,
+    async_emitter,
+    sync_emitter,
+)
 from langchain_sse._clients import ClientCache
 from langchain_sse._convert import DEFAULT_RESPONSE_HEADERS, PROVIDER, ChunkMapper
 from langchain_sse._errors import to_langchain_error
 from langchain_sse._request import build_payload, combine_llm_outputs, llm_output, public_url
+from langchain_sse._run import OWN_LOOP, Stamp, Turn, ended, failed, plan_run
 from langchain_sse._structured import structured_output
 from langchain_sse._tools import ToolLike, format_tools, normalize_tool_choice, tool_names
 from sse_core import (
@@ -205,6 +219,138 @@ class ChatSSE(RunLinkedChatModel):
 
     # --- streaming: the only I/O, sync and async twins ---
 
+    def _chunks(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+        emit: SyncEmit | None,
+        turn: Turn,
+    ) -> Generator[ChatGenerationChunk, None, None]:
+        """The chunks of one answer, the final chunk last; gateway events go to ``emit``."""
+        payload, headers = self._request(messages, stop, kwargs)
+        mapper = turn.mapper = ChunkMapper(model=payload["model"], headers=self.response_headers)
+        feed = mapper.coalesce if self.coalesce else mapper.feed
+        try:
+            with self._sync_client().stream(payload, headers=headers) as stream:
+                turn.received = stream.received
+                for events in stream.batches():
+                    for item in feed(events):
+                        if isinstance(item, GatewayEvent):
+                            if emit is not None:
+                                emit(item)
+                            continue
+                        yield item
+        except SSEConnectorError as exc:
+            raise to_langchain_error(exc) from exc.__cause__
+        assert stream.completion is not None
+        yield mapper.final(stream.completion)
+
+    async def _achunks(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+        emit: AsyncEmit | None,
+        turn: Turn,
+    ) -> AsyncGenerator[ChatGenerationChunk, None]:
+        """Async twin of :meth:`_chunks`."""
+        payload, headers = self._request(messages, stop, kwargs)
+        mapper = turn.mapper = ChunkMapper(model=payload["model"], headers=self.response_headers)
+        feed = mapper.coalesce if self.coalesce else mapper.feed
+        try:
+            async with self._async_client().stream(payload, headers=headers) as stream:
+                turn.received = stream.received
+                async for events in stream.batches():
+                    for item in feed(events):
+                        if isinstance(item, GatewayEvent):
+                            if emit is not None:
+                                await emit(item)
+                            continue
+                        yield item
+        except SSEConnectorError as exc:
+            raise to_langchain_error(exc) from exc.__cause__
+        assert stream.completion is not None
+        yield mapper.final(stream.completion)
+
+    @override
+    def stream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[AIMessageChunk]:
+        """Stream the answer as ``AIMessageChunk`` objects, the usage on the last one.
+
+        Runs the same callbacks as ``BaseChatModel.stream`` but keeps no chunk: the
+        ``on_llm_end`` message is built from the answer the core assembled.
+        """
+        if not OWN_LOOP or not self._should_stream(async_api=False, **{**kwargs, "stream": True}):
+            yield from super().stream(input, config, stop=stop, **kwargs)
+            return
+        run = plan_run(self, input, config, stop, kwargs)
+        (run_manager,) = CallbackManager.configure(**run.configure).on_chat_model_start(
+            self._serialized, [run.traced], **run.start
+        )
+        if self.rate_limiter:
+            self.rate_limiter.acquire(blocking=True)
+        stamp = Stamp(run_manager.run_id, self.output_version)
+        turn = Turn()
+        emit = sync_emitter(self, run_manager, None)
+        try:
+            with closing(self._chunks(run.messages, stop, kwargs, emit, turn)) as chunks:
+                for chunk in chunks:
+                    stamp(chunk)
+                    run_manager.on_llm_new_token(chunk.message.content, chunk=chunk)
+                    yield cast("AIMessageChunk", chunk.message)
+        except BaseException as exc:
+            run_manager.on_llm_error(exc, response=failed(turn, stamp))
+            raise
+        run_manager.on_llm_end(ended(turn, stamp))
+
+    @override
+    async def astream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[AIMessageChunk]:
+        """Stream the answer; wrap in ``contextlib.aclosing`` to close the connection on exit.
+
+        Without it, leaving an ``async for`` early closes the connection only when the
+        generator is collected (at once in CPython, by the event loop's finalizer).
+        Runs the same callbacks as ``BaseChatModel.astream`` but keeps no chunk.
+        """
+        if not OWN_LOOP or not self._should_stream(async_api=True, **{**kwargs, "stream": True}):
+            base_stream = super().astream(input, config, stop=stop, **kwargs)
+            async with aclosing(cast("AsyncGenerator[AIMessageChunk, None]", base_stream)) as base:
+                async for message in base:
+                    yield message
+            return
+        run = plan_run(self, input, config, stop, kwargs)
+        (run_manager,) = await AsyncCallbackManager.configure(**run.configure).on_chat_model_start(
+            self._serialized, [run.traced], **run.start
+        )
+        if self.rate_limiter:
+            await self.rate_limiter.aacquire(blocking=True)
+        stamp = Stamp(run_manager.run_id, self.output_version)
+        turn = Turn()
+        emit = async_emitter(self, run_manager, None)
+        try:
+            async with aclosing(self._achunks(run.messages, stop, kwargs, emit, turn)) as chunks:
+                async for chunk in chunks:
+                    stamp(chunk)
+                    await run_manager.on_llm_new_token(chunk.message.content, chunk=chunk)
+                    yield cast("AIMessageChunk", chunk.message)
+        except BaseException as exc:
+            await run_manager.on_llm_error(exc, response=failed(turn, stamp))
+            raise
+        await run_manager.on_llm_end(ended(turn, stamp))
+
     @override
     def _stream(
         self,
@@ -214,27 +360,11 @@ class ChatSSE(RunLinkedChatModel):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         emit = sync_emitter(self, run_manager, kwargs.pop(LINK_KEY, None))
-        payload, headers = self._request(messages, stop, kwargs)
-        mapper = ChunkMapper(model=payload["model"], headers=self.response_headers)
-        feed = mapper.coalesce if self.coalesce else mapper.feed
-        try:
-            with self._sync_client().stream(payload, headers=headers) as stream:
-                for events in stream.batches():
-                    for item in feed(events):
-                        if isinstance(item, GatewayEvent):
-                            if emit is not None:
-                                emit(item)
-                            continue
-                        if run_manager is not None:
-                            run_manager.on_llm_new_token(item.text, chunk=item)
-                        yield item
-        except SSEConnectorError as exc:
-            raise to_langchain_error(exc) from exc.__cause__
-        assert stream.completion is not None
-        last = mapper.final(stream.completion)
-        if run_manager is not None:
-            run_manager.on_llm_new_token("", chunk=last)
-        yield last
+        with closing(self._chunks(messages, stop, kwargs, emit, Turn())) as chunks:
+            for chunk in chunks:
+                if run_manager is not None:
+                    run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
 
     @override
     async def _astream(
@@ -245,27 +375,11 @@ class ChatSSE(RunLinkedChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         emit = async_emitter(self, run_manager, kwargs.pop(LINK_KEY, None))
-        payload, headers = self._request(messages, stop, kwargs)
-        mapper = ChunkMapper(model=payload["model"], headers=self.response_headers)
-        feed = mapper.coalesce if self.coalesce else mapper.feed
-        try:
-            async with self._async_client().stream(payload, headers=headers) as stream:
-                async for events in stream.batches():
-                    for item in feed(events):
-                        if isinstance(item, GatewayEvent):
-                            if emit is not None:
-                                await emit(item)
-                            continue
-                        if run_manager is not None:
-                            await run_manager.on_llm_new_token(item.text, chunk=item)
-                        yield item
-        except SSEConnectorError as exc:
-            raise to_langchain_error(exc) from exc.__cause__
-        assert stream.completion is not None
-        last = mapper.final(stream.completion)
-        if run_manager is not None:
-            await run_manager.on_llm_new_token("", chunk=last)
-        yield last
+        async with aclosing(self._achunks(messages, stop, kwargs, emit, Turn())) as chunks:
+            async for chunk in chunks:
+                if run_manager is not None:
+                    await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+                yield chunk
 
     @override
     def _generate(
@@ -275,7 +389,14 @@ class ChatSSE(RunLinkedChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return llm_output(generate_from_stream(self._stream(messages, stop, run_manager, **kwargs)))
+        """The whole answer, streamed and assembled by the core (no chunk merging)."""
+        emit = sync_emitter(self, run_manager, kwargs.pop(LINK_KEY, None))
+        turn = Turn()
+        with closing(self._chunks(messages, stop, kwargs, emit, turn)) as chunks:
+            for chunk in chunks:
+                if run_manager is not None:
+                    run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+        return _result(turn)
 
     @override
     async def _agenerate(
@@ -285,9 +406,14 @@ class ChatSSE(RunLinkedChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return llm_output(
-            await agenerate_from_stream(self._astream(messages, stop, run_manager, **kwargs))
-        )
+        """Async twin of :meth:`_generate`."""
+        emit = async_emitter(self, run_manager, kwargs.pop(LINK_KEY, None))
+        turn = Turn()
+        async with aclosing(self._achunks(messages, stop, kwargs, emit, turn)) as chunks:
+            async for chunk in chunks:
+                if run_manager is not None:
+                    await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
+        return _result(turn)
 
     # --- tools and structured output ---
 
@@ -356,3 +482,11 @@ class ChatSSE(RunLinkedChatModel):
         return structured_output(
             self, schema, method=method, include_raw=include_raw, strict=strict, **kwargs
         )
+
+
+def _result(turn: Turn) -> ChatResult:
+    """The ChatResult of a finished turn, with the legacy ``llm_output``."""
+    whole = turn.whole()
+    assert whole is not None  # the turn finished, so its stream was opened
+    message = message_chunk_to_message(whole)
+    return llm_output(ChatResult(generations=[ChatGeneration(message=message)]))

@@ -281,6 +281,7 @@ class ChatStream:
         self._events = self._flatten()
         self.response: httpx.Response | None = None
         self.completion: Completion | None = None
+        self._session: StreamSession | None = None
 
     def __iter__(self) -> Iterator[StreamEvent]:
         return self._events
@@ -299,6 +300,16 @@ class ChatStream:
             pass
         assert self.completion is not None
         return self.completion
+
+    def received(self) -> Completion:
+        """What arrived so far, as a Completion (not checked for completeness).
+
+        The whole :attr:`completion` once the stream ended; an empty Completion before the
+        response began. For reporting what a stream that was left early had delivered.
+        """
+        if self.completion is not None:
+            return self.completion
+        return self._session.partial() if self._session is not None else Completion()
 
     def close(self) -> None:
         """Stop reading and close the HTTP response now."""
@@ -319,7 +330,9 @@ class ChatStream:
         client = self._client
         body, headers, deadline = self._prepared
         response = self.response = client._open(body, headers, deadline)
-        session = StreamSession(headers=response.headers, max_event_bytes=client.max_event_bytes)
+        session = self._session = StreamSession(
+            headers=response.headers, max_event_bytes=client.max_event_bytes
+        )
         try:
             if _is_json(response):
                 for piece in response.iter_bytes():
@@ -433,6 +446,7 @@ class AsyncChatStream:
         self._events = self._flatten()
         self.response: httpx.Response | None = None
         self.completion: Completion | None = None
+        self._session: StreamSession | None = None
 
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
         return self._events
@@ -453,6 +467,16 @@ class AsyncChatStream:
         assert self.completion is not None
         return self.completion
 
+    def received(self) -> Completion:
+        """What arrived so far, as a Completion (not checked for completeness).
+
+        The whole :attr:`completion` once the stream ended; an empty Completion before the
+        response began. For reporting what a stream that was left early had delivered.
+        """
+        if self.completion is not None:
+            return self.completion
+        return self._session.partial() if self._session is not None else Completion()
+
     async def aclose(self) -> None:
         """Stop reading and close the HTTP response now."""
         await self._events.aclose()
@@ -472,7 +496,9 @@ class AsyncChatStream:
         client = self._client
         body, headers, deadline = self._prepared
         response = self.response = await client._open(body, headers, deadline)
-        session = StreamSession(headers=response.headers, max_event_bytes=client.max_event_bytes)
+        session = self._session = StreamSession(
+            headers=response.headers, max_event_bytes=client.max_event_bytes
+        )
         try:
             if _is_json(response):
                 async for piece in response.aiter_bytes():

@@ -262,3 +262,44 @@ def test_gzip_encoded_stream_is_decoded(run: Callable[..., Outcome]) -> None:
     rec = Recorder(sse_response(body, **{"content-encoding": "gzip"}))
     _, result = run(rec)
     assert isinstance(result, Completion) and result.content == "zipped"
+
+
+def test_received_is_what_arrived_so_far() -> None:
+    """Before the response: nothing; after a cut stream: the partial; at the end: the whole."""
+    body = sse_body("al", "most", finish=None, done=False)
+    http = httpx.Client(transport=httpx.MockTransport(Recorder(sse_response(body))))
+    client = ChatClient(base_url="http://gw.test/v1", http_client=http)
+    with client.stream(PAYLOAD) as stream:
+        assert stream.received() == Completion()
+        with pytest.raises(IncompleteStreamError):
+            stream.until_done()
+        assert stream.received().content == "almost"
+        assert stream.completion is None
+    http = httpx.Client(transport=httpx.MockTransport(Recorder(sse_response(sse_body("done")))))
+    with ChatClient(base_url="http://gw.test/v1", http_client=http).stream(PAYLOAD) as whole:
+        completion = whole.until_done()
+        assert whole.received() is completion and completion.content == "done"
+
+
+def test_async_received_is_what_arrived_so_far() -> None:
+    import asyncio
+
+    async def main() -> None:
+        body = sse_body("al", "most", finish=None, done=False)
+        http = httpx.AsyncClient(transport=httpx.MockTransport(Recorder(sse_response(body))))
+        client = AsyncChatClient(base_url="http://gw.test/v1", http_client=http)
+        async with client.stream(PAYLOAD) as stream:
+            assert stream.received() == Completion()
+            with pytest.raises(IncompleteStreamError):
+                await stream.until_done()
+            assert stream.received().content == "almost"
+        http = httpx.AsyncClient(
+            transport=httpx.MockTransport(Recorder(sse_response(sse_body("done"))))
+        )
+        async with AsyncChatClient(base_url="http://gw.test/v1", http_client=http).stream(
+            PAYLOAD
+        ) as whole:
+            completion = await whole.until_done()
+            assert whole.received() is completion and completion.content == "done"
+
+    asyncio.run(main())

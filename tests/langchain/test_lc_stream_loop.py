@@ -1,0 +1,321 @@
+"""ChatSSE's own ``stream``/``astream`` loop against ``BaseChatModel``'s, on the same answers.
+
+ChatSSE runs the streaming loop itself so that it keeps no chunk until the end (the
+``on_llm_end`` message is built from the core's Completion). Whatever a caller or a
+callback handler sees must stay what the base class's loop shows: the same chunks, the
+same ``on_chat_model_start`` arguments, the same tokens, custom events and end (or error)
+results. Each case streams one emulator answer through both loops, with the same fixed run
+id, and compares everything recorded.
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import AsyncIterator, Iterator
+from contextlib import aclosing, closing
+from typing import Any
+from uuid import UUID
+
+import pytest
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import AIMessageChunk, HumanMessage, SystemMessage
+from langchain_core.outputs import LLMResult
+from langchain_core.rate_limiters import InMemoryRateLimiter
+from langchain_core.runnables import RunnableConfig
+from lc_support import ModelFactory
+
+from langchain_sse import ChatSSE, IncompleteStreamError
+from langchain_sse._callbacks import RunLinkedChatModel
+from langchain_sse._run import OWN_LOOP
+
+RUN_ID = UUID("01234567-89ab-7def-8123-456789abcdef")
+MODES = ("sync", "async")
+
+
+def get_weather(city: str) -> str:
+    """Get the current weather for a city."""
+    return f"sunny in {city}"
+
+
+def _generation(generation: Any) -> dict[str, Any]:
+    """A generation as data, its message whole (pydantic would dump only BaseMessage fields)."""
+    data: dict[str, Any] = generation.model_dump(exclude={"message"})
+    data["message"] = generation.message.model_dump()
+    return data
+
+
+def _result(response: LLMResult | None) -> Any:
+    if response is None:
+        return None
+    generations = [[_generation(g) for g in gens] for gens in response.generations]
+    return {"generations": generations, "llm_output": response.llm_output}
+
+
+class Record(BaseCallbackHandler):
+    """Every callback of a chat-model run, as comparable data."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+        start = {k: v for k, v in kwargs.items() if k != "parent_run_id"}
+        self.calls.append(("start", (serialized, [[m.model_dump() for m in messages[0]]], start)))
+
+    def on_llm_new_token(self, token: Any, *, chunk: Any = None, **kwargs: Any) -> None:
+        self.calls.append(("token", (token, _generation(chunk), kwargs["run_id"])))
+
+    def on_custom_event(self, name: str, data: Any, **kwargs: Any) -> None:
+        self.calls.append(("custom", (name, data, kwargs["run_id"])))
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        self.calls.append(("end", (_result(response), kwargs["run_id"])))
+
+    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
+        dumped = _result(kwargs.get("response"))
+        self.calls.append(("error", (type(error), str(error), dumped, kwargs["run_id"])))
+
+
+def _config(record: Record) -> RunnableConfig:
+    return {"callbacks": [record], "run_id": RUN_ID, "tags": ["t"], "metadata": {"m": 1},
+            "run_name": "answer"}  # fmt: skip
+
+
+def _own(model: Any, mode: str) -> Any:
+    return model.stream if mode == "sync" else model.astream
+
+
+def _base(model: Any, mode: str) -> Any:
+    """The base class's loop (with ChatSSE's run link, as ChatSSE used it before)."""
+    method = RunLinkedChatModel.stream if mode == "sync" else RunLinkedChatModel.astream
+    return lambda *args, **kwargs: method(model, *args, **kwargs)
+
+
+async def _drain(stream: Any, limit: int | None = None) -> list[dict[str, Any]]:
+    """The chunks of a stream (``limit``: leave after that many), as data; errors re-raised."""
+    chunks: list[dict[str, Any]] = []
+    if isinstance(stream, Iterator):
+        with closing(stream):  # type: ignore[type-var]
+            for message in stream:
+                chunks.append(message.model_dump())
+                if len(chunks) == limit:
+                    break
+        return chunks
+    assert isinstance(stream, AsyncIterator)
+    async with aclosing(stream):  # type: ignore[type-var]
+        async for message in stream:
+            chunks.append(message.model_dump())
+            if len(chunks) == limit:
+                break
+    return chunks
+
+
+async def _run(loop: Any, prompt: Any, limit: int | None = None, **kwargs: Any) -> Any:
+    record = Record()
+    try:
+        chunks: Any = await _drain(loop(prompt, _config(record), **kwargs), limit)
+    except Exception as exc:  # the error is part of what is compared
+        chunks = (type(exc), str(exc))
+    return chunks, record.calls
+
+
+async def _compare(model: ChatSSE, mode: str, prompt: Any, **kwargs: Any) -> list[Any]:
+    """Stream through both loops; assert they yield and report the same; return the calls."""
+    own = await _run(_own(model, mode), prompt, **kwargs)
+    base = await _run(_base(model, mode), prompt, **kwargs)
+    assert own[0] == base[0]
+    assert [name for name, _ in own[1]] == [name for name, _ in base[1]]
+    for (name, mine), (_, theirs) in zip(own[1], base[1], strict=True):
+        if name == "error":
+            _set_aside_partial_metadata(mine, theirs)
+        assert mine == theirs, name
+    calls: list[Any] = own[1]
+    return calls
+
+
+def _set_aside_partial_metadata(mine: Any, theirs: Any) -> None:
+    """An error's partial answer, with ChatSSE's extra metadata checked and then set aside.
+
+    The base class merges the chunks that arrived, so its partial answer has only the first
+    chunk's ``model_provider``; ChatSSE's, built from the Completion, also names the model,
+    the response id and headers already known. Everything else must be equal.
+    """
+    for own_gens, base_gens in zip(mine[2]["generations"], theirs[2]["generations"], strict=True):
+        for own, base in zip(own_gens, base_gens, strict=True):
+            own_meta = own["message"]["response_metadata"]
+            base_meta = base["message"]["response_metadata"]
+            assert base_meta.items() <= own_meta.items()
+            assert own_meta.keys() - base_meta.keys() <= {"model_name", "id", "system_fingerprint",
+                                                          "headers", "gateway_events"}  # fmt: skip
+            own["message"]["response_metadata"] = base_meta
+
+
+def test_the_own_loop_is_available() -> None:
+    assert OWN_LOOP  # else ChatSSE silently keeps every chunk, as the base class does
+
+
+CASES = [
+    pytest.param("openai", {}, "echo: hello streaming world", {}, id="text"),
+    pytest.param("shroud", {"reasoning_effort": "high"}, "echo: why", {}, id="reasoning"),
+    pytest.param("aivene", {"reasoning_effort": "low"}, "echo: why", {}, id="aivene-reasoning"),
+    pytest.param("openai", {}, "forbidden topic", {}, id="refusal"),
+    pytest.param("aivene", {}, "forbidden topic", {}, id="content-filter"),
+    pytest.param("streamchat", {}, "count to 30", {}, id="streamchat"),
+    pytest.param("gateway", {}, "echo: 你好 café ☕", {}, id="gateway-unicode"),
+    pytest.param(
+        "spass",
+        {
+            "default_headers": {
+                "SPASS-User-Id": "u",
+                "X-Emulator-Fault": "named-event; name=spass.tool-cap; after=2",
+            }
+        },
+        "echo: with events",
+        {},
+        id="spass-named-events",
+    ),
+    pytest.param(
+        "openai",
+        {"default_headers": {"X-Emulator-Fault": "think-tags"}},
+        "echo: tagged",
+        {"reasoning_effort": "medium"},
+        id="think-tags",
+    ),
+    pytest.param("openai", {"coalesce": True}, "count to 200", {}, id="coalesce"),
+    pytest.param(
+        "openai", {"output_version": "v1", "reasoning_effort": "low"}, "echo: v1", {}, id="v1"
+    ),
+    pytest.param("openai", {"max_tokens": 3}, "count to 10", {"stop": ["9"]}, id="length"),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("dialect", "fields", "prompt", "kwargs"), CASES)
+async def test_streams_and_reports_what_the_base_loop_does(
+    make_model: ModelFactory,
+    dialect: str,
+    fields: dict[str, Any],
+    prompt: str,
+    kwargs: dict[str, Any],
+    mode: str,
+) -> None:
+    calls = await _compare(make_model(dialect, **fields), mode, prompt, **kwargs)
+    assert calls[0][0] == "start" and calls[-1][0] == "end"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("output_version", ["v0", "v1"])
+async def test_tool_calls_and_structured_output_format_match(
+    make_model: ModelFactory, mode: str, output_version: str
+) -> None:
+    model = make_model(output_version=output_version)
+    bound = model.bind_tools([get_weather], tool_choice="any")
+    fmt = {"schema": get_weather, "kwargs": {"method": "function_calling"}}
+    prompt = [SystemMessage("be brief"), HumanMessage("weather in Paris and Tokyo?")]
+    calls = await _compare(model, mode, prompt, ls_structured_output_format=fmt, **bound.kwargs)  # type: ignore[attr-defined]
+    start = calls[0][1][2]
+    assert start["options"]["ls_structured_output_format"]["schema"]["title"] == "get_weather"
+    end = calls[-1][1][0]["generations"][0][0]["message"]
+    assert [call["name"] for call in end["tool_calls"]] == ["get_weather", "get_weather"]
+
+
+FAULTS = [
+    pytest.param("truncate; after=4", id="truncate"),
+    pytest.param("error-frame; after=3", id="error-frame"),
+    pytest.param("reset; after=3", id="reset"),
+    pytest.param("unauthorized", id="unauthorized"),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fault", FAULTS)
+async def test_failures_report_what_arrived_as_the_base_loop_does(
+    make_model: ModelFactory, fault: str, mode: str
+) -> None:
+    model = make_model(default_headers={"X-Emulator-Fault": fault})
+    calls = await _compare(model, mode, "count to 12")
+    assert calls[-1][0] == "error"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_leaving_early_reports_the_partial_answer_as_the_base_loop_does(
+    make_model: ModelFactory, mode: str
+) -> None:
+    calls = await _compare(make_model(), mode, "count to 50", limit=6)
+    kind, (error, _, response, run_id) = calls[-1]
+    assert kind == "error" and error is GeneratorExit and run_id == RUN_ID
+    assert response["generations"][0][0]["text"] == "1 2 3 4 5 6"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_truncated_stream_raises_with_the_partial_message(
+    make_model: ModelFactory, mode: str
+) -> None:
+    model = make_model(default_headers={"X-Emulator-Fault": "truncate; after=4"})
+    record = Record()
+    with pytest.raises(IncompleteStreamError) as caught:
+        await _drain(_own(model, mode)("count to 12", _config(record)))
+    assert caught.value.partial_message.content == "1 2 3"
+    response = record.calls[-1][1][2]
+    assert response["generations"][0][0]["message"]["content"] == "1 2 3"
+
+
+async def _alive_while_streaming(stream: Any) -> list[int]:
+    """For each chunk handed over: how many of the earlier ones are still alive."""
+    seen: list[weakref.ref[AIMessageChunk]] = []
+    alive: list[int] = []
+
+    def look(message: AIMessageChunk) -> None:
+        seen.append(weakref.ref(message))
+        gc.collect()
+        alive.append(sum(ref() is not None for ref in seen[:-1]))
+
+    if isinstance(stream, Iterator):
+        for message in stream:
+            look(message)
+    else:
+        async for message in stream:
+            look(message)
+    return alive
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_no_chunk_is_kept_while_streaming(make_model: ModelFactory, mode: str) -> None:
+    """The base class keeps every chunk until the end; ChatSSE's loop lets each one go."""
+    model = make_model()
+    own = await _alive_while_streaming(_own(model, mode)("count to 40"))
+    base = await _alive_while_streaming(_base(model, mode)("count to 40"))
+    assert len(own) == len(base) == 41
+    assert base[-1] == 40  # the contrast: every earlier chunk still held for on_llm_end
+    assert max(own) <= 1  # at most the one a generator's loop variable still names
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_rate_limiter_is_asked_once_per_stream(
+    make_model: ModelFactory, mode: str
+) -> None:
+    limiter = InMemoryRateLimiter(requests_per_second=1000, max_bucket_size=1)
+    asked: list[bool] = []
+    acquire, aacquire = limiter.acquire, limiter.aacquire
+
+    def counting(*, blocking: bool = True) -> bool:
+        asked.append(blocking)
+        return acquire(blocking=blocking)
+
+    async def acounting(*, blocking: bool = True) -> bool:
+        asked.append(blocking)
+        return await aacquire(blocking=blocking)
+
+    object.__setattr__(limiter, "acquire", counting)
+    object.__setattr__(limiter, "aacquire", acounting)
+    chunks = await _drain(_own(make_model(rate_limiter=limiter), mode)("echo: limited"))
+    assert asked == [True]
+    assert "".join(c["content"] for c in chunks) == "limited"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_disabled_streaming_falls_back_to_one_invoked_message(
+    make_model: ModelFactory, mode: str
+) -> None:
+    calls = await _compare(make_model(disable_streaming=True), mode, "echo: whole")
+    assert [name for name, _ in calls] == ["start", "token", "token", "end"]
