@@ -19,6 +19,7 @@ from uuid import UUID
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models.chat_models import agenerate_from_stream, generate_from_stream
 from langchain_core.messages import AIMessageChunk, HumanMessage, SystemMessage
 from langchain_core.outputs import LLMResult
 from langchain_core.rate_limiters import InMemoryRateLimiter
@@ -319,3 +320,28 @@ async def test_disabled_streaming_falls_back_to_one_invoked_message(
 ) -> None:
     calls = await _compare(make_model(disable_streaming=True), mode, "echo: whole")
     assert [name for name, _ in calls] == ["start", "token", "token", "end"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("dialect", "fields", "prompt", "kwargs"), CASES)
+async def test_generate_assembles_what_merging_the_chunks_gives(
+    make_model: ModelFactory,
+    dialect: str,
+    fields: dict[str, Any],
+    prompt: str,
+    kwargs: dict[str, Any],
+    mode: str,
+) -> None:
+    """``_generate`` builds its result from the Completion instead of merging every chunk."""
+    model = make_model(dialect, **fields)
+    messages = [HumanMessage(prompt)]
+    if mode == "sync":
+        result = model._generate(messages, **kwargs)
+        merged = generate_from_stream(model._stream(messages, **kwargs))
+    else:
+        result = await model._agenerate(messages, **kwargs)
+        merged = await agenerate_from_stream(model._astream(messages, **kwargs))
+    (generation,), (expected,) = result.generations, merged.generations
+    assert generation.message.model_dump() == expected.message.model_dump()
+    assert generation.model_dump(exclude={"message"}) == expected.model_dump(exclude={"message"})
+    assert result.llm_output is not None and result.llm_output["model_name"] == "emulator"
