@@ -269,7 +269,24 @@ def _read_head(response: httpx.Response) -> bytes:
     return b"".join(parts)[:MAX_ERROR_BODY]
 
 
-class ChatStream:
+class _Answer:
+    """What both stream classes know of the answer: the Completion, and what arrived so far."""
+
+    completion: Completion | None
+    _session: StreamSession | None
+
+    def received(self) -> Completion:
+        """What arrived so far, as a Completion (not checked for completeness).
+
+        The whole :attr:`completion` once the stream ended; an empty Completion before the
+        response began. For reporting what a stream that was left early had delivered.
+        """
+        if self.completion is not None:
+            return self.completion
+        return self._session.partial() if self._session is not None else Completion()
+
+
+class ChatStream(_Answer):
     """One streamed answer: iterate for StreamEvents; :attr:`completion` at the end."""
 
     def __init__(
@@ -300,16 +317,6 @@ class ChatStream:
             pass
         assert self.completion is not None
         return self.completion
-
-    def received(self) -> Completion:
-        """What arrived so far, as a Completion (not checked for completeness).
-
-        The whole :attr:`completion` once the stream ended; an empty Completion before the
-        response began. For reporting what a stream that was left early had delivered.
-        """
-        if self.completion is not None:
-            return self.completion
-        return self._session.partial() if self._session is not None else Completion()
 
     def close(self) -> None:
         """Stop reading and close the HTTP response now."""
@@ -431,7 +438,7 @@ async def _aread_head(response: httpx.Response) -> bytes:
     return b"".join(parts)[:MAX_ERROR_BODY]
 
 
-class AsyncChatStream:
+class AsyncChatStream(_Answer):
     """Async twin of :class:`ChatStream`; use ``async with`` so an early exit closes at once."""
 
     def __init__(
@@ -466,16 +473,6 @@ class AsyncChatStream:
             pass
         assert self.completion is not None
         return self.completion
-
-    def received(self) -> Completion:
-        """What arrived so far, as a Completion (not checked for completeness).
-
-        The whole :attr:`completion` once the stream ended; an empty Completion before the
-        response began. For reporting what a stream that was left early had delivered.
-        """
-        if self.completion is not None:
-            return self.completion
-        return self._session.partial() if self._session is not None else Completion()
 
     async def aclose(self) -> None:
         """Stop reading and close the HTTP response now."""
