@@ -53,6 +53,7 @@ DEFAULT_RESPONSE_HEADERS: tuple[str, ...] = (
 )
 
 Item = ChatGenerationChunk | GatewayEvent
+_DELTAS = (TextDelta, ReasoningDelta, ToolCallDelta, RefusalDelta)
 
 
 def _chunk(message: AIMessageChunk) -> ChatGenerationChunk:
@@ -144,6 +145,15 @@ class ChunkMapper:
         if not self._tagged:
             self._tag_first(items)
         return items
+
+    def follow(self, events: Iterable[StreamEvent]) -> list[Item]:
+        """Only note which choice is followed; no chunk (for a caller that wants none)."""
+        if self._choice is None:
+            for event in events:
+                if isinstance(event, _DELTAS):
+                    self._choice = event.choice
+                    break
+        return []
 
     def _tag_first(self, items: list[Item]) -> None:
         """Put ``model_provider`` on the stream's first chunk."""

@@ -14,8 +14,9 @@ callback handler sees what the base class would show it:
 - ``on_llm_end`` with the whole message, or ``on_llm_error`` with what had arrived.
 
 Two message conversions are langchain-core's own (private) functions, so that what the
-model sends and what traces show cannot drift from the base class: without them (a
-langchain-core that renamed them), ChatSSE falls back to the base class's loop.
+model sends and what traces show cannot drift from the base class: without them, or
+without the model methods the loop calls (a langchain-core that renamed them), ChatSSE
+falls back to the base class's loop.
 This module is the pure part; ``ChatSSE.stream``/``astream`` are the sync/async twins.
 """
 
@@ -50,8 +51,16 @@ except ImportError:  # pragma: no cover - only on a langchain-core that moved th
 
 __all__ = ["OWN_LOOP", "RunPlan", "Stamp", "Turn", "ended", "failed", "plan_run"]
 
-#: Whether ChatSSE can run its own loop (else it uses BaseChatModel's).
-OWN_LOOP = normalize is not None and format_for_tracing is not None
+#: Whether ChatSSE can run its own loop (else it uses BaseChatModel's): the helpers above
+#: and the model methods the loop calls are all there.
+OWN_LOOP = (
+    normalize is not None
+    and format_for_tracing is not None
+    and all(
+        hasattr(BaseChatModel, name)
+        for name in ("_convert_input", "_get_ls_params_with_defaults", "_serialized")
+    )
+)
 
 #: Block types of finished tool calls, which carry no stream index.
 _WHOLE_CALLS = frozenset({"tool_call", "invalid_tool_call"})

@@ -226,11 +226,16 @@ class ChatSSE(RunLinkedChatModel):
         kwargs: dict[str, Any],
         emit: SyncEmit | None,
         turn: Turn,
+        *,
+        quiet: bool = False,
     ) -> Generator[ChatGenerationChunk, None, None]:
-        """The chunks of one answer, the final chunk last; gateway events go to ``emit``."""
+        """The chunks of one answer, the final chunk last; gateway events go to ``emit``.
+
+        ``quiet``: only the final chunk (for a caller that needs the Completion alone).
+        """
         payload, headers = self._request(messages, stop, kwargs)
         mapper = turn.mapper = ChunkMapper(model=payload["model"], headers=self.response_headers)
-        feed = mapper.coalesce if self.coalesce else mapper.feed
+        feed = mapper.follow if quiet else mapper.coalesce if self.coalesce else mapper.feed
         try:
             with self._sync_client().stream(payload, headers=headers) as stream:
                 turn.received = stream.received
@@ -253,11 +258,13 @@ class ChatSSE(RunLinkedChatModel):
         kwargs: dict[str, Any],
         emit: AsyncEmit | None,
         turn: Turn,
+        *,
+        quiet: bool = False,
     ) -> AsyncGenerator[ChatGenerationChunk, None]:
         """Async twin of :meth:`_chunks`."""
         payload, headers = self._request(messages, stop, kwargs)
         mapper = turn.mapper = ChunkMapper(model=payload["model"], headers=self.response_headers)
-        feed = mapper.coalesce if self.coalesce else mapper.feed
+        feed = mapper.follow if quiet else mapper.coalesce if self.coalesce else mapper.feed
         try:
             async with self._async_client().stream(payload, headers=headers) as stream:
                 turn.received = stream.received
@@ -382,6 +389,42 @@ class ChatSSE(RunLinkedChatModel):
                 yield chunk
 
     @override
+    def _should_stream(
+        self,
+        *,
+        async_api: bool,
+        run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> bool:
+        """False on the generate path (a run manager is given): ``_generate`` streams anyway.
+
+        LangChain's ``invoke`` streams through ``_stream`` (keeping and merging every chunk)
+        when ``streaming=True`` or a streaming handler (LangGraph's, ``astream_events``') is
+        attached; ChatSSE's ``_generate`` sends the same tokens and keeps no chunk.
+        """
+        if run_manager is not None:
+            return False
+        return super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
+
+    def _token_plan(
+        self,
+        async_api: bool,
+        run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None,
+        kwargs: dict[str, Any],
+    ) -> tuple[bool, Stamp | None]:
+        """Whether the run is quiet (no handler: no token, no chunk), and how to stamp tokens.
+
+        A quiet run makes no chunk at all, only the Completion. A run LangChain would have
+        streamed gets its chunks stamped as LangChain stamps streamed tokens (the message
+        id of the run, v1 blocks), and its message the same id.
+        """
+        if run_manager is None:
+            return True, None
+        streamed = super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
+        stamp = Stamp(run_manager.run_id, self.output_version) if streamed else None
+        return not run_manager.handlers, stamp
+
+    @override
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -389,14 +432,23 @@ class ChatSSE(RunLinkedChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        """The whole answer, streamed and assembled by the core (no chunk merging)."""
-        emit = sync_emitter(self, run_manager, kwargs.pop(LINK_KEY, None))
+        """The whole answer, streamed and assembled by the core (no chunk kept or merged).
+
+        With callback handlers, each chunk is sent as a token first.
+        """
+        link = kwargs.pop(LINK_KEY, None)
+        quiet, stamp = self._token_plan(False, run_manager, kwargs)
+        emit = None if quiet else sync_emitter(self, run_manager, link)
         turn = Turn()
-        with closing(self._chunks(messages, stop, kwargs, emit, turn)) as chunks:
+        with closing(self._chunks(messages, stop, kwargs, emit, turn, quiet=quiet)) as chunks:
             for chunk in chunks:
-                if run_manager is not None:
+                if quiet or run_manager is None:
+                    continue
+                if stamp is None:
                     run_manager.on_llm_new_token(chunk.text, chunk=chunk)
-        return _result(turn)
+                else:
+                    run_manager.on_llm_new_token(stamp(chunk).message.content, chunk=chunk)
+        return _result(turn, stamp)
 
     @override
     async def _agenerate(
@@ -407,13 +459,21 @@ class ChatSSE(RunLinkedChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         """Async twin of :meth:`_generate`."""
-        emit = async_emitter(self, run_manager, kwargs.pop(LINK_KEY, None))
+        link = kwargs.pop(LINK_KEY, None)
+        quiet, stamp = self._token_plan(True, run_manager, kwargs)
+        emit = None if quiet else async_emitter(self, run_manager, link)
         turn = Turn()
-        async with aclosing(self._achunks(messages, stop, kwargs, emit, turn)) as chunks:
+        chunks = self._achunks(messages, stop, kwargs, emit, turn, quiet=quiet)
+        async with aclosing(chunks):
             async for chunk in chunks:
-                if run_manager is not None:
+                if quiet or run_manager is None:
+                    continue
+                if stamp is None:
                     await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
-        return _result(turn)
+                else:
+                    token = stamp(chunk).message.content
+                    await run_manager.on_llm_new_token(token, chunk=chunk)
+        return _result(turn, stamp)
 
     # --- tools and structured output ---
 
@@ -484,9 +544,10 @@ class ChatSSE(RunLinkedChatModel):
         )
 
 
-def _result(turn: Turn) -> ChatResult:
+def _result(turn: Turn, stamp: Stamp | None) -> ChatResult:
     """The ChatResult of a finished turn, with the legacy ``llm_output``."""
     whole = turn.whole()
     assert whole is not None  # the turn finished, so its stream was opened
-    message = message_chunk_to_message(whole)
+    generated = stamp.whole(whole).message if stamp is not None else whole
+    message = message_chunk_to_message(generated)
     return llm_output(ChatResult(generations=[ChatGeneration(message=message)]))

@@ -14,11 +14,13 @@ import gc
 import weakref
 from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing, closing
+from types import MethodType
 from typing import Any
 from uuid import UUID
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import BaseChatModel
 from langchain_core.language_models.chat_models import agenerate_from_stream, generate_from_stream
 from langchain_core.messages import AIMessageChunk, HumanMessage, SystemMessage
 from langchain_core.outputs import LLMResult
@@ -345,3 +347,117 @@ async def test_generate_assembles_what_merging_the_chunks_gives(
     assert generation.message.model_dump() == expected.message.model_dump()
     assert generation.model_dump(exclude={"message"}) == expected.model_dump(exclude={"message"})
     assert result.llm_output is not None and result.llm_output["model_name"] == "emulator"
+
+
+class StreamingRecord(Record):
+    """A :class:`Record` that LangChain takes for a streaming handler (as LangGraph's is)."""
+
+    def tap_output_iter(self, run_id: UUID, output: Iterator[Any]) -> Iterator[Any]:
+        return output
+
+    def tap_output_aiter(self, run_id: UUID, output: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        return output
+
+
+def _base_streaming_twin(model: ChatSSE, used: list[str] | None = None) -> ChatSSE:
+    """The same model, with LangChain's own choice to stream ``invoke`` through ``_stream``.
+
+    ``used`` gets ``"_stream"`` or ``"_astream"`` each time LangChain's path calls them.
+    """
+    twin = ChatSSE(**{name: getattr(model, name) for name in model.model_fields_set})
+    object.__setattr__(twin, "_should_stream", MethodType(BaseChatModel._should_stream, twin))
+    if used is not None:
+        for name in ("_stream", "_astream"):
+
+            def wrapped(*args: Any, _name: str = name, **kwargs: Any) -> Any:
+                used.append(_name)
+                return getattr(ChatSSE, _name)(twin, *args, **kwargs)
+
+            object.__setattr__(twin, name, wrapped)
+    return twin
+
+
+async def _invoke(model: ChatSSE, mode: str, record: Record, prompt: Any, **kwargs: Any) -> Any:
+    config = _config(record)
+    if mode == "sync":
+        return model.invoke(prompt, config, **kwargs).model_dump()
+    return (await model.ainvoke(prompt, config, **kwargs)).model_dump()
+
+
+INVOKE_CASES = [
+    pytest.param("openai", {}, "echo: hello streaming world", id="text"),
+    pytest.param("shroud", {"reasoning_effort": "high"}, "echo: why", id="reasoning"),
+    pytest.param("openai", {}, "forbidden topic", id="refusal"),
+    pytest.param(
+        "spass",
+        {"default_headers": {"SPASS-User-Id": "u", "X-Emulator-Fault": "named-event"}},
+        "echo: with events",
+        id="spass-named-events",
+    ),
+    pytest.param("openai", {"coalesce": True}, "count to 200", id="coalesce"),
+    pytest.param("openai", {"output_version": "v1", "reasoning_effort": "low"}, "echo: v1",
+                 id="v1"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("how", ["streaming=True", "streaming handler"])
+@pytest.mark.parametrize(("dialect", "fields", "prompt"), INVOKE_CASES)
+async def test_invoke_that_langchain_would_stream_reports_the_same(
+    make_model: ModelFactory,
+    dialect: str,
+    fields: dict[str, Any],
+    prompt: str,
+    how: str,
+    mode: str,
+) -> None:
+    """``invoke`` with streaming on: ChatSSE's ``_generate`` sends the tokens LangChain's
+    streaming path sends, stamped alike, and returns the same message; it keeps no chunk."""
+    if how == "streaming=True":
+        fields = {**fields, "streaming": True}
+    model = make_model(dialect, **fields)
+    record_type = Record if how == "streaming=True" else StreamingRecord
+    own, base = record_type(), record_type()
+    used: list[str] = []
+    assert await _invoke(model, mode, own, prompt) == await _invoke(
+        _base_streaming_twin(model, used), mode, base, prompt
+    )
+    assert used == (["_stream"] if mode == "sync" else ["_astream"])  # LangChain's path ran
+    assert [name for name, _ in own.calls] == [name for name, _ in base.calls]
+    assert sum(name == "token" for name, _ in own.calls) >= 2
+    for (name, mine), (_, theirs) in zip(own.calls, base.calls, strict=True):
+        if name == "end":  # ChatSSE also reports the token usage in llm_output
+            assert mine[0].pop("llm_output")["token_usage"]["total_tokens"] > 0
+            theirs[0].pop("llm_output")
+        assert mine == theirs, name
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_quiet_streaming_invoke_keeps_langchains_message_id(
+    make_model: ModelFactory, mode: str
+) -> None:
+    """No handler: no chunk is made at all, and the message is what LangChain would give."""
+    model = make_model(streaming=True, output_version="v1", reasoning_effort="low")
+    twin = _base_streaming_twin(model)
+    if mode == "sync":
+        own, base = model.invoke("echo: quiet"), twin.invoke("echo: quiet")
+    else:
+        own, base = await model.ainvoke("echo: quiet"), await twin.ainvoke("echo: quiet")
+    assert own.id is not None and own.id.startswith("lc_run--")
+    assert own.model_dump(exclude={"id"}) == base.model_dump(exclude={"id"})
+    assert own.content_blocks[0]["type"] == "reasoning"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_without_the_own_loop_the_base_loop_streams(
+    make_model: ModelFactory, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a langchain-core without the helpers the loop needs, the base class's loop runs."""
+    import langchain_sse.chat_models
+
+    monkeypatch.setattr(langchain_sse.chat_models, "OWN_LOOP", False)
+    model = make_model()
+    record = Record()
+    alive = await _alive_while_streaming(_own(model, mode)("count to 5", _config(record)))
+    assert alive[-1] == 5  # the base class's loop keeps its chunks: it is the one that ran
+    assert [name for name, _ in record.calls] == ["start"] + ["token"] * 6 + ["end"]
