@@ -5,18 +5,21 @@ Two traps decide the shape of this module (langchain-core 1.8):
 - ``run_manager.on_custom_event`` on an LLM run manager is the no-op handler-mixin method:
   its calls are lost. A callback *manager* built from the run manager's handlers dispatches
   for real, with the model's ``run_id``.
-- ``stream``/``astream``/``astream_events`` (and ``invoke`` with ``streaming=True``) call
+- The base class's ``stream``/``astream`` (and ``invoke`` when LangChain streams it) call
   ``_stream``/``_astream`` without a run manager, and ``(a)dispatch_custom_event`` then
-  either fails (no parent run) or files the event under the parent chain. So the public
-  entry points of :class:`RunLinkedChatModel` choose the run id themselves (LangChain
+  either fails (no parent run) or files the event under the parent chain. So
+  :class:`RunLinkedChatModel`'s ``invoke``/``ainvoke`` (and ChatSSE's ``stream``/``astream``
+  when they leave the loop to the base class) choose the run id themselves (LangChain
   honours ``config["run_id"]``) and hand it, with the config, to ``_stream`` as a
   :class:`RunLink` keyword; the handlers are configured from it exactly as the base class
   configures them for the run. The keyword is kept out of traces and cache keys.
+
+ChatSSE's own ``stream``/``astream`` loop holds the run manager itself and needs no link.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -28,7 +31,7 @@ from langchain_core.callbacks import (
     CallbackManagerForLLMRun,
 )
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig, ensure_config
 from langchain_core.utils.uuid import uuid7
 from typing_extensions import override
@@ -165,7 +168,7 @@ def async_emitter(
 
 
 class RunLinkedChatModel(BaseChatModel):
-    """A chat model whose public entry points hand ``_stream`` a :class:`RunLink`."""
+    """A chat model whose ``invoke``/``ainvoke`` hand its I/O methods a :class:`RunLink`."""
 
     @override
     def invoke(
@@ -190,35 +193,6 @@ class RunLinkedChatModel(BaseChatModel):
     ) -> AIMessage:
         config, kwargs = link_config(config, kwargs)
         return await super().ainvoke(input, config, stop=stop, **kwargs)
-
-    @override
-    def stream(
-        self,
-        input: LanguageModelInput,
-        config: RunnableConfig | None = None,
-        *,
-        stop: list[str] | None = None,
-        **kwargs: Any,
-    ) -> Iterator[AIMessageChunk]:
-        config, kwargs = link_config(config, kwargs)
-        return super().stream(input, config, stop=stop, **kwargs)
-
-    @override
-    def astream(
-        self,
-        input: LanguageModelInput,
-        config: RunnableConfig | None = None,
-        *,
-        stop: list[str] | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[AIMessageChunk]:
-        """Stream the answer; wrap in ``contextlib.aclosing`` to close the connection on exit.
-
-        Without it, leaving an ``async for`` early closes the connection only when the
-        generator is collected (at once in CPython, by the event loop's finalizer).
-        """
-        config, kwargs = link_config(config, kwargs)
-        return super().astream(input, config, stop=stop, **kwargs)
 
     @override
     def _get_invocation_params(

@@ -35,6 +35,7 @@ from langchain_sse._callbacks import (
     RunLinkedChatModel,
     SyncEmit,
     async_emitter,
+    link_config,
     sync_emitter,
 )
 from langchain_sse._clients import ClientCache
@@ -295,6 +296,7 @@ class ChatSSE(RunLinkedChatModel):
         ``on_llm_end`` message is built from the answer the core assembled.
         """
         if not OWN_LOOP or not self._should_stream(async_api=False, **{**kwargs, "stream": True}):
+            config, kwargs = link_config(config, kwargs)
             yield from super().stream(input, config, stop=stop, **kwargs)
             return
         run = plan_run(self, input, config, stop, kwargs)
@@ -333,6 +335,7 @@ class ChatSSE(RunLinkedChatModel):
         Runs the same callbacks as ``BaseChatModel.astream`` but keeps no chunk.
         """
         if not OWN_LOOP or not self._should_stream(async_api=True, **{**kwargs, "stream": True}):
+            config, kwargs = link_config(config, kwargs)
             base_stream = super().astream(input, config, stop=stop, **kwargs)
             async with aclosing(cast("AsyncGenerator[AIMessageChunk, None]", base_stream)) as base:
                 async for message in base:

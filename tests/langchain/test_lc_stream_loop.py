@@ -29,7 +29,7 @@ from langchain_core.runnables import RunnableConfig
 from lc_support import ModelFactory
 
 from langchain_sse import ChatSSE, IncompleteStreamError
-from langchain_sse._callbacks import RunLinkedChatModel
+from langchain_sse._callbacks import link_config
 from langchain_sse._run import OWN_LOOP
 
 RUN_ID = UUID("01234567-89ab-7def-8123-456789abcdef")
@@ -89,9 +89,14 @@ def _own(model: Any, mode: str) -> Any:
 
 
 def _base(model: Any, mode: str) -> Any:
-    """The base class's loop (with ChatSSE's run link, as ChatSSE used it before)."""
-    method = RunLinkedChatModel.stream if mode == "sync" else RunLinkedChatModel.astream
-    return lambda *args, **kwargs: method(model, *args, **kwargs)
+    """The base class's loop (with ChatSSE's run link, as ChatSSE's fallback runs it)."""
+    method = BaseChatModel.stream if mode == "sync" else BaseChatModel.astream
+
+    def call(prompt: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        config, kwargs = link_config(config, kwargs)
+        return method(model, prompt, config, **kwargs)
+
+    return call
 
 
 async def _drain(stream: Any, limit: int | None = None) -> list[dict[str, Any]]:
