@@ -92,6 +92,9 @@ async def test_agent_streams_messages_with_usage_on_the_last_chunk(
     with_usage = [c for c in streamed if c.usage_metadata]
     assert len(with_usage) == 2  # one per model call, on its last chunk
     assert all(c.chunk_position == "last" for c in with_usage)
+    ids = [c.id for c in streamed]  # one message id per model call, on each of its chunks
+    assert all(i is not None and i.startswith("lc_run--") for i in ids)
+    assert len(set(ids)) == 2 and ids == sorted(ids, key=ids.index)
 
 
 def test_create_agent_with_structured_response(make_model: ModelFactory) -> None:
