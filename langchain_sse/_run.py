@@ -32,6 +32,7 @@ from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, LLMResult
 from langchain_core.runnables import RunnableConfig, ensure_config
 from langchain_core.utils.function_calling import convert_to_json_schema
+from langchain_core.utils.utils import LC_ID_PREFIX
 
 from sse_core import Completion
 
@@ -151,7 +152,7 @@ class Stamp:
     __slots__ = ("_index", "_kind", "id", "v1")
 
     def __init__(self, run_id: UUID, output_version: str | None) -> None:
-        self.id = f"lc_run--{run_id}"
+        self.id = f"{LC_ID_PREFIX}-{run_id}"  # "lc_run--<run id>", as the base class names it
         self.v1 = output_version == "v1"
         self._index = -1
         self._kind = ""
