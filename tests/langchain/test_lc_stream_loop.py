@@ -197,17 +197,20 @@ CASES = [
 ]
 
 
+Case = tuple[ChatSSE, str, dict[str, Any]]
+
+
+@pytest.fixture(params=[pytest.param(c.values, id=c.id) for c in CASES])
+def case(request: pytest.FixtureRequest, make_model: ModelFactory) -> Case:
+    """One of :data:`CASES`: the model, the prompt and the call kwargs."""
+    dialect, fields, prompt, kwargs = request.param
+    return make_model(dialect, **fields), prompt, kwargs
+
+
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(("dialect", "fields", "prompt", "kwargs"), CASES)
-async def test_streams_and_reports_what_the_base_loop_does(
-    make_model: ModelFactory,
-    dialect: str,
-    fields: dict[str, Any],
-    prompt: str,
-    kwargs: dict[str, Any],
-    mode: str,
-) -> None:
-    calls = await _compare(make_model(dialect, **fields), mode, prompt, **kwargs)
+async def test_streams_and_reports_what_the_base_loop_does(case: Case, mode: str) -> None:
+    model, prompt, kwargs = case
+    calls = await _compare(model, mode, prompt, **kwargs)
     assert calls[0][0] == "start" and calls[-1][0] == "end"
 
 
@@ -330,17 +333,9 @@ async def test_disabled_streaming_falls_back_to_one_invoked_message(
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(("dialect", "fields", "prompt", "kwargs"), CASES)
-async def test_generate_assembles_what_merging_the_chunks_gives(
-    make_model: ModelFactory,
-    dialect: str,
-    fields: dict[str, Any],
-    prompt: str,
-    kwargs: dict[str, Any],
-    mode: str,
-) -> None:
+async def test_generate_assembles_what_merging_the_chunks_gives(case: Case, mode: str) -> None:
     """``_generate`` builds its result from the Completion instead of merging every chunk."""
-    model = make_model(dialect, **fields)
+    model, prompt, kwargs = case
     messages = [HumanMessage(prompt)]
     if mode == "sync":
         result = model._generate(messages, **kwargs)
