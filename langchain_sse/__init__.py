@@ -8,7 +8,6 @@ keeps working. Names load on first use: importing the package needs no langchain
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -77,16 +76,16 @@ _HOMES = {
 def __getattr__(name: str) -> Any:
     if name not in __all__:
         raise AttributeError(f"module 'langchain_sse' has no attribute {name!r}")
-    try:
-        home = importlib.import_module(_HOMES.get(name, "langchain_sse._errors"))
-    except ModuleNotFoundError as exc:
-        if exc.name is None or not exc.name.startswith("langchain_core"):
-            raise
-        raise ImportError(
-            f"langchain_sse.{name} needs langchain-core >= 1.8 (Python 3.11+): "
-            "pip install 'sse-connectors[langchain]'"
-        ) from exc
-    value = getattr(home, name)
+    from sse_core._extras import load_lazy
+
+    value = load_lazy(
+        "langchain_sse",
+        name,
+        _HOMES.get(name, "langchain_sse._errors"),
+        framework="langchain_core",
+        needs="langchain-core >= 1.8 (Python 3.11+)",
+        extra="langchain",
+    )
     globals()[name] = value
     return value
 

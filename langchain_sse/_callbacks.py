@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 from langchain_core.callbacks import (
@@ -77,11 +77,18 @@ def link_config(
     return config, {**kwargs, LINK_KEY: RunLink(config=config, run_id=run_id)}
 
 
-def _sync_target(
-    model: BaseChatModel, run_manager: CallbackManagerForLLMRun | None, link: RunLink
-) -> tuple[CallbackManager, UUID]:
+Manager = TypeVar("Manager", CallbackManager, AsyncCallbackManager)
+
+
+def _target(
+    kind: type[Manager],
+    model: BaseChatModel,
+    run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None,
+    link: RunLink,
+) -> tuple[Manager, UUID]:
+    """A callback manager (sync or async ``kind``) over the run's handlers, and the run id."""
     if run_manager is not None:
-        return CallbackManager(
+        return kind(
             handlers=run_manager.handlers,
             inheritable_handlers=run_manager.inheritable_handlers,
             parent_run_id=run_manager.parent_run_id,
@@ -89,31 +96,7 @@ def _sync_target(
             metadata=run_manager.metadata,
         ), run_manager.run_id
     config = link.config
-    manager = CallbackManager.configure(
-        config.get("callbacks"),
-        model.callbacks,
-        model.verbose,
-        config.get("tags"),
-        model.tags,
-        config.get("metadata"),
-        model.metadata,
-    )
-    return manager, link.run_id
-
-
-def _async_target(
-    model: BaseChatModel, run_manager: AsyncCallbackManagerForLLMRun | None, link: RunLink
-) -> tuple[AsyncCallbackManager, UUID]:
-    if run_manager is not None:
-        return AsyncCallbackManager(
-            handlers=run_manager.handlers,
-            inheritable_handlers=run_manager.inheritable_handlers,
-            parent_run_id=run_manager.parent_run_id,
-            tags=run_manager.tags,
-            metadata=run_manager.metadata,
-        ), run_manager.run_id
-    config = link.config
-    manager = AsyncCallbackManager.configure(
+    manager = kind.configure(
         config.get("callbacks"),
         model.callbacks,
         model.verbose,
@@ -141,7 +124,7 @@ def sync_emitter(
 
     def emit(event: GatewayEvent) -> None:
         if not target:
-            target.append(_sync_target(model, run_manager, link or _NO_LINK))
+            target.append(_target(CallbackManager, model, run_manager, link or _NO_LINK))
         manager, run_id = target[0]
         manager.on_custom_event(event.name, event.data, run_id=run_id)
 
@@ -160,7 +143,7 @@ def async_emitter(
 
     async def emit(event: GatewayEvent) -> None:
         if not target:
-            target.append(_async_target(model, run_manager, link or _NO_LINK))
+            target.append(_target(AsyncCallbackManager, model, run_manager, link or _NO_LINK))
         manager, run_id = target[0]
         await manager.on_custom_event(event.name, event.data, run_id=run_id)
 

@@ -157,16 +157,15 @@ class Stamp:
         self._index = -1
         self._kind = ""
 
-    def __call__(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
-        """Stamp ``chunk`` (in place, or a v1 copy of its message)."""
-        message = chunk.message
+    def __call__(self, chunk: ChatGenerationChunk) -> AIMessageChunk:
+        """Stamp ``chunk`` (in place, or a v1 copy of its message); return its message."""
+        message = cast("AIMessageChunk", chunk.message)
         if message.id is None:
             message.id = self.id
         if self.v1:
-            chunk.message, self._kind, self._index = _as_blocks(
-                cast("AIMessageChunk", message), self._kind, self._index
-            )
-        return chunk
+            message, self._kind, self._index = _as_blocks(message, self._kind, self._index)
+            chunk.message = message
+        return message
 
     def whole(self, message: AIMessageChunk) -> ChatGenerationChunk:
         """The generation of the whole answer, with the id and output version of the run."""

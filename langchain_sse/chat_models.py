@@ -311,9 +311,9 @@ class ChatSSE(RunLinkedChatModel):
         try:
             with closing(self._chunks(run.messages, stop, kwargs, emit, turn)) as chunks:
                 for chunk in chunks:
-                    stamp(chunk)
-                    run_manager.on_llm_new_token(chunk.message.content, chunk=chunk)
-                    yield cast("AIMessageChunk", chunk.message)
+                    message = stamp(chunk)
+                    run_manager.on_llm_new_token(message.content, chunk=chunk)
+                    yield message
         except BaseException as exc:
             run_manager.on_llm_error(exc, response=failed(turn, stamp))
             raise
@@ -353,9 +353,9 @@ class ChatSSE(RunLinkedChatModel):
         try:
             async with aclosing(self._achunks(run.messages, stop, kwargs, emit, turn)) as chunks:
                 async for chunk in chunks:
-                    stamp(chunk)
-                    await run_manager.on_llm_new_token(chunk.message.content, chunk=chunk)
-                    yield cast("AIMessageChunk", chunk.message)
+                    message = stamp(chunk)
+                    await run_manager.on_llm_new_token(message.content, chunk=chunk)
+                    yield message
         except BaseException as exc:
             await run_manager.on_llm_error(exc, response=failed(turn, stamp))
             raise
@@ -450,7 +450,7 @@ class ChatSSE(RunLinkedChatModel):
                 if stamp is None:
                     run_manager.on_llm_new_token(chunk.text, chunk=chunk)
                 else:
-                    run_manager.on_llm_new_token(stamp(chunk).message.content, chunk=chunk)
+                    run_manager.on_llm_new_token(stamp(chunk).content, chunk=chunk)
         return _result(turn, stamp)
 
     @override
@@ -474,8 +474,7 @@ class ChatSSE(RunLinkedChatModel):
                 if stamp is None:
                     await run_manager.on_llm_new_token(chunk.text, chunk=chunk)
                 else:
-                    token = stamp(chunk).message.content
-                    await run_manager.on_llm_new_token(token, chunk=chunk)
+                    await run_manager.on_llm_new_token(stamp(chunk).content, chunk=chunk)
         return _result(turn, stamp)
 
     # --- tools and structured output ---

@@ -53,21 +53,19 @@ _LAZY = {"SSELLM": "llamaindex_sse.llms", "SSEGatewayEvent": "llamaindex_sse.eve
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
+    home = _LAZY.get(name)
+    if home is None:
         raise AttributeError(f"module 'llamaindex_sse' has no attribute {name!r}")
-    import importlib
+    from sse_core._extras import load_lazy
 
-    try:
-        home = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name is None or not exc.name.startswith("llama_index"):
-            raise
-        raise ImportError(
-            f"llamaindex_sse.{name} needs llama-index-core 0.14: "
-            "pip install 'sse-connectors[llamaindex]'"
-        ) from exc
-    value = getattr(home, name)
+    value = load_lazy(
+        "llamaindex_sse",
+        name,
+        home,
+        framework="llama_index",
+        needs="llama-index-core 0.14",
+        extra="llamaindex",
+    )
     globals()[name] = value
     return value
 
