@@ -9,7 +9,7 @@ import httpx
 import pytest
 from emu_wire import chat, deltas, payloads, text_of
 
-from sse_core.emulator.extract import extract
+from sse_core.emulator.assistant.extract import extract
 
 WEATHER = {
     "type": "function",
@@ -321,7 +321,7 @@ def test_plain_answers(client: httpx.Client, message: str, answer: str) -> None:
     ],
 )
 def test_names_found_in_a_message(text: str, names: list[str]) -> None:
-    assert extract(text).names == names
+    assert list(extract(text).names) == names
 
 
 def test_json_object_follows_keys_named_in_the_prompt(client: httpx.Client) -> None:

@@ -11,8 +11,8 @@ import httpx
 import pytest
 from emu_wire import chat, events, payloads, text_of
 
-from sse_core.emulator.faults import FaultError, parse_faults
-from sse_core.emulator.responses import NGINX_502
+from sse_core.emulator.server.responses import NGINX_502
+from sse_core.emulator.wire.faults import FaultError, parse_faults
 
 FAULT = "X-Emulator-Fault"
 BODY = {"model": "m", "messages": [{"role": "user", "content": "count to 5"}], "stream": True}

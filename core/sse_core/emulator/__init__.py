@@ -10,14 +10,14 @@ Start it with ``python -m sse_core.emulator --port N``, ``with Emulator() as emu
 :mod:`sse_core.emulator.pytest_plugin`. ``docs/emulator.md`` describes it all.
 """
 
-from sse_core.emulator.app import EmulatorApp
-from sse_core.emulator.dialects import DIALECTS
-from sse_core.emulator.faults import CATALOG as FAULTS
-from sse_core.emulator.faults import FAULT_HEADER
-from sse_core.emulator.foreground import serve
-from sse_core.emulator.record import RequestRecord
-from sse_core.emulator.server import Emulator
-from sse_core.emulator.state import EmulatorState
+from sse_core.emulator.server.app import EmulatorApp
+from sse_core.emulator.server.background import Emulator
+from sse_core.emulator.server.foreground import serve
+from sse_core.emulator.server.record import RequestRecord
+from sse_core.emulator.server.state import EmulatorState
+from sse_core.emulator.wire.dialects import DIALECTS
+from sse_core.emulator.wire.faults import CATALOG as FAULTS
+from sse_core.emulator.wire.faults import FAULT_HEADER
 
 __all__ = [
     "DIALECTS",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sse_core.emulator.dialects import DIALECTS
-from sse_core.emulator.foreground import serve
+from sse_core.emulator.server.foreground import serve
+from sse_core.emulator.wire.dialects import DIALECTS
 
 
 def build_parser() -> argparse.ArgumentParser:

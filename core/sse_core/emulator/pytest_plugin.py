@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from sse_core.emulator.server import Emulator
+from sse_core.emulator.server.background import Emulator
 
 
 @pytest.fixture(scope="session")

@@ -11,9 +11,9 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from sse_core.emulator.faults import TERMINAL_FAULTS, Fault, first
-from sse_core.emulator.frames import Frame, Newline, data_frame, dumps, encode
-from sse_core.emulator.render import ChunkWriter, stream_frames
+from sse_core.emulator.wire.faults import TERMINAL_FAULTS, Fault, first
+from sse_core.emulator.wire.frames import Frame, Newline, data_frame, dumps, encode
+from sse_core.emulator.wire.render import ChunkWriter, stream_frames
 
 BOM = b"\xef\xbb\xbf"
 
@@ -37,21 +37,21 @@ SPASS_EVENTS: dict[str, dict[str, Any]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Write:
     """Send these bytes as one body message (one chunk on the wire)."""
 
     data: bytes
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Sleep:
     """Stay silent this many seconds (cut short if the client goes away)."""
 
     seconds: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Abort:
     """Drop the connection without ending the body, as a reset would."""
 
@@ -63,7 +63,7 @@ def plan_stream(writer: ChunkWriter, faults: tuple[Fault, ...]) -> list[Op]:
     """Plan every write of a streaming response.
 
     Args:
-        writer: The response's chunk writer (dialect, turn, include_usage).
+        writer: The response's chunk writer (dialect, reply, include_usage).
         faults: The requested faults.
 
     Returns:
@@ -108,10 +108,10 @@ def _ending(
         error = {"error": writer.dialect.stream_error}
         return [Frame(kind="error", event="error", data=dumps(error))], []
     if fault.name == "stall":
-        return [], [Sleep(fault.number("seconds"))]
+        return [], [Sleep(seconds=fault.number("seconds"))]
     if fault.name == "reset":
         half = encode(cut, newline)
-        return [], [Write(half[: len(half) // 2]), Abort()]
+        return [], [Write(data=half[: len(half) // 2]), Abort()]
     return [], []  # truncate: a clean close with no finish_reason and no [DONE]
 
 
@@ -169,12 +169,12 @@ def _timed(writes: list[bytes], faults: tuple[Fault, ...]) -> list[Op]:
     ops: list[Op] = []
     for data in writes:
         if slow is not None:
-            ops.append(Sleep(slow.number("delay")))
+            ops.append(Sleep(seconds=slow.number("delay")))
         pieces = _split_utf8(data) if split is not None else [data]
         for i, piece in enumerate(pieces):
             if i and split is not None:
-                ops.append(Sleep(split.number("pause")))
-            ops.append(Write(piece))
+                ops.append(Sleep(seconds=split.number("pause")))
+            ops.append(Write(data=piece))
     return ops
 
 

@@ -12,9 +12,15 @@ import json
 from typing import Any
 from urllib.parse import parse_qs
 
-from sse_core.emulator.dialects import Dialect
-from sse_core.emulator.faults import Fault, FaultCounters, FaultError, parse_faults, status_fault
-from sse_core.emulator.responses import Problem
+from sse_core.emulator.server.responses import Problem
+from sse_core.emulator.wire.dialects import Dialect
+from sse_core.emulator.wire.faults import (
+    Fault,
+    FaultCounters,
+    FaultError,
+    parse_faults,
+    status_fault,
+)
 
 SPASS_USER_HEADER = "spass-user-id"
 

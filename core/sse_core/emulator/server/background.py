@@ -17,10 +17,10 @@ from types import TracebackType
 
 import uvicorn
 
-from sse_core.emulator.app import ConnectionAbort, EmulatorApp
-from sse_core.emulator.dialects import DIALECTS, base_path
-from sse_core.emulator.record import RequestRecord
-from sse_core.emulator.state import EmulatorState
+from sse_core.emulator.server.app import ConnectionAbort, EmulatorApp
+from sse_core.emulator.server.record import RequestRecord
+from sse_core.emulator.server.state import EmulatorState
+from sse_core.emulator.wire.dialects import DIALECTS, base_path
 
 HOST = "127.0.0.1"
 _START_TIMEOUT = 5.0

@@ -7,8 +7,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from sse_core.emulator.dialects import DIALECTS
-from sse_core.emulator.server import Emulator
+from sse_core.emulator.server.background import Emulator
+from sse_core.emulator.wire.dialects import DIALECTS
 
 
 def _print(line: str) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from sse_core.emulator.faults import FaultCounters
-from sse_core.emulator.record import Recorder
+from sse_core.emulator.server.record import Recorder
+from sse_core.emulator.wire.faults import FaultCounters
 
 
 class EmulatorState:

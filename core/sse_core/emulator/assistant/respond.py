@@ -1,10 +1,10 @@
-"""The deterministic rule-based assistant: one request body in, one :class:`Turn` out.
+"""The deterministic rule-based assistant: one request body in, one :class:`Reply` out.
 
 Rules, in order (``docs/emulator.md`` lists them for users):
 
 1. After tool results (the last message has role ``tool``) it answers from them.
 2. A last user message containing ``forbidden`` is refused.
-3. Offered tools are called as :mod:`sse_core.emulator.tools` decides.
+3. Offered tools are called as :mod:`sse_core.emulator.assistant.tools` decides.
 4. Otherwise it answers from the last user message: ``echo: X`` answers ``X``,
    ``count to N`` answers ``1 2 ... N``, a greeting is greeted back, and anything
    else is answered with ``You said: <message>``.
@@ -21,11 +21,11 @@ import json
 import re
 from typing import Any
 
-from sse_core.emulator.extract import extract
-from sse_core.emulator.schema_fill import SchemaFiller
-from sse_core.emulator.tokens import content_text, prompt_tokens, text_pieces
-from sse_core.emulator.tools import plan_tool_calls
-from sse_core.emulator.turn import ToolCall, Turn, Usage, request_digest
+from sse_core.emulator.assistant.extract import extract
+from sse_core.emulator.assistant.reply import PlannedCall, Reply, TokenCounts, request_digest
+from sse_core.emulator.assistant.schema_fill import SchemaFiller
+from sse_core.emulator.assistant.tokens import content_text, prompt_tokens, text_pieces
+from sse_core.emulator.assistant.tools import plan_tool_calls
 
 #: A last user message containing this word is refused.
 REFUSAL_TRIGGER = "forbidden"
@@ -37,20 +37,20 @@ _HELLO = re.compile(r"^\s*(?:hello|hi|hey)\b", re.I)
 _MAX_COUNT = 10000
 
 
-def respond(body: dict[str, Any]) -> Turn:
+def respond(body: dict[str, Any]) -> Reply:
     """Answer one chat-completions request.
 
     Args:
         body: The decoded request body; ``messages`` must be a non-empty list.
 
     Returns:
-        The :class:`Turn`; the same body always gives the same Turn.
+        The :class:`Reply`; the same body always gives the same Reply.
     """
     messages: list[Any] = body["messages"]
     digest = request_digest(body)
     last = messages[-1] if isinstance(messages[-1], dict) else {}
     user_text = _last_user_text(messages)
-    calls: tuple[ToolCall, ...] = ()
+    calls: tuple[PlannedCall, ...] = ()
     refusal = ""
     answer = ""
     if last.get("role") == "tool":
@@ -155,7 +155,7 @@ def _from_tool_results(messages: list[Any]) -> str:
 
 
 def _reasoning(
-    effort: str | None, text: str, calls: tuple[ToolCall, ...], after_tools: bool, refusal: str
+    effort: str | None, text: str, calls: tuple[PlannedCall, ...], after_tools: bool, refusal: str
 ) -> str:
     """The reasoning text for a thinking request: longer for a higher effort."""
     if effort is None:
@@ -180,8 +180,8 @@ def _finish(
     reasoning_text: str,
     answer: str,
     refusal_text: str,
-    calls: tuple[ToolCall, ...],
-) -> Turn:
+    calls: tuple[PlannedCall, ...],
+) -> Reply:
     """Cut the output by ``stop`` and the token limit, then count usage."""
     answer, _ = _apply_stop(answer, body.get("stop"))
     reasoning, content = text_pieces(reasoning_text), text_pieces(answer)
@@ -197,13 +197,13 @@ def _finish(
     tools = body.get("tools") if isinstance(body.get("tools"), list) else []
     prompt, cached = prompt_tokens(messages, tools or [])
     spent = len(reasoning) + len(content) + len(refusal) + sum(len(c.pieces) for c in calls)
-    usage = Usage(
+    usage = TokenCounts(
         prompt_tokens=prompt,
         completion_tokens=spent,
         cached_tokens=cached,
         reasoning_tokens=len(reasoning),
     )
-    return Turn(
+    return Reply(
         model=str(body.get("model") or "emulator"),
         digest=digest,
         reasoning=reasoning,

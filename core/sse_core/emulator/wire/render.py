@@ -1,28 +1,28 @@
-"""Shape a :class:`Turn` into one dialect's chunks, completion body and error bodies.
+"""Shape a :class:`Reply` into one dialect's chunks, completion body and error bodies.
 
 Everything here reads a :class:`Dialect` table and builds plain dicts in the key order
-the seed documents print them; :mod:`sse_core.emulator.frames` turns them into bytes.
+the seed documents print them; :mod:`sse_core.emulator.wire.frames` turns them into bytes.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sse_core.emulator.dialects import Dialect
-from sse_core.emulator.frames import Frame, data_frame, dumps
-from sse_core.emulator.turn import CREATED, Turn, Usage
+from sse_core.emulator.assistant.reply import CREATED, Reply, TokenCounts
+from sse_core.emulator.wire.dialects import Dialect
+from sse_core.emulator.wire.frames import Frame, data_frame, dumps
 
 SYSTEM_FINGERPRINT = "fp_emulator"
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
-def completion_id(dialect: Dialect, turn: Turn) -> str:
+def completion_id(dialect: Dialect, reply: Reply) -> str:
     """The completion id: a dialect prefix and a form of the request digest.
 
     ``stream:chat:`` ids carry a UUID (the seed's "typically stream:chat:<uuid>"),
     ``ilbs_`` ids 24 lowercase base-36 characters like the aivene seed, others hex.
     """
-    digest = turn.digest
+    digest = reply.digest
     if dialect.id_prefix == "stream:chat:":
         uuid = f"{digest[:8]}-{digest[8:12]}-4{digest[13:16]}-8{digest[17:20]}-{digest[20:32]}"
         return dialect.id_prefix + uuid
@@ -35,9 +35,9 @@ def completion_id(dialect: Dialect, turn: Turn) -> str:
     return dialect.id_prefix + digest[:24]
 
 
-def usage_object(dialect: Dialect, turn: Turn) -> dict[str, Any]:
+def usage_object(dialect: Dialect, reply: Reply) -> dict[str, Any]:
     """The usage object in the dialect's detail level."""
-    usage: Usage = turn.usage
+    usage: TokenCounts = reply.usage
     body: dict[str, Any] = {
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
@@ -53,7 +53,7 @@ def usage_object(dialect: Dialect, turn: Turn) -> dict[str, Any]:
         }
     elif dialect.usage_detail == "aivene":
         details: dict[str, Any] = {"cached_tokens": usage.cached_tokens}
-        if "claude" in turn.model.lower():  # Anthropic-style providers report cache writes
+        if "claude" in reply.model.lower():  # Anthropic-style providers report cache writes
             details["cache_write_tokens"] = usage.cache_write_tokens
         body["prompt_tokens_details"] = details
     return body
@@ -71,18 +71,18 @@ def error_body(dialect: Dialect, message: str, kind: str, code: str | None) -> d
 class ChunkWriter:
     """Builds one response's chunks, numbering them for dialects whose ``created`` ticks."""
 
-    def __init__(self, dialect: Dialect, turn: Turn, *, include_usage: bool) -> None:
+    def __init__(self, dialect: Dialect, reply: Reply, *, include_usage: bool) -> None:
         """Prepare a writer.
 
         Args:
             dialect: The dialect to shape chunks for.
-            turn: The answer being streamed.
+            reply: The answer being streamed.
             include_usage: Whether the request set ``stream_options.include_usage``.
         """
         self.dialect = dialect
-        self.turn = turn
+        self.reply = reply
         self.include_usage = include_usage
-        self.id = completion_id(dialect, turn)
+        self.id = completion_id(dialect, reply)
         self._count = 0
 
     def envelope(self, choices: list[dict[str, Any]]) -> dict[str, Any]:
@@ -92,7 +92,7 @@ class ChunkWriter:
         if "created" in d.envelope:
             chunk["created"] = CREATED + (self._count if d.created_step else 0)
         if "model" in d.envelope:
-            chunk["model"] = self.turn.model if d.fixed_model is None else d.fixed_model
+            chunk["model"] = self.reply.model if d.fixed_model is None else d.fixed_model
         if "system_fingerprint" in d.envelope:
             chunk["system_fingerprint"] = SYSTEM_FINGERPRINT
         chunk["choices"] = choices
@@ -119,7 +119,7 @@ class ChunkWriter:
     def usage_chunk(self) -> dict[str, Any]:
         """The ``choices: []`` chunk that carries usage."""
         chunk = self.envelope([])
-        chunk["usage"] = usage_object(self.dialect, self.turn)
+        chunk["usage"] = usage_object(self.dialect, self.reply)
         return chunk
 
     def error_frames(self) -> list[Frame]:
@@ -136,24 +136,25 @@ class ChunkWriter:
 
 
 def visible_pieces(
-    dialect: Dialect, turn: Turn, *, think_tags: bool
+    dialect: Dialect, reply: Reply, *, think_tags: bool
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The reasoning and content pieces a dialect shows.
 
     Reasoning is hidden (still counted) where the seed shows no reasoning field; with
     ``think_tags`` it moves into the content inside ``<think>...</think>``.
     """
-    content = turn.refusal if turn.refusal and dialect.refusal_style == "content" else turn.content
-    if think_tags and turn.reasoning:
-        return (), ("<think>", *turn.reasoning, "</think>\n\n", *content)
-    return (turn.reasoning if dialect.reasoning_field else ()), content
+    refused = bool(reply.refusal) and dialect.refusal_style == "content"
+    content = reply.refusal if refused else reply.content
+    if think_tags and reply.reasoning:
+        return (), ("<think>", *reply.reasoning, "</think>\n\n", *content)
+    return (reply.reasoning if dialect.reasoning_field else ()), content
 
 
-def finish_reason(dialect: Dialect, turn: Turn) -> str:
+def finish_reason(dialect: Dialect, reply: Reply) -> str:
     """The finish reason, ``content_filter`` for a refusal where the dialect filters."""
-    if turn.refusal and dialect.refusal_style == "content-filter":
+    if reply.refusal and dialect.refusal_style == "content-filter":
         return "content_filter"
-    return turn.finish_reason
+    return reply.finish_reason
 
 
 def stream_frames(writer: ChunkWriter, *, think_tags: bool = False) -> list[Frame]:
@@ -167,47 +168,47 @@ def stream_frames(writer: ChunkWriter, *, think_tags: bool = False) -> list[Fram
         Frames of kind ``chunk`` (output), one ``finish``, then ``usage``/``event``
         trailers and ``done`` as the dialect has them.
     """
-    d, turn = writer.dialect, writer.turn
+    d, reply = writer.dialect, writer.reply
     frames: list[Frame] = []
     if d.role_delta is not None:
         frames.append(data_frame("chunk", writer.chunk(dict(d.role_delta))))
-    reasoning, content = visible_pieces(d, turn, think_tags=think_tags)
+    reasoning, content = visible_pieces(d, reply, think_tags=think_tags)
     field = d.reasoning_field or "reasoning_content"
     frames += [data_frame("chunk", writer.chunk({field: piece})) for piece in reasoning]
-    if turn.refusal and d.refusal_style == "delta":
-        frames += [data_frame("chunk", writer.chunk({"refusal": p})) for p in turn.refusal]
+    if reply.refusal and d.refusal_style == "delta":
+        frames += [data_frame("chunk", writer.chunk({"refusal": p})) for p in reply.refusal]
     frames += [data_frame("chunk", writer.chunk({"content": piece})) for piece in content]
-    frames += [data_frame("chunk", writer.chunk(delta)) for delta in _tool_deltas(d, turn)]
-    final = writer.chunk(dict(d.final_delta or {}), finish_reason(d, turn), final=True)
+    frames += [data_frame("chunk", writer.chunk(delta)) for delta in _tool_deltas(d, reply)]
+    final = writer.chunk(dict(d.final_delta or {}), finish_reason(d, reply), final=True)
     if d.usage_style == "final" and writer.include_usage:
-        final["usage"] = usage_object(d, turn)
+        final["usage"] = usage_object(d, reply)
     frames.append(data_frame("finish", final))
     if d.usage_style == "chunk" and writer.include_usage:
         frames.append(data_frame("usage", writer.usage_chunk()))
     if d.usage_style == "spass-event":
-        cost = usage_object(d, turn)
+        cost = usage_object(d, reply)
         frames.append(Frame(kind="usage", event="spass.cost", data=dumps(cost)))
     if d.done:
         frames.append(Frame(kind="done", data="[DONE]"))
     return frames
 
 
-def _tool_deltas(dialect: Dialect, turn: Turn) -> list[dict[str, Any]]:
+def _tool_deltas(dialect: Dialect, reply: Reply) -> list[dict[str, Any]]:
     """The deltas that carry the tool calls: whole, or announced then in pieces."""
-    if not turn.tool_calls:
+    if not reply.tool_calls:
         return []
     if dialect.tool_style == "whole":
         return [
             {
                 "tool_calls": [
                     _whole_call(i, call.id, call.name, call.arguments)
-                    for i, call in enumerate(turn.tool_calls)
+                    for i, call in enumerate(reply.tool_calls)
                 ]
             }
         ]
     indexed = dialect.tool_style == "indexed"
     deltas: list[dict[str, Any]] = []
-    for i, call in enumerate(turn.tool_calls):
+    for i, call in enumerate(reply.tool_calls):
         head = _whole_call(i, call.id, call.name, "")
         deltas.append({"tool_calls": [head if indexed else _without_index(head)]})
         for piece in call.pieces:
@@ -230,31 +231,31 @@ def _without_index(call: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in call.items() if key != "index"}
 
 
-def completion_body(dialect: Dialect, turn: Turn, *, think_tags: bool = False) -> dict[str, Any]:
+def completion_body(dialect: Dialect, reply: Reply, *, think_tags: bool = False) -> dict[str, Any]:
     """The non-streaming ``chat.completion`` answer in the dialect's shape."""
-    reasoning, content = visible_pieces(dialect, turn, think_tags=think_tags)
-    finish = finish_reason(dialect, turn)
+    reasoning, content = visible_pieces(dialect, reply, think_tags=think_tags)
+    finish = finish_reason(dialect, reply)
     text = "" if finish == "content_filter" else "".join(content)
     message: dict[str, Any] = {"role": "assistant", "content": text or None}
     if reasoning and dialect.reasoning_field:
         message[dialect.reasoning_field] = "".join(reasoning)
     if dialect.refusal_style == "delta":
-        message["refusal"] = turn.refusal_text or None
-    if turn.tool_calls:
+        message["refusal"] = reply.refusal_text or None
+    if reply.tool_calls:
         message["tool_calls"] = [
-            _without_index(_whole_call(0, c.id, c.name, c.arguments)) for c in turn.tool_calls
+            _without_index(_whole_call(0, c.id, c.name, c.arguments)) for c in reply.tool_calls
         ]
     choice: dict[str, Any] = {"index": 0, "message": message}
     if dialect.logprobs:
         choice["logprobs"] = None
     choice["finish_reason"] = finish
     body: dict[str, Any] = {
-        "id": completion_id(dialect, turn),
+        "id": completion_id(dialect, reply),
         "object": "chat.completion",
         "created": CREATED,
-        "model": turn.model if dialect.fixed_model is None else dialect.fixed_model,
+        "model": reply.model if dialect.fixed_model is None else dialect.fixed_model,
         "choices": [choice],
-        "usage": usage_object(dialect, turn),
+        "usage": usage_object(dialect, reply),
     }
     if "system_fingerprint" in dialect.envelope:
         body["system_fingerprint"] = SYSTEM_FINGERPRINT

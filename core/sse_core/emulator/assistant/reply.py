@@ -1,8 +1,8 @@
 """The assistant's answer for one request, before any dialect shapes it into bytes.
 
-A :class:`Turn` is what the rule-based assistant decided to say: reasoning pieces,
+A :class:`Reply` is what the rule-based assistant decided to say: reasoning pieces,
 content pieces, a refusal, tool calls, the finish reason and the usage counts. Every
-dialect renders the same Turn in its own wire shape, so two dialects never disagree
+dialect renders the same Reply in its own wire shape, so two dialects never disagree
 about *what* was said, only about *how* it travels.
 """
 
@@ -18,7 +18,7 @@ CREATED = 1715000000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolCall:
+class PlannedCall:
     """One function call the assistant makes.
 
     Attributes:
@@ -35,7 +35,7 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Usage:
+class TokenCounts:
     """Token counts, consistent by construction.
 
     Attributes:
@@ -57,12 +57,12 @@ class Usage:
 
     @property
     def cache_write_tokens(self) -> int:
-        """The prompt tokens written into the cache this turn (the uncached suffix)."""
+        """The prompt tokens written into the cache by this request (the uncached suffix)."""
         return self.prompt_tokens - self.cached_tokens
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Turn:
+class Reply:
     """Everything one answer says, in the order a stream delivers it.
 
     Attributes:
@@ -81,9 +81,9 @@ class Turn:
     reasoning: tuple[str, ...]
     content: tuple[str, ...]
     refusal: tuple[str, ...]
-    tool_calls: tuple[ToolCall, ...]
+    tool_calls: tuple[PlannedCall, ...]
     finish_reason: str
-    usage: Usage
+    usage: TokenCounts
 
     @property
     def text(self) -> str:

@@ -13,15 +13,12 @@ import sys
 import time
 from typing import Any
 
-from sse_core.emulator.assistant import respond
-from sse_core.emulator.checks import fault_problem, parse_request
-from sse_core.emulator.control import control, lifespan, models
-from sse_core.emulator.dialects import DIALECTS, OPENAI, Dialect, route
-from sse_core.emulator.faults import Fault, first
-from sse_core.emulator.plan import Abort, Op, Sleep, Write, plan_stream
-from sse_core.emulator.record import Recorder, mask
-from sse_core.emulator.render import ChunkWriter, completion_body
-from sse_core.emulator.responses import (
+from sse_core.emulator.assistant.reply import Reply
+from sse_core.emulator.assistant.respond import respond
+from sse_core.emulator.server.checks import fault_problem, parse_request
+from sse_core.emulator.server.control import control, lifespan, models
+from sse_core.emulator.server.record import Recorder, mask
+from sse_core.emulator.server.responses import (
     BodyTooLarge,
     Headers,
     Message,
@@ -34,9 +31,12 @@ from sse_core.emulator.responses import (
     send_problem,
     start_stream,
 )
-from sse_core.emulator.state import EmulatorState
-from sse_core.emulator.turn import Turn
-from sse_core.emulator.watcher import DisconnectWatcher
+from sse_core.emulator.server.state import EmulatorState
+from sse_core.emulator.server.watcher import DisconnectWatcher
+from sse_core.emulator.wire.dialects import DIALECTS, OPENAI, Dialect, route
+from sse_core.emulator.wire.faults import Fault, first
+from sse_core.emulator.wire.plan import Abort, Op, Sleep, Write, plan_stream
+from sse_core.emulator.wire.render import ChunkWriter, completion_body
 
 if sys.version_info >= (3, 11):
     from typing import assert_never
@@ -147,8 +147,8 @@ class EmulatorApp:
         if counted is not None:
             await send_problem(send, dialect, counted)
             return
-        turn = respond(body)
-        extra = _extra_headers(dialect, scope["path"], turn)
+        reply = respond(body)
+        extra = _extra_headers(dialect, scope["path"], reply)
         streaming = body.get("stream") is True
         if streaming and dialect.mid_stream_error == "http502" and first(faults, "error-frame"):
             problem = Problem(
@@ -161,15 +161,15 @@ class EmulatorApp:
             await send_problem(send, dialect, problem)
         elif not streaming or first(faults, "json-body") is not None:
             think = first(faults, "think-tags") is not None
-            await send_json(send, 200, completion_body(dialect, turn, think_tags=think), extra)
+            await send_json(send, 200, completion_body(dialect, reply, think_tags=think), extra)
         else:
-            await self._stream(send, dialect, turn, body, faults, extra, watcher)
+            await self._stream(send, dialect, reply, body, faults, extra, watcher)
 
     async def _stream(
         self,
         send: Send,
         dialect: Dialect,
-        turn: Turn,
+        reply: Reply,
         body: dict[str, Any],
         faults: tuple[Fault, ...],
         extra: Headers,
@@ -178,7 +178,7 @@ class EmulatorApp:
         """Stream the planned writes."""
         options = body.get("stream_options")
         include_usage = isinstance(options, dict) and options.get("include_usage") is True
-        ops = plan_stream(ChunkWriter(dialect, turn, include_usage=include_usage), faults)
+        ops = plan_stream(ChunkWriter(dialect, reply, include_usage=include_usage), faults)
         await start_stream(send, 200, dialect.headers + extra)
         await _execute(ops, send, watcher)
 
@@ -224,13 +224,13 @@ def _headers(scope: Scope) -> list[tuple[str, str]]:
     return [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope["headers"]]
 
 
-def _extra_headers(dialect: Dialect, path: str, turn: Turn) -> Headers:
+def _extra_headers(dialect: Dialect, path: str, reply: Reply) -> Headers:
     """Per-response headers: SPASS's markers and conversation id, OpenAI's request id."""
     if dialect.name == "spass":
         applied = ("x-rust-api-applied", "true")
         if path.rstrip("/").endswith("/c1/chat"):
-            return (applied, ("x-conversation-id", f"conv_{turn.digest[:24]}"))
+            return (applied, ("x-conversation-id", f"conv_{reply.digest[:24]}"))
         return (applied,)
     if dialect.name == "openai":
-        return (("x-request-id", f"req_{turn.digest[:24]}"),)
+        return (("x-request-id", f"req_{reply.digest[:24]}"),)
     return ()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sse_core.emulator.extract import Values
+from sse_core.emulator.assistant.extract import Values
 
 #: Property names whose value is free text: they get the whole message (or answer).
 TEXT_HINTS = frozenset(
@@ -55,11 +55,14 @@ class SchemaFiller:
         """Prepare a filler.
 
         Args:
-            values: The message's values; names and numbers are consumed.
+            values: The message's values; this filler consumes its own copy of the
+                names and numbers, front to back.
             root: The root schema, against which ``$ref`` pointers resolve.
             text: The free text for text-like string fields.
         """
-        self._values = values
+        self._names = list(values.names)
+        self._numbers = list(values.numbers)
+        self._words = values.words
         self._root = root
         self._text = text
 
@@ -111,11 +114,11 @@ class SchemaFiller:
     def _array(self, schema: dict[str, Any], name: str, depth: int) -> list[Any]:
         items = self._resolve(schema.get("items", {}))
         low = max(1, int(schema.get("minItems", 1)))
-        high = int(schema.get("maxItems", max(low, len(self._values.names))))
+        high = int(schema.get("maxItems", max(low, len(self._names))))
         if isinstance(items, dict) and _kind(items) == "string" and "enum" not in items:
-            names = self._values.names[:high]
+            names = self._names[:high]
             if len(names) >= low:
-                del self._values.names[: len(names)]
+                del self._names[: len(names)]
                 return list(names)
         return [self.fill(items, name, depth + 1) for _ in range(low)]
 
@@ -135,14 +138,14 @@ class SchemaFiller:
         elif name.lower() in TEXT_HINTS:
             value = self._text
         else:
-            found = self._values.take_name()
+            found = self._names.pop(0) if self._names else None
             default = schema.get("default")
             value = found or (default if isinstance(default, str) else self._text)
         value = value[: int(schema.get("maxLength", len(value)))]
         return value.ljust(int(schema.get("minLength", 0)), "x")
 
     def _number(self, kind: str, schema: dict[str, Any]) -> int | float:
-        literal = self._values.take_number()
+        literal = self._numbers.pop(0) if self._numbers else None
         if literal is not None:
             value = float(literal)
         else:
@@ -156,7 +159,7 @@ class SchemaFiller:
 
     def _enum(self, options: list[Any]) -> Any:
         for option in options:
-            if isinstance(option, str) and option.lower() in self._values.words:
+            if isinstance(option, str) and option.lower() in self._words:
                 return option
         return options[0]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 _WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
@@ -131,9 +131,12 @@ STOP_WORDS = frozenset(
 )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Values:
-    """The values of one message, consumed front to back as fields are filled.
+    """The values of one message, in order of appearance.
+
+    A :class:`~sse_core.emulator.assistant.schema_fill.SchemaFiller` consumes its own
+    copy front to back, so one ``Values`` can fill several calls.
 
     Attributes:
         text: The whole message text (for free-text fields).
@@ -143,17 +146,9 @@ class Values:
     """
 
     text: str
-    names: list[str] = field(default_factory=list)
-    numbers: list[str] = field(default_factory=list)
+    names: tuple[str, ...] = ()
+    numbers: tuple[str, ...] = ()
     words: frozenset[str] = frozenset()
-
-    def take_name(self) -> str | None:
-        """Remove and return the next name, if any is left."""
-        return self.names.pop(0) if self.names else None
-
-    def take_number(self) -> str | None:
-        """Remove and return the next number literal, if any is left."""
-        return self.numbers.pop(0) if self.numbers else None
 
 
 def extract(text: str, *, exclude: Iterable[str] = ()) -> Values:
@@ -176,8 +171,8 @@ def extract(text: str, *, exclude: Iterable[str] = ()) -> Values:
     words = frozenset(word.lower() for word in _WORD.findall(text))
     return Values(
         text=text,
-        names=list(dict.fromkeys(names)),
-        numbers=_NUMBER.findall(text),
+        names=tuple(dict.fromkeys(names)),
+        numbers=tuple(_NUMBER.findall(text)),
         words=words,
     )
 

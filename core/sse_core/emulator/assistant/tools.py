@@ -14,13 +14,13 @@ import hashlib
 import json
 from typing import Any
 
-from sse_core.emulator.extract import Values, extract, keywords
-from sse_core.emulator.schema_fill import TEXT_HINTS, SchemaFiller
-from sse_core.emulator.tokens import argument_pieces
-from sse_core.emulator.turn import ToolCall
+from sse_core.emulator.assistant.extract import Values, extract, keywords
+from sse_core.emulator.assistant.reply import PlannedCall
+from sse_core.emulator.assistant.schema_fill import TEXT_HINTS, SchemaFiller
+from sse_core.emulator.assistant.tokens import argument_pieces
 
 
-def plan_tool_calls(body: dict[str, Any], text: str, digest: str) -> tuple[ToolCall, ...]:
+def plan_tool_calls(body: dict[str, Any], text: str, digest: str) -> tuple[PlannedCall, ...]:
     """Decide the tool calls for a request whose last message is the user's.
 
     Args:
@@ -108,7 +108,7 @@ def _spread(
 def _one_name(values: Values, i: int) -> Values:
     """A copy of ``values`` holding only its ``i``-th name."""
     names = values.names[i : i + 1]
-    return Values(text=values.text, names=names, numbers=list(values.numbers), words=values.words)
+    return Values(text=values.text, names=names, numbers=values.numbers, words=values.words)
 
 
 def _takes_a_name(parameters: dict[str, Any]) -> bool:
@@ -127,7 +127,7 @@ def _takes_a_name(parameters: dict[str, Any]) -> bool:
 
 def _build(
     tools: dict[str, dict[str, Any]], plan: list[tuple[str, Values]], text: str, digest: str
-) -> tuple[ToolCall, ...]:
+) -> tuple[PlannedCall, ...]:
     """Fill each planned call's arguments and give it a stable id."""
     calls = []
     for index, (name, values) in enumerate(plan):
@@ -136,7 +136,7 @@ def _build(
         encoded = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
         call_hash = hashlib.sha256(f"{digest}:{index}".encode()).hexdigest()
         calls.append(
-            ToolCall(
+            PlannedCall(
                 id=f"call_{call_hash[:24]}",
                 name=name,
                 arguments=encoded,
