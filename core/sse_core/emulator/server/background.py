@@ -9,18 +9,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
 import threading
 import time
 from collections.abc import Callable
 from types import TracebackType
 
-import uvicorn
-
-from sse_core.emulator.server.app import ConnectionAbort, EmulatorApp
+from sse_core.emulator.replay.recording import Recording, load_recording
+from sse_core.emulator.server.app import EmulatorApp
+from sse_core.emulator.server.chat import ConnectionAbort
 from sse_core.emulator.server.record import RequestRecord
-from sse_core.emulator.server.state import EmulatorState
+from sse_core.emulator.server.state import EmulatorState, FinishedHook
 from sse_core.emulator.wire.dialects import DIALECTS, base_path
+
+try:
+    import uvicorn
+except ModuleNotFoundError as error:  # a core-only install: no [emulator] extra
+    raise ImportError(
+        f"the gateway emulator needs uvicorn ({error}); "
+        "install it with: pip install 'sse-connectors[emulator]'"
+    ) from error
 
 HOST = "127.0.0.1"
 _START_TIMEOUT = 5.0
@@ -97,6 +106,9 @@ class Emulator:
         dialect: str = "openai",
         api_key: str | None = None,
         record_limit: int = 1000,
+        replay: str | os.PathLike[str] | None = None,
+        replay_timing: bool = False,
+        on_finished: FinishedHook | None = None,
     ) -> None:
         """Configure (not start) an emulator.
 
@@ -105,11 +117,27 @@ class Emulator:
             dialect: The dialect of the unprefixed ``/v1/chat/completions``.
             api_key: When set, chat requests must send ``Authorization: Bearer <key>``.
             record_limit: How many requests the record keeps.
+            replay: A recording (a ``.sse`` file, or a directory of ``NNN.sse`` with
+                their ``.json`` sidecars) to answer chat requests with, instead of the
+                assistant.
+            replay_timing: Send a replayed response at its recorded times.
+            on_finished: Called on the server's thread with each request's record once
+                the emulator is done with it (``--log`` prints it).
+
+        Raises:
+            ValueError: For an unknown dialect or a replay path that is not a recording.
         """
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}; expected one of {sorted(DIALECTS)}")
-        self.state = EmulatorState(record_limit)
-        self.app = EmulatorApp(self.state, default_dialect=dialect, api_key=api_key)
+        recording: Recording | None = None if replay is None else load_recording(replay)
+        self.state = EmulatorState(record_limit, on_finished=on_finished)
+        self.app = EmulatorApp(
+            self.state,
+            default_dialect=dialect,
+            api_key=api_key,
+            replay=recording,
+            replay_timing=replay_timing,
+        )
         self._wanted_port = port
         self._port: int | None = None
         self._server: uvicorn.Server | None = None

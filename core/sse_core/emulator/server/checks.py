@@ -9,6 +9,7 @@ status fault (429, 503, 502, 401) applies.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -26,7 +27,7 @@ SPASS_USER_HEADER = "spass-user-id"
 
 
 def parse_request(
-    dialect: Dialect, headers: dict[str, str], query: str, raw: bytes, api_key: str | None
+    dialect: Dialect, headers: Mapping[str, str], query: str, raw: bytes, api_key: str | None
 ) -> tuple[dict[str, Any], tuple[Fault, ...]] | Problem:
     """Validate a chat request.
 
@@ -40,6 +41,23 @@ def parse_request(
     Returns:
         The decoded body and the requested faults, or the :class:`Problem` to answer.
     """
+    faults = check_access(headers, api_key)
+    if isinstance(faults, Problem):
+        return faults
+    body = parse_body(dialect, headers, query, raw)
+    return body if isinstance(body, Problem) else (body, faults)
+
+
+def check_access(headers: Mapping[str, str], api_key: str | None) -> tuple[Fault, ...] | Problem:
+    """Check what comes before the body: the fault header parses, the key matches.
+
+    Args:
+        headers: Lowercased request headers.
+        api_key: The key the client must present as a bearer token, if any.
+
+    Returns:
+        The requested faults, or the :class:`Problem` to answer.
+    """
     try:
         faults = parse_faults(headers.get("x-emulator-fault"))
     except FaultError as error:
@@ -48,6 +66,23 @@ def parse_request(
         )
     if api_key is not None and headers.get("authorization") != f"Bearer {api_key}":
         return _unauthorized()
+    return faults
+
+
+def parse_body(
+    dialect: Dialect, headers: Mapping[str, str], query: str, raw: bytes
+) -> dict[str, Any] | Problem:
+    """Decode the body: a JSON object with a non-empty ``messages`` list (and SPASS's rules).
+
+    Args:
+        dialect: The dialect serving the path.
+        headers: Lowercased request headers.
+        query: The raw query string.
+        raw: The raw body.
+
+    Returns:
+        The decoded body, or the :class:`Problem` to answer.
+    """
     try:
         body = json.loads(raw)
     except ValueError as error:
@@ -62,7 +97,7 @@ def parse_request(
         return Problem(
             status=400, message=message, kind="invalid_request_error", code="invalid_messages"
         )
-    return body, faults
+    return body
 
 
 def _messages_ok(messages: Any) -> bool:
@@ -73,7 +108,7 @@ def _messages_ok(messages: Any) -> bool:
     )
 
 
-def _spass_user(headers: dict[str, str], query: str, body: Any) -> Problem | None:
+def _spass_user(headers: Mapping[str, str], query: str, body: Any) -> Problem | None:
     """SPASS Cut 2.23c: the user id travels in the header, and only there."""
     if (isinstance(body, dict) and "user_id" in body) or "user_id" in parse_qs(query):
         message = "user_id is not accepted in the body or query; send the SPASS-User-Id header"

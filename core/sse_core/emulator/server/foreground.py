@@ -1,13 +1,21 @@
-"""Serve the emulator in the foreground until interrupted: ``python -m`` and ``sse-chat``."""
+"""Serve the emulator in the foreground until interrupted: ``python -m`` and ``sse-chat``.
+
+SIGINT and SIGTERM handlers go in before the emulator binds its port, so a signal that
+arrives while it is still starting ends it cleanly (exit status 0) instead of killing
+it half-started.
+"""
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sse_core.emulator.server.background import Emulator
+from sse_core.emulator.server.state import FinishedHook
 from sse_core.emulator.wire.dialects import DIALECTS
 
 
@@ -22,6 +30,9 @@ def serve(
     api_key: str | None = None,
     announce: Callable[[str], None] | None = _print,
     stop: threading.Event | None = None,
+    on_finished: FinishedHook | None = None,
+    replay: str | os.PathLike[str] | None = None,
+    replay_timing: bool = False,
 ) -> None:
     """Serve the emulator in the foreground until Ctrl-C, SIGTERM or ``stop`` is set.
 
@@ -31,30 +42,51 @@ def serve(
         api_key: When set, chat requests must send ``Authorization: Bearer <key>``.
         announce: Called with a line naming the URL and each dialect's base URL.
         stop: Set it to stop serving (signals set it too, from the main thread).
+        on_finished: Called with each request's record once it is done (``--log``).
+        replay: A recording to answer chat requests with (see :class:`Emulator`).
+        replay_timing: Send replayed responses at their recorded times.
 
     Raises:
         OSError: When the port cannot be bound.
+        ValueError: When ``replay`` is not a recording.
     """
     stop = stop or threading.Event()
-    emulator = Emulator(port=port, dialect=dialect, api_key=api_key).start()
-    previous = _on_signals(stop)
+    with _signals_set(stop):
+        emulator = Emulator(
+            port=port,
+            dialect=dialect,
+            api_key=api_key,
+            on_finished=on_finished,
+            replay=replay,
+            replay_timing=replay_timing,
+        )
+        if stop.is_set():  # a signal came while the recording was loading
+            return
+        emulator.start()
+        try:
+            if announce is not None:
+                announce(_banner(emulator, replay))
+            while not stop.wait(0.2) and emulator.running:
+                pass
+        finally:
+            emulator.stop()
+
+
+def _banner(emulator: Emulator, replay: str | os.PathLike[str] | None) -> str:
+    bases = ", ".join(f"{name} {emulator.base_url(name)}" for name in DIALECTS)
+    line = f"sse-connectors gateway emulator on {emulator.url} (base URLs: {bases})"
+    return line if replay is None else f"{line}; replaying {os.fspath(replay)}"
+
+
+@contextmanager
+def _signals_set(stop: threading.Event) -> Iterator[None]:
+    """Make SIGINT and SIGTERM set ``stop`` while inside (only possible in the main thread)."""
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, lambda *_: stop.set())
     try:
-        if announce is not None:
-            bases = ", ".join(f"{name} {emulator.base_url(name)}" for name in DIALECTS)
-            announce(f"sse-connectors gateway emulator on {emulator.url} (base URLs: {bases})")
-        while not stop.wait(0.2) and emulator.running:
-            pass
+        yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        emulator.stop()
-
-
-def _on_signals(stop: threading.Event) -> dict[int, Any]:
-    """Make SIGINT and SIGTERM set ``stop`` (only possible in the main thread)."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    return {
-        signum: signal.signal(signum, lambda *_: stop.set())
-        for signum in (signal.SIGINT, signal.SIGTERM)
-    }
+        for number, handler in previous.items():
+            signal.signal(number, handler)

@@ -40,6 +40,7 @@ class RequestRecord:
         completed: Whether the whole response was sent.
         disconnected: Whether the client went away before the response ended.
         disconnected_at: ``time.monotonic()`` when that was seen, if it was.
+        finished_at: ``time.monotonic()`` when the emulator was done with the request.
     """
 
     index: int
@@ -54,6 +55,12 @@ class RequestRecord:
     completed: bool = False
     disconnected: bool = False
     disconnected_at: float | None = None
+    finished_at: float | None = None
+
+    @property
+    def duration(self) -> float | None:
+        """Seconds from the request's arrival until the emulator was done with it."""
+        return None if self.finished_at is None else self.finished_at - self.received_at
 
     def header(self, name: str) -> str | None:
         """The (masked) value of a header, by case-insensitive name."""
@@ -84,7 +91,30 @@ class RequestRecord:
             "disconnected_after": (
                 None if self.disconnected_at is None else self.disconnected_at - self.received_at
             ),
+            "duration": self.duration,
         }
+
+
+def access_line(record: RequestRecord) -> str:
+    """One log line for a finished request, without a header value but the faults.
+
+    Args:
+        record: The finished request's record.
+
+    Returns:
+        Method, path, dialect, status, faults, duration and how the response ended, e.g.
+        ``POST /v1/chat/completions dialect=openai status=200 faults=- 0.012s complete``.
+    """
+    faults = "".join((record.header("x-emulator-fault") or "-").split())
+    duration = f"{record.duration:.3f}s" if record.duration is not None else "-"
+    if record.disconnected:
+        ending = "client left early"
+    else:
+        ending = "complete" if record.completed else "cut off by the server"
+    return (
+        f"{record.method} {record.path} dialect={record.dialect or '-'} "
+        f"status={record.status or '-'} faults={faults} {duration} {ending}"
+    )
 
 
 def mask(name: str, value: str) -> str:
@@ -127,14 +157,19 @@ class Recorder:
             self._condition.notify_all()
             return index
 
-    def update(self, index: int, **changes: Any) -> None:
-        """Change fields of a record (silently ignored if it was reset or dropped)."""
+    def update(self, index: int, **changes: Any) -> RequestRecord | None:
+        """Change fields of a record.
+
+        Returns:
+            The changed record, or ``None`` if it was reset or dropped meanwhile.
+        """
         with self._condition:
             for position, record in enumerate(self._records):
                 if record.index == index:
-                    self._records[position] = replace(record, **changes)
+                    self._records[position] = changed = replace(record, **changes)
                     self._condition.notify_all()
-                    return
+                    return changed
+            return None
 
     def mark_disconnected(self, index: int) -> None:
         """Note that the client of request ``index`` left before the response ended."""
