@@ -42,6 +42,7 @@ CATALOG: dict[str, dict[str, Param]] = {
     "invalid-json": {"after": (int, 1)},
     "named-event": {"name": (str, ""), "after": (int, 0)},
     "think-tags": {},
+    "burst": {"frames": (int, 10)},
 }
 #: Faults answered with an HTTP error status instead of a completion.
 STATUS_FAULTS = ("rate-limit", "unavailable", "bad-gateway", "bad-gateway-html", "unauthorized")
@@ -56,6 +57,7 @@ LIMITS: dict[str, float] = {
     "count": 1e9,
     "after": 1e6,
     "every": 1e6,
+    "frames": 1e6,
 }
 
 

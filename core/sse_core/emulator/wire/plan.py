@@ -88,6 +88,8 @@ def plan_stream(writer: ChunkWriter, faults: tuple[Fault, ...]) -> list[Op]:
     writes = [encode(frame, _newline(faults)) for frame in kept]
     if first(faults, "bom") is not None:
         writes = [BOM + writes[0], *writes[1:]] if writes else [BOM]
+    if (burst := first(faults, "burst")) is not None:
+        writes = _bursts(writes, max(1, burst.integer("frames")))
     return _timed(writes, faults) + ending
 
 
@@ -176,6 +178,11 @@ def _timed(writes: list[bytes], faults: tuple[Fault, ...]) -> list[Op]:
                 ops.append(Sleep(seconds=split.number("pause")))
             ops.append(Write(data=piece))
     return ops
+
+
+def _bursts(writes: list[bytes], size: int) -> list[bytes]:
+    """Group writes ``size`` to a body message, as a gateway that buffers its output does."""
+    return [b"".join(writes[i : i + size]) for i in range(0, len(writes), size)]
 
 
 def _split_utf8(data: bytes) -> list[bytes]:
