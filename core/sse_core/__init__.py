@@ -1,18 +1,14 @@
 """Framework-free streaming core for OpenAI-compatible gateways.
 
-The pipeline runs one way: body bytes -> :class:`SSEParser` -> :class:`ChunkDecoder`
-(together: :class:`StreamDecoder`) -> StreamEvents -> :class:`Accumulator` -> :class:`Completion`.
-None of these modules does I/O; the transport (:class:`ChatClient`, :class:`AsyncChatClient`)
-feeds them.
+The data path runs one way, a folder per layer: body bytes -> :class:`SSEParser` ->
+:class:`ChunkDecoder` (together: :class:`StreamDecoder`) -> StreamEvents ->
+:class:`Accumulator` -> :class:`Completion` (``sse_core.pipeline``, no I/O at all); the
+transport (:class:`ChatClient`, :class:`AsyncChatClient`, ``sse_core.transport``) feeds it
+over httpx; the adapters map its events and snapshots to framework objects. The shared
+vocabulary (events, the Completion, errors) sits at this package's root.
 """
 
-from sse_core._http import Timeouts
-from sse_core.accumulator import Accumulator
-from sse_core.api import decode
-from sse_core.chunks import ChunkDecoder, parse_usage
-from sse_core.client import AsyncChatClient, AsyncChatStream, ChatClient, ChatStream
 from sse_core.completion import Choice, Completion, ToolCall, Usage
-from sse_core.decoder import StreamDecoder
 from sse_core.errors import (
     AuthenticationError,
     BadRequestError,
@@ -42,9 +38,18 @@ from sse_core.events import (
     ToolCallDelta,
     UsageUpdate,
 )
-from sse_core.retry import RetryPolicy, parse_retry_after
-from sse_core.session import StreamSession
-from sse_core.sse import ServerSentEvent, SSEParser
+from sse_core.pipeline.accumulator import Accumulator
+from sse_core.pipeline.chunks import ChunkDecoder
+from sse_core.pipeline.decoder import StreamDecoder
+from sse_core.pipeline.parser import ServerSentEvent, SSEParser
+from sse_core.pipeline.payloads import parse_usage
+from sse_core.pipeline.reads import ReadDelta, merge_read
+from sse_core.pipeline.session import StreamSession, decode
+from sse_core.transport.client import AsyncChatClient, ChatClient
+from sse_core.transport.config import ClientConfig, Timeouts
+from sse_core.transport.pool import ClientPool
+from sse_core.transport.retry import RetryPolicy, parse_retry_after
+from sse_core.transport.streams import AsyncChatStream, ChatStream
 
 __version__ = "0.1.0"
 
@@ -58,6 +63,8 @@ __all__ = [
     "ChatStream",
     "Choice",
     "ChunkDecoder",
+    "ClientConfig",
+    "ClientPool",
     "Completion",
     "ConfigurationError",
     "Done",
@@ -70,6 +77,7 @@ __all__ = [
     "IncompleteStreamError",
     "Metadata",
     "RateLimitError",
+    "ReadDelta",
     "ReasoningDelta",
     "RefusalDelta",
     "RetryPolicy",
@@ -91,6 +99,7 @@ __all__ = [
     "Usage",
     "UsageUpdate",
     "decode",
+    "merge_read",
     "parse_retry_after",
     "parse_usage",
 ]

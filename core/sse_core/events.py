@@ -144,7 +144,7 @@ _set_reasoning_text = ReasoningDelta.__dict__["text"].__set__
 _set_reasoning_choice = ReasoningDelta.__dict__["choice"].__set__
 
 
-def text_delta(text: str, choice: int) -> TextDelta:
+def _text_delta(text: str, choice: int) -> TextDelta:
     """``TextDelta(text=text, choice=choice)``, built without the frozen ``__init__``."""
     event: TextDelta = _new(TextDelta)
     _set_text_text(event, text)
@@ -152,7 +152,7 @@ def text_delta(text: str, choice: int) -> TextDelta:
     return event
 
 
-def reasoning_delta(text: str, choice: int) -> ReasoningDelta:
+def _reasoning_delta(text: str, choice: int) -> ReasoningDelta:
     """``ReasoningDelta(text=text, choice=choice)``, built without the frozen ``__init__``."""
     event: ReasoningDelta = _new(ReasoningDelta)
     _set_reasoning_text(event, text)

@@ -402,7 +402,7 @@ def test_whole_completion_object_with_message() -> None:
         ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
-    events = ChunkDecoder().decode_chunk(body)
+    events = ChunkDecoder()._decode_chunk(body)
     assert ReasoningDelta(text="r") in events and TextDelta(text="whole") in events
     assert Finish(reason="stop") in events and any(isinstance(e, UsageUpdate) for e in events)
 

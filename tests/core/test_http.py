@@ -18,7 +18,8 @@ from sse_core import (
     StreamTimeoutError,
     Timeouts,
 )
-from sse_core._http import (
+from sse_core.transport.http import (
+    head_timeout,
     build_headers,
     build_payload,
     error_from_response,
@@ -108,9 +109,9 @@ def test_empty_body() -> None:
 
 def test_echoed_key_is_redacted() -> None:
     body = b'{"error":{"message":"Incorrect API key provided: sk-test-secret-123"}}'
-    error = error_from_response(401, {}, body, secret=KEY)
+    error = error_from_response(401, {}, body, secrets=[KEY.get_secret_value()])
     assert "sk-test-secret-123" not in str(error) and "***" in str(error)
-    assert redact("Authorization: Bearer abc.def", None) == "Authorization: Bearer ***"
+    assert redact("Authorization: Bearer abc.def") == "Authorization: Bearer ***"
 
 
 def test_stream_options_rejection_detection() -> None:
@@ -146,6 +147,5 @@ def test_timeouts_of() -> None:
     assert Timeouts.of(None).idle is None
     with pytest.raises(ConfigurationError):
         Timeouts.of(-1)
-    head = Timeouts(connect=1, first_byte=100, idle=5).for_head(2.0)
+    head = head_timeout(Timeouts(connect=1, first_byte=100, idle=5), 2.0)
     assert (head.connect, head.read) == (1, 2.0)
-    assert Timeouts(idle=5).for_body(None) == 5

@@ -184,7 +184,7 @@ def test_any_json_chunks_decode_or_raise_typed(chunks: list[dict[str, Any]]) -> 
     acc = Accumulator()
     try:
         for chunk in chunks:
-            acc.extend(decoder.decode_chunk(chunk))
+            acc.extend(decoder._decode_chunk(chunk))
         acc.extend(decoder.flush())
         acc.completion()
     except SSEConnectorError:

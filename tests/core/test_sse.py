@@ -157,12 +157,12 @@ def test_many_tiny_feeds_of_one_long_line_stay_linear() -> None:
 
 def test_single_data_takes_only_a_whole_plain_frame_with_nothing_pending() -> None:
     parser = SSEParser()
-    assert parser.single_data(b"data: x\n\n") is None  # the BOM check has not run yet
+    assert parser._single_data(b"data: x\n\n") is None  # the BOM check has not run yet
     parser.feed(b": hello\n")
-    assert parser.single_data(b"data: x\n\n") == b"x"
-    assert parser.single_data(b"data: x\ndata: y\n\n") is None  # two lines
-    assert parser.single_data(b"data: x\r\n\r\n") is None  # CR framing
-    assert parser.single_data(b"event: e\ndata: x\n\n") is None
+    assert parser._single_data(b"data: x\n\n") == b"x"
+    assert parser._single_data(b"data: x\ndata: y\n\n") is None  # two lines
+    assert parser._single_data(b"data: x\r\n\r\n") is None  # CR framing
+    assert parser._single_data(b"event: e\ndata: x\n\n") is None
     parser.feed(b"event: e\n")  # an event name is pending: the general path applies it
-    assert parser.single_data(b"data: x\n\n") is None
+    assert parser._single_data(b"data: x\n\n") is None
     assert [(e.event, e.data) for e in parser.feed(b"data: x\n\n")] == [("e", "x")]

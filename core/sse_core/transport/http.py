@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -27,15 +26,17 @@ from sse_core.errors import (
     StreamProtocolError,
     StreamTimeoutError,
 )
-from sse_core.retry import parse_retry_after
+from sse_core.transport.config import Timeouts
+from sse_core.transport.retry import parse_retry_after
 
 __all__ = [
-    "Timeouts",
     "build_headers",
     "build_payload",
     "error_from_response",
+    "head_timeout",
     "map_transport_error",
     "redact",
+    "redact_data",
     "rejects_stream_options",
 ]
 
@@ -43,50 +44,14 @@ MAX_ERROR_BODY = 64 * 1024
 USER_AGENT = "sse-connectors/0.1"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Timeouts:
-    """Timeouts in seconds (None: no limit).
-
-    Attributes:
-        connect: Opening the connection (TCP and TLS), and waiting for a pooled one.
-        first_byte: Sending the request and waiting for the response head. Reasoning
-            models can think for minutes before a gateway answers, so the default is long.
-        idle: The longest silence allowed in the body once the head arrived. SSE gateways
-            send the head at once and keep quiet streams alive with comments; raise it for
-            gateways that think in silence.
-        total: A deadline for the whole request, body included.
-    """
-
-    connect: float | None = 10.0
-    first_byte: float | None = 600.0
-    idle: float | None = 300.0
-    total: float | None = None
-
-    @classmethod
-    def of(cls, value: float | Timeouts | None) -> Timeouts:
-        """A Timeouts from a number (every phase but total gets it), None, or a Timeouts."""
-        if isinstance(value, Timeouts):
-            return value
-        if value is None:
-            return cls(connect=None, first_byte=None, idle=None)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise ConfigurationError(
-                f"timeout must be a positive number or Timeouts, got {value!r}"
-            )
-        return cls(connect=float(value), first_byte=float(value), idle=float(value))
-
-    def for_head(self, remaining: float | None) -> httpx.Timeout:
-        """The httpx timeout for sending the request and reading the response head."""
-        return httpx.Timeout(
-            connect=_least(self.connect, remaining),
-            read=_least(self.first_byte, remaining),
-            write=_least(self.first_byte, remaining),
-            pool=_least(self.connect, remaining),
-        )
-
-    def for_body(self, remaining: float | None) -> float | None:
-        """The read timeout for the body."""
-        return _least(self.idle, remaining)
+def head_timeout(timeouts: Timeouts, remaining: float | None) -> httpx.Timeout:
+    """The httpx timeout for sending the request and reading the response head."""
+    return httpx.Timeout(
+        connect=_least(timeouts.connect, remaining),
+        read=_least(timeouts.first_byte, remaining),
+        write=_least(timeouts.first_byte, remaining),
+        pool=_least(timeouts.connect, remaining),
+    )
 
 
 def _least(a: float | None, b: float | None) -> float | None:
@@ -129,13 +94,26 @@ def build_headers(
     return headers
 
 
-def redact(text: str, secret: SecretStr | None) -> str:
-    """``text`` with the secret (and any bearer token) masked."""
-    if secret is not None:
-        value = secret.get_secret_value()
-        if len(value) >= 4:
+_BEARER = re.compile(r"(?i)(bearer\s+)[^\s'\"]+")
+
+
+def redact(text: str, secrets: Sequence[str] = ()) -> str:
+    """``text`` with every secret (and any bearer token) masked as ``***``."""
+    for value in secrets:
+        if len(value) >= 4 and value in text:
             text = text.replace(value, "***")
-    return re.sub(r"(?i)(bearer\s+)\S+", r"\1***", text)
+    return _BEARER.sub(r"\1***", text) if "earer" in text else text
+
+
+def redact_data(data: Any, secrets: Sequence[str] = ()) -> Any:
+    """A copy of decoded JSON ``data`` with every string redacted (:func:`redact`)."""
+    if isinstance(data, str):
+        return redact(data, secrets)
+    if isinstance(data, dict):
+        return {redact(str(k), secrets): redact_data(v, secrets) for k, v in data.items()}
+    if isinstance(data, list):
+        return [redact_data(item, secrets) for item in data]
+    return data
 
 
 def _error_fields(body: bytes, content_type: str) -> tuple[str | None, str | None, str | None]:
@@ -180,7 +158,7 @@ def error_from_response(
     headers: Mapping[str, str],
     body: bytes,
     *,
-    secret: SecretStr | None = None,
+    secrets: Sequence[str] = (),
     url: str = "",
 ) -> GatewayHTTPError:
     """The :class:`GatewayHTTPError` subclass for a non-2xx answer, with the gateway's words."""
@@ -196,7 +174,7 @@ def error_from_response(
     else:
         cls = BadRequestError
     message, kind, code = _error_fields(body, headers.get("content-type", ""))
-    message = redact(message, secret) if message else None
+    message = redact(message, secrets) if message else None
     retry_after = parse_retry_after(headers, now=time.time())
     summary = message or f"an empty {status} body"
     hint = _HINTS[cls]

@@ -1,0 +1,14 @@
+"""The sans-IO pipeline: body bytes in, StreamEvents and a Completion out, no I/O anywhere.
+
+Read it in the order the bytes travel:
+
+- :mod:`.parser`: bytes to Server-Sent Events (WHATWG rules, gateway leniencies, size bound);
+- :mod:`.chunks`: each event's chat chunk to StreamEvents (with :mod:`.payloads`,
+  :mod:`.think` for ``<think>`` blocks and :mod:`.tool_calls` for tool-call fragments);
+- :mod:`.decoder`: the two together (:class:`StreamDecoder`);
+- :mod:`.accumulator`: StreamEvents to the Completion, the one owner of an answer's state
+  (with :mod:`.pieces`), and :mod:`.reads` for what one network read added;
+- :mod:`.session`: the per-response rules every loop follows, and :func:`decode`.
+
+A test keeps these modules free of I/O (no httpx, asyncio, sockets, threads, files).
+"""

@@ -1,0 +1,244 @@
+"""Chunk decoder: SSE events (or decoded payloads) to StreamEvents, tolerant of every dialect.
+
+One :class:`ChunkDecoder` per stream; it keeps the little state the wire needs (tool-call
+indexes, an open ``<think>`` block, metadata already reported). What it copes with:
+
+- ``data: [DONE]`` (never JSON) or no sentinel at all;
+- ``object`` ``chat.completion.chunk`` or ``chat.completion``; absent ``id``/``object``/
+  ``model``/``index``/``finish_reason``; ``choices: []`` (usage, Azure filter results,
+  moderation); ``message`` instead of ``delta`` (a whole completion);
+- text, ``reasoning_content`` / ``reasoning`` / ``reasoning_details``, a leading ``<think>``
+  block (:mod:`~sse_core.pipeline.think`), content as an array of text/thinking parts,
+  ``refusal``;
+- tool calls in every shape gateways send (:mod:`~sse_core.pipeline.tool_calls`);
+- usage on any chunk (last wins), in ``x_groq.usage``, as ``event: spass.cost``;
+- named events as :class:`GatewayEvent`; error frames as :class:`ErrorFrame`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sse_core.events import (
+    Done,
+    Finish,
+    GatewayEvent,
+    Metadata,
+    ReasoningDelta,
+    RefusalDelta,
+    StreamEvent,
+    TextDelta,
+    UsageUpdate,
+    _reasoning_delta,
+    _text_delta,
+)
+from sse_core.pipeline.parser import ServerSentEvent
+from sse_core.pipeline.payloads import (
+    details_text,
+    parse_chunk_json,
+    parse_error,
+    parse_loose,
+    parse_usage,
+    thinking_text,
+)
+from sse_core.pipeline.think import ThinkSplitter
+from sse_core.pipeline.tool_calls import ToolIndexer
+
+__all__ = ["ChunkDecoder"]
+
+# Named events whose data is a usage object (SPASS seed: "event: spass.cost" trailer).
+USAGE_EVENTS = frozenset({"spass.cost"})
+_METADATA_KEYS = ("id", "model", "system_fingerprint", "created")
+
+
+class _ChoiceState:
+    __slots__ = ("content", "reasoning", "tools")
+
+    def __init__(self) -> None:
+        self.content = ThinkSplitter()
+        self.reasoning = ThinkSplitter(trim=False)
+        self.tools = ToolIndexer()
+
+
+class ChunkDecoder:
+    """Turns each :class:`ServerSentEvent` into StreamEvents (:meth:`decode`)."""
+
+    __slots__ = ("_choices", "_missing", "done")
+
+    def __init__(self) -> None:
+        self._choices: dict[int, _ChoiceState] = {}
+        self._missing: tuple[str, ...] = _METADATA_KEYS  # metadata fields not yet seen
+        #: True once ``[DONE]`` arrived (an attribute: it is read for every read).
+        self.done = False
+
+    def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
+        """Decode one SSE event.
+
+        Raises:
+            StreamProtocolError: A ``message`` event whose data is not a JSON object.
+        """
+        return self._decode_raw(sse.event, sse.data.encode())
+
+    def flush(self) -> list[StreamEvent]:
+        """End of stream: release text held back while looking for ``<think>`` tags."""
+        events: list[StreamEvent] = []
+        for index, state in self._choices.items():
+            reasoning, text = state.reasoning.flush()
+            held_reasoning, held_text = state.content.flush()
+            if reasoning or text or held_reasoning:
+                events.append(ReasoningDelta(text=reasoning + text + held_reasoning, choice=index))
+            if held_text:
+                events.append(TextDelta(text=held_text, choice=index))
+        return events
+
+    # --- the stream decoder's entry points ---
+
+    def _decode_raw(self, name: str, data: bytes) -> list[StreamEvent]:
+        """Decode one event given as its name and data bytes (the parser's raw form)."""
+        if name == "message":
+            if data[:1] == b"{":
+                return self._decode_chunk(parse_chunk_json(data))
+            stripped = data.strip()
+            if stripped == b"[DONE]":
+                self.done = True
+                return [*self.flush(), Done()]
+            if not stripped:
+                return []  # an empty data line is a keepalive
+            return self._decode_chunk(parse_chunk_json(data))
+        payload = parse_loose(data)
+        if name == "error":
+            return [parse_error(payload)]
+        if name in USAGE_EVENTS and isinstance(payload, dict):
+            return [UsageUpdate(usage=parse_usage(payload)), GatewayEvent(name=name, data=payload)]
+        return [GatewayEvent(name=name, data=payload)]
+
+    def _decode_chunk(self, chunk: Mapping[str, Any]) -> list[StreamEvent]:
+        """Decode one chat-completion chunk (or a whole ``chat.completion`` object)."""
+        events: list[StreamEvent] = []
+        self._decode_into(chunk, events)
+        return events
+
+    def _decode_into(self, chunk: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        """:meth:`_decode_chunk`, appending to ``events`` (no list per chunk on the hot path)."""
+        if self._missing:
+            self._metadata(chunk, events)
+        choices = chunk.get("choices")
+        if choices and type(choices) is list:
+            for choice in choices:
+                if type(choice) is dict:
+                    self._choice(choice, events)
+        usage = chunk.get("usage")
+        if usage is None and "x_groq" in chunk:
+            groq = chunk["x_groq"]
+            usage = groq.get("usage") if type(groq) is dict else None  # older Groq
+        if usage and type(usage) is dict:
+            events.append(UsageUpdate(usage=parse_usage(usage)))
+        if chunk.get("error"):
+            events.append(parse_error(chunk))
+
+    def _metadata(self, chunk: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        new: dict[str, Any] = {}
+        for key in self._missing:
+            value = chunk.get(key)
+            if value and type(value) is (int if key == "created" else str):
+                new[key] = value
+        if new:
+            self._missing = tuple(key for key in self._missing if key not in new)
+            events.append(Metadata(**new))
+
+    def _state(self, index: int) -> _ChoiceState:
+        state = self._choices[index] = _ChoiceState()
+        return state
+
+    def _choice(self, choice: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        index = choice.get("index", 0)
+        if type(index) is not int:
+            index = 0  # SPASS sends choices without an index
+        delta = choice.get("delta")
+        if delta is None:
+            delta = choice.get("message")  # a whole completion, or a delta-less chunk
+        if delta and type(delta) is dict:
+            state = self._choices.get(index) or self._state(index)
+            content = delta.get("content")
+            if len(delta) == 1 and type(content) is str:
+                # The common case, a text-only delta, inline: one lookup, one event.
+                if content:
+                    if state.content.passthrough:
+                        events.append(_text_delta(content, index))
+                    else:
+                        self._text(index, state, content, events)
+            else:
+                self._delta(index, state, delta, content, events)
+        reason = choice.get("finish_reason")
+        if reason and type(reason) is str:
+            events.append(Finish(reason=reason, choice=index))
+
+    def _delta(
+        self,
+        index: int,
+        state: _ChoiceState,
+        delta: Mapping[str, Any],
+        content: object,
+        events: list[StreamEvent],
+    ) -> None:
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        if reasoning and type(reasoning) is str:
+            self._reasoning(index, state, reasoning, events)
+        elif "reasoning_details" in delta:
+            # OpenRouter/Vercel/Snowflake: only when no plain reasoning field had the text.
+            text = details_text(delta["reasoning_details"])
+            if text:
+                self._reasoning(index, state, text, events)
+        if content:
+            if type(content) is str:
+                self._text(index, state, content, events)
+            elif type(content) is list:
+                self._parts(index, state, content, events)
+        refusal = delta.get("refusal")
+        if refusal and type(refusal) is str:
+            events.append(RefusalDelta(text=refusal, choice=index))
+        calls = delta.get("tool_calls")
+        if calls and type(calls) is list:
+            tools = state.tools
+            for call in calls:
+                if type(call) is dict and (event := tools.fragment(call, index)) is not None:
+                    events.append(event)
+
+    def _text(self, index: int, state: _ChoiceState, text: str, events: list[StreamEvent]) -> None:
+        if state.content.passthrough:
+            events.append(_text_delta(text, index))
+            return
+        reasoning, text = state.content.feed(text)
+        if reasoning:
+            events.append(_reasoning_delta(reasoning, index))
+        if text:
+            events.append(_text_delta(text, index))
+
+    def _reasoning(
+        self, index: int, state: _ChoiceState, text: str, events: list[StreamEvent]
+    ) -> None:
+        splitter = state.reasoning
+        if not splitter.passthrough:
+            inside, after = splitter.feed(text)
+            text = inside + after
+        if text:
+            events.append(_reasoning_delta(text, index))
+
+    def _parts(
+        self, index: int, state: _ChoiceState, parts: list[Any], events: list[StreamEvent]
+    ) -> None:
+        # Mistral: [{"type": "thinking", "thinking": [{"type": "text", "text": ...}]},
+        #           {"type": "text", "text": ...}]
+        for part in parts:
+            if type(part) is not dict:
+                continue
+            kind = part.get("type")
+            if kind == "text":
+                text = part.get("text")
+                if text and type(text) is str:
+                    self._text(index, state, text, events)
+            elif kind == "thinking":
+                text = thinking_text(part.get("thinking"))
+                if text:
+                    events.append(ReasoningDelta(text=text, choice=index))

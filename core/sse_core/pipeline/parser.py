@@ -1,0 +1,338 @@
+"""A sans-IO Server-Sent Events parser (WHATWG "event stream interpretation").
+
+Feed it bytes as they arrive; it returns the events completed by those bytes::
+
+    parser = SSEParser()
+    for piece in body_pieces:
+        for event in parser.feed(piece):
+            ...
+    events = parser.finish()
+
+Rules followed (https://html.spec.whatwg.org/multipage/server-sent-events.html):
+
+- lines end with CRLF, LF or a lone CR, also when the ending is split across two reads;
+- a UTF-8 BOM at the very start is ignored;
+- lines starting with ``:`` are comments;
+- ``field: value`` with one optional space after the colon; ``data`` lines are joined with
+  ``\\n``; ``event``, ``id`` (ignored when it holds NUL) and ``retry`` (digits only);
+- a blank line dispatches the event; a block without any ``data`` line dispatches nothing.
+
+Leniencies real gateways need:
+
+- single-newline framing: a ``data:`` line that follows a ``data:`` payload which is already a
+  complete JSON value dispatches that payload first (some gateways, and the aivene client
+  example, write ``data: {...}\\n`` with no blank line);
+- a final event without its blank line is dispatched by :meth:`SSEParser.finish`.
+
+The size bound ``max_event_bytes`` (M) counts two things, the same way however the body is
+split into reads: every line, of any kind, without its line ending, must be at most M bytes;
+and an event's data (its ``data`` values joined with ``\\n``) must be at most M bytes. A line
+that breaks the bound raises :class:`~sse_core.errors.StreamProtocolError` as soon as it is
+known to (a line still arriving is refused once M of its bytes are held), so memory stays
+bounded. Events completed before the offending line are not lost: see :meth:`_feed_raw`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from pydantic_core import from_json
+
+from sse_core.errors import ConfigurationError, StreamProtocolError
+
+__all__ = ["DEFAULT_MAX_EVENT_BYTES", "RawEvent", "SSEParser", "ServerSentEvent", "as_bytes"]
+
+DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+_BOM = b"\xef\xbb\xbf"
+_COLON = 0x3A
+
+# (event name, data bytes, last event id, retry): what the decoder reads, without building a
+# ServerSentEvent (and decoding its text) for every frame.
+RawEvent: TypeAlias = tuple[str, bytes, str, "int | None"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerSentEvent:
+    """One dispatched event. ``event`` is ``"message"`` unless the block named it."""
+
+    data: str
+    event: str = "message"
+    id: str = ""
+    retry: int | None = None
+
+
+def as_bytes(data: object) -> bytes:
+    """``data`` as ``bytes``: bytes-like values are copied, anything else is a TypeError."""
+    if type(data) is bytes:
+        return data
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    raise TypeError(f"expected bytes, bytearray or memoryview, got {type(data).__name__}")
+
+
+def check_bound(max_event_bytes: object) -> int:
+    """``max_event_bytes`` if it is a positive int, else a ConfigurationError naming it."""
+    if type(max_event_bytes) is not int or max_event_bytes <= 0:
+        raise ConfigurationError(
+            f"max_event_bytes must be a positive integer, got {max_event_bytes!r}"
+        )
+    return max_event_bytes
+
+
+def _is_complete_json(data: bytes) -> bool:
+    """Whether ``data`` is one whole JSON object or array (cheap check first)."""
+    if data.lstrip()[:1] not in (b"{", b"["):
+        return False
+    try:
+        from_json(data)
+    except ValueError:
+        return False
+    return True
+
+
+def _too_large(limit: int, what: str) -> StreamProtocolError:
+    return StreamProtocolError(
+        f"{what} exceeded {limit} bytes: raise max_event_bytes if the gateway really sends "
+        "events this large"
+    )
+
+
+class SSEParser:
+    """Incremental WHATWG event-stream parser over bytes.
+
+    Args:
+        max_event_bytes: Upper bound on one line and on one event's data (see the module).
+    """
+
+    __slots__ = (
+        "_bom_checked",
+        "_data",
+        "_data_len",
+        "_error",
+        "_event",
+        "_last_id",
+        "_max",
+        "_pending",
+        "_pending_len",
+        "_retry",
+        "_skip_lf",
+    )
+
+    def __init__(self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
+        self._max = check_bound(max_event_bytes)
+        self._pending: list[bytes] = []
+        self._pending_len = 0
+        self._skip_lf = False
+        self._bom_checked = False
+        self._data: list[bytes] = []
+        self._data_len = 0
+        self._event = ""
+        self._last_id = ""
+        self._retry: int | None = None
+        self._error: StreamProtocolError | None = None
+
+    @property
+    def last_event_id(self) -> str:
+        """The last ``id`` field seen (persists across events, as the spec says)."""
+        return self._last_id
+
+    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+        """Take the next bytes of the body; return the events they complete.
+
+        Raises:
+            StreamProtocolError: A line or an event broke the size bound (then and on every
+                later call).
+            TypeError: ``chunk`` is not bytes-like.
+        """
+        out: list[RawEvent] = []
+        error = self._feed_raw(as_bytes(chunk), out)
+        if error is not None:
+            raise error
+        return [_event(raw) for raw in out]
+
+    def finish(self) -> list[ServerSentEvent]:
+        """Signal the end of the body; dispatch a last event left without its blank line."""
+        out: list[RawEvent] = []
+        error = self._finish_raw(out)
+        if error is not None:
+            raise error
+        return [_event(raw) for raw in out]
+
+    # --- the decoder's entry points (raw tuples, errors returned with what came before) ---
+
+    def _feed_raw(self, chunk: bytes, out: list[RawEvent]) -> StreamProtocolError | None:
+        """Append the events ``chunk`` completes to ``out``; return a bound error, if any.
+
+        The events completed before the offending line are in ``out`` all the same, so the
+        caller keeps what arrived before it (and an error frame among them still wins).
+        """
+        if self._error is not None:
+            return self._error
+        try:
+            self._feed_lines(chunk, out)
+        except StreamProtocolError as exc:
+            self._error = exc
+            return exc
+        return None
+
+    def _finish_raw(self, out: list[RawEvent]) -> StreamProtocolError | None:
+        """:meth:`finish` into ``out``, returning a bound error as :meth:`_feed_raw` does."""
+        if self._error is not None:
+            return self._error
+        if self._pending:
+            line = b"".join(self._pending)
+            self._pending.clear()
+            self._pending_len = 0
+            try:
+                self._lines([line], out)
+            except StreamProtocolError as exc:
+                self._error = exc
+                return exc
+        if self._data:
+            self._dispatch(out)
+        return None
+
+    def _single_data(self, chunk: bytes) -> bytes | None:
+        """The payload when ``chunk`` is exactly one plain ``data: ...\\n\\n`` frame and no
+        earlier bytes are pending; else None (use :meth:`_feed_raw`).
+
+        The common case on a stream that arrives as it is generated: one frame per read.
+        When it returns a payload, that frame is consumed, with the same result as
+        :meth:`_feed_raw` would give.
+        """
+        if (
+            chunk[-2:] == b"\n\n"
+            and chunk[:6] == b"data: "
+            and self._bom_checked
+            and not (self._pending or self._data or self._event or self._skip_lf)
+            and chunk.count(b"\n") == 2
+            and b"\r" not in chunk
+            and len(chunk) <= self._max
+        ):
+            return chunk[6:-2]
+        return None
+
+    # --- lines ---
+
+    def _feed_lines(self, chunk: bytes, out: list[RawEvent]) -> None:
+        if not chunk:
+            return
+        payload = self._single_data(chunk)
+        if payload is not None:
+            out.append(("message", payload, self._last_id, self._retry))
+            return
+        if self._skip_lf:
+            # A CR ended the previous read; a LF starting this one belongs to that CRLF.
+            self._skip_lf = False
+            if chunk[:1] == b"\n":
+                chunk = chunk[1:]
+        if b"\r" in chunk:
+            self._skip_lf = chunk[-1:] == b"\r"
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = chunk.split(b"\n")
+        tail = lines.pop()
+        if lines:
+            if self._pending:
+                self._pending.append(lines[0])
+                lines[0] = b"".join(self._pending)
+                self._pending.clear()
+                self._pending_len = 0
+            if len(chunk) > self._max or len(lines[0]) > self._max:
+                lines = self._upto_long_line(lines, out)
+            self._lines(lines, out)
+        if tail:
+            self._hold(tail)
+
+    def _upto_long_line(self, lines: list[bytes], out: list[RawEvent]) -> list[bytes]:
+        """``lines`` if none is over the bound; else parse those before it, then raise.
+
+        Only a read larger than the bound (or a line joined with held bytes) can hold such a
+        line, so the common read skips this check.
+        """
+        limit = self._max
+        for at, line in enumerate(lines):
+            if len(line) > limit:
+                self._lines(lines[:at], out)
+                raise _too_large(limit, "a line of the event stream")
+        return lines
+
+    def _hold(self, piece: bytes) -> None:
+        self._pending_len += len(piece)
+        if self._pending_len > self._max:
+            raise _too_large(self._max, "a line of the event stream")
+        self._pending.append(piece)
+
+    def _lines(self, lines: list[bytes], out: list[RawEvent]) -> None:
+        if not self._bom_checked:
+            self._bom_checked = True
+            if lines and lines[0].startswith(_BOM):
+                lines[0] = lines[0][3:]
+        for line in lines:
+            if not line:
+                if self._data:
+                    self._dispatch(out)
+                else:
+                    self._event = ""
+            elif line.startswith(b"data:"):
+                self._data_line(line[6:] if line[5:6] == b" " else line[5:], out)
+            elif line[0] != _COLON:  # ":" starts a comment
+                if line.startswith(b"event:") and self._whole_payload_pending():
+                    # Single-newline framing: an event line after a whole payload starts
+                    # the next event (producers write "event:" before "data:").
+                    self._dispatch(out)
+                self._field(line)
+
+    def _data_line(self, value: bytes, out: list[RawEvent]) -> None:
+        if self._data and self._whole_payload_pending():
+            # Single-newline framing: the previous payload is already whole.
+            self._dispatch(out)
+        self._append_data(value)
+
+    def _append_data(self, value: bytes) -> None:
+        data = self._data
+        self._data_len += len(value) + (1 if data else 0)  # the size of the joined data
+        if self._data_len > self._max:
+            raise _too_large(self._max, "an event's data")
+        data.append(value)
+
+    def _whole_payload_pending(self) -> bool:
+        data = self._data
+        return len(data) == 1 and _is_complete_json(data[0])
+
+    def _field(self, line: bytes) -> None:
+        name, colon, raw = line.partition(b":")
+        value = raw[1:] if raw[:1] == b" " else raw
+        if name == b"event":
+            self._event = value.decode("utf-8", "replace")
+        elif name == b"id":
+            if b"\x00" not in value:
+                self._last_id = value.decode("utf-8", "replace")
+        elif name == b"retry":
+            if value.isdigit():
+                self._retry = int(value)
+        elif name == b"data" and not colon:
+            # "data" with no colon is a data line with an empty value.
+            self._append_data(b"")
+        # Other field names are ignored, as the spec says.
+
+    def _dispatch(self, out: list[RawEvent]) -> None:
+        data = self._data
+        out.append(
+            (
+                self._event or "message",
+                data[0] if len(data) == 1 else b"\n".join(data),
+                self._last_id,
+                self._retry,
+            )
+        )
+        self._data = []
+        self._data_len = 0
+        self._event = ""
+
+
+def _event(raw: RawEvent) -> ServerSentEvent:
+    name, data, last_id, retry = raw
+    return ServerSentEvent(
+        data=data.decode("utf-8", "replace"), event=name, id=last_id, retry=retry
+    )

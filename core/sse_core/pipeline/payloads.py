@@ -1,0 +1,152 @@
+"""The payload parsers of the chunk decoder: JSON frames, usage objects, error bodies, and
+the text inside reasoning parts. Pure functions, tolerant of every dialect's shapes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic_core import from_json, to_json
+
+from sse_core.completion import Usage
+from sse_core.errors import StreamProtocolError
+from sse_core.events import ErrorFrame
+
+__all__ = [
+    "details_text",
+    "parse_chunk_json",
+    "parse_error",
+    "parse_loose",
+    "parse_usage",
+    "thinking_text",
+]
+
+_PREVIEW = 200
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _first_int(*values: object) -> int | None:
+    for value in values:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def _dict(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def parse_usage(raw: Mapping[str, Any]) -> Usage:
+    """Normalise a usage object from any dialect into :class:`Usage`."""
+    prompt_details = _dict(raw.get("prompt_tokens_details"))
+    completion_details = _dict(raw.get("completion_tokens_details"))
+    prompt = _first_int(raw.get("prompt_tokens"), raw.get("input_tokens"))
+    completion = _first_int(raw.get("completion_tokens"), raw.get("output_tokens"))
+    total = _int(raw.get("total_tokens"))
+    if total is None and prompt is not None and completion is not None:
+        total = prompt + completion
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total,
+        # OpenAI: prompt_tokens_details.cached_tokens; DeepSeek: prompt_cache_hit_tokens;
+        # Together: a top-level cached_tokens; Anthropic-shaped: cache_read_input_tokens.
+        cached_tokens=_first_int(
+            prompt_details.get("cached_tokens"),
+            raw.get("prompt_cache_hit_tokens"),
+            raw.get("cached_tokens"),
+            raw.get("cache_read_input_tokens"),
+        ),
+        cache_write_tokens=_first_int(
+            prompt_details.get("cache_write_tokens"),
+            prompt_details.get("cache_creation_tokens"),
+            raw.get("cache_write_tokens"),
+            raw.get("cache_creation_input_tokens"),
+        ),
+        reasoning_tokens=_first_int(
+            completion_details.get("reasoning_tokens"), raw.get("reasoning_tokens")
+        ),
+        raw=raw,
+    )
+
+
+def parse_error(payload: object) -> ErrorFrame:
+    """Make an :class:`ErrorFrame` of ``{"error": {...}}``, ``{"error": "text"}`` or text."""
+    err = payload.get("error", payload) if isinstance(payload, dict) else payload
+    if isinstance(err, dict):
+        message = err.get("message") or err.get("detail") or err.get("msg")
+        code = err.get("code")
+        kind = err.get("type")
+        return ErrorFrame(
+            message=str(message) if message else to_json(err).decode(),
+            type=kind if isinstance(kind, str) else None,
+            code=code if isinstance(code, (str, int)) and not isinstance(code, bool) else None,
+            data=payload,
+        )
+    return ErrorFrame(message=str(err) if err else "the gateway reported an error", data=payload)
+
+
+def details_text(details: object) -> str:
+    if not isinstance(details, list):
+        return ""
+    pieces = []
+    for detail in details:
+        if isinstance(detail, dict):
+            text = detail.get("text") or detail.get("summary")
+            if text and isinstance(text, str):
+                pieces.append(text)
+    return "".join(pieces)
+
+
+def thinking_text(thinking: object) -> str:
+    if isinstance(thinking, str):
+        return thinking
+    if isinstance(thinking, list):
+        return "".join(
+            part["text"]
+            for part in thinking
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def parse_chunk_json(data: bytes) -> Mapping[str, Any]:
+    """Parse a ``data:`` payload that must be a JSON object, or raise StreamProtocolError."""
+    try:
+        value = from_json(data)
+    except ValueError as exc:
+        value = _parse_replacing(data, exc)
+    if type(value) is not dict:
+        raise StreamProtocolError(
+            f"expected a JSON object in a data frame, got {type(value).__name__}: {_preview(data)}"
+        )
+    return value
+
+
+def _parse_replacing(data: bytes, error: ValueError) -> Any:
+    """Retry with invalid UTF-8 replaced (as an SSE text decoder would); else a protocol error."""
+    try:
+        return from_json(data.decode("utf-8", "replace"))
+    except ValueError:
+        raise StreamProtocolError(
+            f"expected a JSON object in a data frame, got invalid JSON ({error}): {_preview(data)}"
+        ) from None
+
+
+def _preview(data: bytes) -> str:
+    return repr(data[:_PREVIEW].decode("utf-8", "replace"))
+
+
+def parse_loose(data: bytes) -> Any:
+    """Named events may carry JSON or plain text."""
+    try:
+        return from_json(data)
+    except ValueError:
+        text = data.decode("utf-8", "replace")
+        try:
+            return from_json(text)
+        except ValueError:
+            return text

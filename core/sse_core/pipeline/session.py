@@ -1,0 +1,240 @@
+"""``StreamSession``: every decision about one response body, made once, for every loop.
+
+The transport's sync and async loops, and :func:`decode`, only move bytes: they hand each
+piece to :meth:`StreamSession.step`, pass on the events it returns, stop when it says
+:attr:`~StreamSession.stopped`, call :meth:`~StreamSession.end` when the body ends, and ask
+:meth:`~StreamSession.completion` for the result (which raises what went wrong).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+
+from sse_core.completion import Completion
+from sse_core.errors import StreamError, StreamProtocolError, StreamTimeoutError
+from sse_core.events import StreamEvent
+from sse_core.pipeline.accumulator import Accumulator
+from sse_core.pipeline.decoder import StreamDecoder
+from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, as_bytes
+
+__all__ = ["StreamSession", "decode"]
+
+_PREVIEW = 120
+_SSE_STARTS = (b"data", b"event", b"id", b"retry", b":")
+
+
+class StreamSession:
+    """Decoder and accumulator for one response, and the rules for ending it.
+
+    Args:
+        max_event_bytes: The bound on one SSE line or event (and on a JSON body).
+        deadline: A ``time.monotonic()`` deadline for the whole body, or None.
+        idle: The longest silence allowed between two reads of the body, or None.
+        source: What the body comes from, for messages (a URL; never holds a key).
+    """
+
+    __slots__ = (
+        "_decoder",
+        "_deadline",
+        "_error",
+        "_idle",
+        "_json",
+        "_json_size",
+        "_max",
+        "_seen",
+        "_source",
+        "_start",
+        "answer",
+        "stopped",
+    )
+
+    def __init__(
+        self,
+        *,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        deadline: float | None = None,
+        idle: float | None = None,
+        source: str = "the gateway",
+    ) -> None:
+        self._decoder = StreamDecoder(max_event_bytes=max_event_bytes)
+        self._max = max_event_bytes
+        self._deadline = deadline
+        self._idle = idle
+        self._source = source
+        self._json: list[bytes] | None = None
+        self._json_size = 0
+        self._error: StreamError | None = None
+        self._seen = False  # an event came out of the body
+        self._start = b""  # the first bytes, to say what arrived when no event ever did
+        #: The answer so far: the one accumulator of this response.
+        self.answer = Accumulator()
+        #: True once the loop must stop reading: ``[DONE]``, or an error frame arrived.
+        self.stopped = False
+
+    def begin(self, headers: Mapping[str, str], *, json_body: bool = False) -> None:
+        """The response head arrived: keep its headers; ``json_body``: a whole JSON answer
+        (a gateway that answered ``application/json`` where SSE was asked for)."""
+        self.answer.headers = headers
+        if json_body:
+            self._json = []
+
+    def read_timeout(self) -> float | None:
+        """The timeout for each read of the body: the idle bound, within the deadline."""
+        if self._deadline is None:
+            return self._idle
+        remaining = max(self._deadline - time.monotonic(), 0.001)
+        return remaining if self._idle is None else min(self._idle, remaining)
+
+    def step(self, piece: bytes) -> list[StreamEvent]:
+        """Take the next piece of the body; return the events to hand on.
+
+        After an error frame the events before it are returned and :attr:`stopped` is set;
+        :meth:`completion` then raises the error.
+
+        Raises:
+            StreamProtocolError: Malformed bytes (with the partial answer).
+            StreamTimeoutError: The body ran past the deadline.
+        """
+        if self._json is not None:
+            self._collect(piece)
+            return []
+        if not self._seen:
+            self._note_start(piece)
+        try:
+            events = self._decoder.feed(piece)
+        except StreamError as exc:
+            raise self.fail(exc) from None
+        if events:
+            self._seen = True
+            events = self._accept(events)
+        if self._decoder.done:
+            self.stopped = True
+        if self._deadline is not None:
+            self._check_deadline()
+        return events
+
+    def end(self) -> list[StreamEvent]:
+        """The body ended: the last events (a final frame without blank line, held text).
+
+        Nothing after :attr:`stopped`: the loop left the body on purpose.
+        """
+        if self.stopped:
+            return []
+        try:
+            if self._json is not None:
+                events = self._decoder._feed_json(b"".join(self._json))
+            else:
+                events = self._decoder.finish()
+        except StreamError as exc:
+            raise self.fail(exc) from None
+        if events:
+            self._seen = True
+        return self._accept(events)
+
+    def completion(self) -> Completion:
+        """The Completion, or the error that ended the stream (with the partial answer).
+
+        Raises:
+            GatewayStreamError: An error frame arrived.
+            IncompleteStreamError: The stream was cut (no finish_reason, no ``[DONE]``).
+            StreamProtocolError: The body held no event stream at all.
+        """
+        if self._error is not None:
+            raise self._error
+        if not self._seen and self._start.strip() and not _looks_like_sse(self._start):
+            raise self.fail(
+                StreamProtocolError(
+                    f"expected an event stream from {self._source}, got a body with no SSE "
+                    f"event; it starts with {_preview(self._start)}"
+                )
+            )
+        return self.answer.finish()
+
+    def partial(self) -> Completion:
+        """What arrived so far (not checked for completeness)."""
+        return self.answer.completion()
+
+    def fail(self, exc: StreamError) -> StreamError:
+        """Attach the partial Completion to ``exc`` (events decoded with it included).
+
+        An error frame among those events wins over ``exc``: the gateway said what failed.
+        """
+        if not exc.has_partial:
+            try:
+                self.answer.extend(exc.events)
+            except StreamError as earlier:  # an error frame came before the failure
+                return earlier
+            exc.partial = self.answer.completion()
+        return exc
+
+    def _accept(self, events: list[StreamEvent]) -> list[StreamEvent]:
+        add = self.answer.add
+        taken = 0
+        try:
+            for event in events:
+                add(event)
+                taken += 1
+        except StreamError as exc:
+            self._error = exc
+            self.stopped = True
+            return events[:taken]
+        return events
+
+    def _collect(self, piece: bytes) -> None:
+        self._json_size += len(piece)
+        if self._json_size > self._max:
+            raise self.fail(
+                StreamProtocolError(
+                    f"the JSON response body exceeded {self._max} bytes (max_event_bytes); "
+                    "raise it if the gateway really sends answers this large"
+                )
+            )
+        assert self._json is not None
+        self._json.append(piece)
+
+    def _note_start(self, piece: bytes) -> None:
+        if len(self._start) < _PREVIEW:
+            self._start += bytes(piece[: _PREVIEW - len(self._start)])
+
+    def _check_deadline(self) -> None:
+        assert self._deadline is not None
+        if time.monotonic() > self._deadline:
+            raise self.fail(
+                StreamTimeoutError(f"the stream from {self._source} ran past the total timeout")
+            )
+
+
+def _looks_like_sse(start: bytes) -> bool:
+    first = start.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+    return first.startswith(_SSE_STARTS)
+
+
+def _preview(data: bytes) -> str:
+    return repr(data[:_PREVIEW].decode("utf-8", "replace"))
+
+
+def decode(
+    body: bytes | Iterable[bytes], *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+) -> Completion:
+    """Decode an SSE chat-completions body into a :class:`Completion`.
+
+    Args:
+        body: The body bytes, whole or as an iterable of pieces (split anywhere).
+        max_event_bytes: Upper bound on one SSE line or event.
+
+    Raises:
+        GatewayStreamError: The stream carried an error frame or ``event: error``.
+        IncompleteStreamError: It ended without a finish_reason and without ``[DONE]``.
+        StreamProtocolError: Malformed bytes, invalid JSON, an event over the bound, or no
+            event stream at all. Each carries ``.partial``, the Completion received before.
+        TypeError: ``body`` (or one of its pieces) is not bytes-like.
+    """
+    pieces = (as_bytes(body),) if isinstance(body, (bytes, bytearray, memoryview)) else body
+    session = StreamSession(max_event_bytes=max_event_bytes, source="the body")
+    for piece in pieces:
+        session.step(as_bytes(piece))
+        if session.stopped:
+            break
+    session.end()
+    return session.completion()

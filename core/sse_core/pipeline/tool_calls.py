@@ -1,0 +1,149 @@
+"""The tool-call rules, in one place: which call a fragment belongs to, and how calls grow.
+
+On the wire (:class:`ToolIndexer`, one per choice) gateways stream a call by ``index`` with
+its arguments in pieces; or deliver it whole in one delta; or send no ``index`` at all
+(Mistral, Ollama, Gemini: join by ``id``, else continue the open call); some reuse an index
+for a new id, number from 1, or repeat ``""`` ids on continuations. The indexer gives each
+fragment our index (the wire index where there is one) and passes each call's ``id`` and
+``name`` on once, on the first fragment that carries them.
+
+Assembling (:class:`CallParts`): ``id`` and ``name`` are set once and never concatenated,
+``arguments`` pieces are appended and joined once. The accumulator and the per-read merge
+both grow calls with it, so the rule cannot differ between them.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic_core import to_json
+
+from sse_core.completion import ToolCall
+from sse_core.events import ToolCallDelta
+from sse_core.pipeline.pieces import Pieces
+
+__all__ = ["CallParts", "ToolIndexer"]
+
+
+class ToolIndexer:
+    """Per-choice wire bookkeeping: wire index -> our index, ids and names already passed on.
+
+    Every step is O(1): the next free index is the largest index used so far, plus one.
+    """
+
+    __slots__ = ("_alias", "_by_id", "_ids", "_last", "_named", "_top")
+
+    def __init__(self) -> None:
+        self._alias: dict[int, int] = {}  # a wire index reused for a new call -> our index
+        self._by_id: dict[str, int] = {}
+        self._ids: dict[int, str] = {}
+        self._named: set[int] = set()
+        self._last: int | None = None
+        self._top = -1
+
+    def fragment(self, call: Mapping[str, Any], choice: int) -> ToolCallDelta | None:
+        """The event for one ``tool_calls`` entry of a delta (None if it carries nothing)."""
+        function = call.get("function")
+        if type(function) is not dict:
+            function = {}
+        call_id = call.get("id") or None
+        name = function.get("name") or None
+        if not isinstance(call_id, str):
+            call_id = None
+        if not isinstance(name, str):
+            name = None
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            # Some gateways send the arguments as an object instead of a JSON string.
+            arguments = to_json(arguments).decode() if arguments else ""
+        at = self._resolve(call.get("index"), call_id, name)
+        call_id = self._first_id(at, call_id)
+        if name is not None:
+            if at in self._named:
+                name = None
+            else:
+                self._named.add(at)
+        if call_id or name or arguments:
+            return ToolCallDelta(
+                index=at, id=call_id, name=name, arguments=arguments, choice=choice
+            )
+        return None
+
+    def _first_id(self, at: int, call_id: str | None) -> str | None:
+        if call_id is None or at in self._ids:
+            return None
+        self._ids[at] = call_id
+        self._by_id[call_id] = at
+        return call_id
+
+    def _next(self) -> int:
+        return self._top + 1
+
+    def _resolve(self, wire_index: object, call_id: str | None, name: str | None) -> int:
+        if type(wire_index) is int:
+            index = self._alias.get(wire_index, wire_index)
+            known = self._ids.get(index)
+            if call_id and known and call_id != known:
+                # The same wire index reused for a different call id: a new call.
+                index = self._alias[wire_index] = self._next()
+        elif call_id:
+            # No index (Mistral, Ollama, Gemini): join by id.
+            found = self._by_id.get(call_id)
+            index = self._next() if found is None else found
+        elif name or self._last is None:
+            index = self._next()  # a whole call without index or id
+        else:
+            index = self._last  # a continuation without index or id
+        self._last = index
+        if index > self._top:
+            self._top = index
+        return index
+
+
+class CallParts:
+    """One call as it grows: ``id``/``name`` set once, argument pieces appended.
+
+    Each change is stamped with the sequence number of the fragment that made it, so the
+    call can be read back as it stood after any earlier fragment (:meth:`at`).
+    """
+
+    __slots__ = ("args", "first", "id", "id_seq", "name", "name_seq", "seqs")
+
+    def __init__(self, first: int) -> None:
+        self.first = first  # the sequence number of the call's first fragment
+        self.id: str | None = None
+        self.name: str | None = None
+        self.id_seq = 0
+        self.name_seq = 0
+        self.args = Pieces()
+        self.seqs: list[int] = []
+
+    def add(self, event: ToolCallDelta, seq: int) -> None:
+        """Take the fragment numbered ``seq`` (numbers grow along the stream)."""
+        if event.id is not None and self.id is None:
+            self.id = event.id
+            self.id_seq = seq
+        if event.name is not None and self.name is None:
+            self.name = event.name
+            self.name_seq = seq
+        if event.arguments:
+            self.args.append(event.arguments)
+            self.seqs.append(seq)
+
+    def build(self, index: int) -> ToolCall:
+        """The whole call."""
+        return ToolCall(index=index, id=self.id, name=self.name, arguments=self.args.upto())
+
+    def at(self, index: int, count: int) -> ToolCall:
+        """The call as it stood once the first ``count`` fragments had arrived."""
+        pieces = len(self.seqs) if not self.seqs or self.seqs[-1] < count else None
+        if pieces is None:
+            pieces = bisect_left(self.seqs, count)
+        return ToolCall(
+            index=index,
+            id=self.id if self.id is not None and self.id_seq < count else None,
+            name=self.name if self.name is not None and self.name_seq < count else None,
+            arguments=self.args.upto(pieces),
+        )

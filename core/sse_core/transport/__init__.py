@@ -1,0 +1,9 @@
+"""The transport: one request to a stream of StreamEvents over httpx, sync and async.
+
+- :mod:`.config`: :class:`ClientConfig` and :class:`Timeouts`, checked once;
+- :mod:`.retry`: the pure retry policy;
+- :mod:`.http`: request building, status to error, the one mapping of httpx errors;
+- :mod:`.client`: :class:`ChatClient` / :class:`AsyncChatClient` (open, retry);
+- :mod:`.streams`: :class:`ChatStream` / :class:`AsyncChatStream` (read, close);
+- :mod:`.pool`: :class:`ClientPool`, the clients of one adapter model.
+"""

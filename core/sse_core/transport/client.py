@@ -1,0 +1,342 @@
+"""Streaming chat clients over httpx: ``ChatClient`` (sync) and ``AsyncChatClient`` (async).
+
+Both build the request from one :class:`~sse_core.transport.config.ClientConfig`, retry
+only before the first body byte, and return a stream object (:mod:`.streams`) that yields
+StreamEvents as bytes arrive and ends with the Completion::
+
+    with ChatClient(base_url="http://127.0.0.1:8765/v1", api_key="...") as client:
+        with client.stream({"model": "m", "messages": [...]}) as stream:
+            for event in stream:
+                ...
+        print(stream.completion)
+
+Every decision (request, retry, status, errors) is made here once, in shared code; the
+two ``_open`` methods are twins that differ only by ``async``/``await``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from pydantic_core import to_json
+
+from sse_core.completion import Completion
+from sse_core.errors import GatewayHTTPError, SSEConnectorError
+from sse_core.pipeline.session import StreamSession
+from sse_core.transport.config import ClientConfig, check_header
+from sse_core.transport.http import (
+    MAX_ERROR_BODY,
+    build_headers,
+    build_payload,
+    error_from_response,
+    head_timeout,
+    map_transport_error,
+    rejects_stream_options,
+)
+from sse_core.transport.streams import AsyncChatStream, ChatStream
+
+__all__ = ["AsyncChatClient", "ChatClient", "Prepared", "RetryStep"]
+
+logger = logging.getLogger("sse_core")
+
+#: Connections per client: httpx's default (100) would cap concurrent streams.
+DEFAULT_LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Prepared:
+    """One request, ready to send (and to send again)."""
+
+    body: dict[str, Any]
+    headers: dict[str, str]
+    deadline: float | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RetryStep:
+    """What to do after a failed attempt: wait, then send ``body``.
+
+    ``counts``: whether the attempt counts against ``max_retries`` (dropping
+    ``stream_options`` for a gateway that rejects it does not).
+    """
+
+    delay: float
+    body: dict[str, Any]
+    counts: bool = True
+
+
+class _Attempts:
+    __slots__ = ("body", "tries")
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.body = body
+        self.tries = 0
+
+
+def _remaining(deadline: float | None) -> float | None:
+    return None if deadline is None else max(deadline - time.monotonic(), 0.001)
+
+
+class _ClientBase:
+    """The configuration and every decision shared by the sync and async clients."""
+
+    def __init__(self, config: ClientConfig | None, settings: dict[str, Any]) -> None:
+        if config is not None and settings:
+            raise TypeError(f"pass either config= or settings, not both (got {sorted(settings)})")
+        self.config = config if config is not None else ClientConfig.build(**settings)
+
+    @property
+    def url(self) -> str:
+        """The request URL (``base_url + path``)."""
+        return self.config.url
+
+    def __repr__(self) -> str:
+        key = "set" if self.config.api_key is not None else "none"
+        return f"{type(self).__name__}(url={self.config.public_url!r}, api_key={key})"
+
+    def _prepare(self, payload: Mapping[str, Any], headers: Mapping[str, str] | None) -> Prepared:
+        if not isinstance(payload, Mapping):
+            raise TypeError(f"payload must be a mapping (the JSON body), got {type(payload)}")
+        config = self.config
+        extra = dict(check_header(k, v) for k, v in headers.items()) if headers else None
+        total = config.timeouts.total
+        return Prepared(
+            body=build_payload(
+                payload, include_usage=config.include_usage, extra_body=config.extra_body
+            ),
+            headers=build_headers(config.api_key, config.default_headers, extra),
+            deadline=None if total is None else time.monotonic() + total,
+        )
+
+    def _session(self, prepared: Prepared) -> StreamSession:
+        return StreamSession(
+            max_event_bytes=self.config.max_event_bytes,
+            deadline=prepared.deadline,
+            idle=self.config.timeouts.idle,
+            source=self.config.public_url,
+        )
+
+    def _request(
+        self, http: httpx.Client | httpx.AsyncClient, prepared: Prepared, attempt: _Attempts
+    ) -> httpx.Request:
+        return http.build_request(
+            "POST",
+            self.config.url,
+            content=to_json(attempt.body),
+            headers=prepared.headers,
+            timeout=head_timeout(self.config.timeouts, _remaining(prepared.deadline)),
+        )
+
+    def _unreachable(self, exc: httpx.HTTPError) -> SSEConnectorError:
+        return map_transport_error(exc, in_body=False, url=self.config.public_url)
+
+    def _status_error(self, response: httpx.Response, body: bytes) -> GatewayHTTPError:
+        return error_from_response(
+            response.status_code,
+            response.headers,
+            body,
+            secrets=self.config.secrets(),
+            url=self.config.public_url,
+        )
+
+    def _retry(
+        self, error: SSEConnectorError, attempt: _Attempts, deadline: float | None
+    ) -> float:
+        """Plan the next attempt (updating ``attempt``); its delay. Raises ``error`` if none."""
+        step = self._plan(error, attempt.tries + 1, attempt.body, deadline)
+        if step is None:
+            raise error
+        if step.counts:
+            attempt.tries += 1
+        attempt.body = step.body
+        logger.info("%s; retrying in %.3g s", _what_failed(error), step.delay)
+        return step.delay
+
+    def _plan(
+        self,
+        error: SSEConnectorError,
+        attempt: int,
+        body: dict[str, Any],
+        deadline: float | None,
+    ) -> RetryStep | None:
+        """The step after failed attempt number ``attempt``, or None to raise ``error``."""
+        if (
+            isinstance(error, GatewayHTTPError)
+            and "stream_options" in body
+            and rejects_stream_options(error)
+        ):
+            # The gateway rejects the OpenAI extension: send the same request without it.
+            stripped = {k: v for k, v in body.items() if k != "stream_options"}
+            return RetryStep(delay=0.0, body=stripped, counts=False)
+        retry_after = error.retry_after if isinstance(error, GatewayHTTPError) else None
+        delay = self.config.retry.next_delay(
+            error, attempt=attempt, retry_after=retry_after, rand=random.random()
+        )
+        if delay is None or (deadline is not None and time.monotonic() + delay > deadline):
+            return None
+        return RetryStep(delay=delay, body=body)
+
+
+def _what_failed(error: SSEConnectorError) -> str:
+    if isinstance(error, GatewayHTTPError):
+        return f"{error.status_code} from the gateway"
+    return f"{type(error).__name__} ({error})"
+
+
+class ChatClient(_ClientBase):
+    """Synchronous streaming client. One pooled ``httpx.Client`` per instance unless injected.
+
+    Args:
+        config: A ready :class:`ClientConfig` (or give its settings as keywords instead).
+        http_client: An ``httpx.Client`` to use (proxies, mTLS, transports); not closed here.
+        **settings: The keywords of :meth:`ClientConfig.build`: ``base_url``, ``api_key``
+            (sent as ``Authorization: Bearer``; never shown), ``path``, ``default_headers``,
+            ``timeout`` (seconds, or :class:`Timeouts`), ``max_retries``, ``retry``,
+            ``include_usage``, ``extra_body``, ``max_event_bytes``, ``secret_headers``.
+
+    Raises:
+        ConfigurationError: A setting is missing or cannot work.
+    """
+
+    def __init__(
+        self,
+        config: ClientConfig | None = None,
+        *,
+        http_client: httpx.Client | None = None,
+        **settings: Any,
+    ) -> None:
+        super().__init__(config, settings)
+        self._owned = http_client is None
+        self._http = http_client or httpx.Client(limits=DEFAULT_LIMITS, timeout=None)
+
+    def stream(
+        self, payload: Mapping[str, Any], *, headers: Mapping[str, str] | None = None
+    ) -> ChatStream:
+        """Start a streamed chat completion (the request is sent on first iteration)."""
+        return ChatStream(self, self._prepare(payload, headers))
+
+    def complete(
+        self, payload: Mapping[str, Any], *, headers: Mapping[str, str] | None = None
+    ) -> Completion:
+        """Stream the whole answer and return it."""
+        with self.stream(payload, headers=headers) as stream:
+            return stream.until_done()
+
+    def close(self) -> None:
+        """Close the pooled connections (an injected client is left to its owner)."""
+        if self._owned:
+            self._http.close()
+
+    def __enter__(self) -> ChatClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _open(self, prepared: Prepared) -> httpx.Response:
+        attempt = _Attempts(prepared.body)
+        while True:
+            try:
+                request = self._request(self._http, prepared, attempt)
+                response = self._http.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                error = self._unreachable(exc)
+            else:
+                if response.is_success:
+                    return response
+                error = self._status_error(response, _read_head(response))
+            time.sleep(self._retry(error, attempt, prepared.deadline))
+
+
+def _read_head(response: httpx.Response) -> bytes:
+    """Up to MAX_ERROR_BODY bytes of an error body, then close the response."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        for piece in response.iter_bytes():
+            parts.append(piece)
+            size += len(piece)
+            if size >= MAX_ERROR_BODY:
+                break
+    except httpx.HTTPError:
+        pass  # what arrived is enough to describe the error
+    finally:
+        response.close()
+    return b"".join(parts)[:MAX_ERROR_BODY]
+
+
+class AsyncChatClient(_ClientBase):
+    """Asynchronous twin of :class:`ChatClient` (same arguments; ``httpx.AsyncClient``)."""
+
+    def __init__(
+        self,
+        config: ClientConfig | None = None,
+        *,
+        http_client: httpx.AsyncClient | None = None,
+        **settings: Any,
+    ) -> None:
+        super().__init__(config, settings)
+        self._owned = http_client is None
+        self._http = http_client or httpx.AsyncClient(limits=DEFAULT_LIMITS, timeout=None)
+
+    def stream(
+        self, payload: Mapping[str, Any], *, headers: Mapping[str, str] | None = None
+    ) -> AsyncChatStream:
+        """Start a streamed chat completion (the request is sent on first iteration)."""
+        return AsyncChatStream(self, self._prepare(payload, headers))
+
+    async def complete(
+        self, payload: Mapping[str, Any], *, headers: Mapping[str, str] | None = None
+    ) -> Completion:
+        """Stream the whole answer and return it."""
+        async with self.stream(payload, headers=headers) as stream:
+            return await stream.until_done()
+
+    async def aclose(self) -> None:
+        """Close the pooled connections (an injected client is left to its owner)."""
+        if self._owned:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncChatClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def _open(self, prepared: Prepared) -> httpx.Response:
+        attempt = _Attempts(prepared.body)
+        while True:
+            try:
+                request = self._request(self._http, prepared, attempt)
+                response = await self._http.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                error = self._unreachable(exc)
+            else:
+                if response.is_success:
+                    return response
+                error = self._status_error(response, await _aread_head(response))
+            await asyncio.sleep(self._retry(error, attempt, prepared.deadline))
+
+
+async def _aread_head(response: httpx.Response) -> bytes:
+    """Async twin of :func:`_read_head`."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async for piece in response.aiter_bytes():
+            parts.append(piece)
+            size += len(piece)
+            if size >= MAX_ERROR_BODY:
+                break
+    except httpx.HTTPError:
+        pass  # what arrived is enough to describe the error
+    finally:
+        await response.aclose()
+    return b"".join(parts)[:MAX_ERROR_BODY]

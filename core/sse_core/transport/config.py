@@ -1,0 +1,296 @@
+"""The one client configuration: checked once, at construction, for the clients and both adapters.
+
+:meth:`ClientConfig.build` takes the settings a user writes (``base_url``, ``api_key``,
+``path``, headers, timeouts, retries, body extras), falls back to the environment
+(``SSE_BASE_URL``, ``SSE_API_KEY``) and refuses a bad value with a
+:class:`~sse_core.errors.ConfigurationError` that names the field and never shows a secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import SecretStr
+from pydantic_core import to_json
+
+from sse_core.errors import ConfigurationError
+from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, check_bound
+from sse_core.transport.retry import RetryPolicy
+
+__all__ = ["ClientConfig", "Timeouts", "public_url"]
+
+#: Header names that carry credentials: their values are never shown, logged or recorded.
+SECRET_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "api-key", "x-api-key", "cookie", "set-cookie"}
+)
+#: A per-process key for the fingerprints of secrets (a pool key never holds a secret).
+_FINGERPRINT_KEY = secrets.token_bytes(32)
+
+
+def _positive(name: str, value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigurationError(f"{name} must be a number of seconds or None, got {value!r}")
+    if not value > 0 or math.isnan(value):
+        raise ConfigurationError(f"{name} must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timeouts:
+    """Timeouts in seconds (None: no limit); each must be positive.
+
+    Attributes:
+        connect: Opening the connection (TCP and TLS), and waiting for a pooled one.
+        first_byte: Sending the request and waiting for the response head. Reasoning
+            models can think for minutes before a gateway answers, so the default is long.
+        idle: The longest silence allowed in the body once the head arrived: no byte at
+            all, comments and keep-alive lines included, for this long.
+        total: A deadline for the whole request, body included.
+    """
+
+    connect: float | None = 10.0
+    first_byte: float | None = 600.0
+    idle: float | None = 300.0
+    total: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("connect", "first_byte", "idle", "total"):
+            object.__setattr__(self, name, _positive(f"Timeouts.{name}", getattr(self, name)))
+
+    @classmethod
+    def of(cls, value: float | Timeouts | None) -> Timeouts:
+        """A Timeouts from a number (every phase but total gets it), None, or a Timeouts."""
+        if isinstance(value, Timeouts):
+            return value
+        if value is None:
+            return cls(connect=None, first_byte=None, idle=None)
+        seconds = _positive("timeout", value)
+        return cls(connect=seconds, first_byte=seconds, idle=seconds)
+
+
+def public_url(url: str) -> str:
+    """``url`` without user info, query or fragment: what messages and traces may show."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    port = parts.port
+    netloc = f"{host}:{port}" if port is not None else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _check_url(base_url: object) -> str:
+    if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+        raise ConfigurationError(
+            f"base_url must be an http(s) URL such as http://host/v1, got {_shown(base_url)}"
+        )
+    if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in base_url):
+        raise ConfigurationError("base_url must not contain spaces or control characters")
+    try:
+        parts = urlsplit(base_url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError as exc:
+        raise ConfigurationError(f"base_url is not a valid URL ({exc})") from None
+    if not parts.hostname:
+        raise ConfigurationError("base_url has no host: expected http://host/v1")
+    return base_url.rstrip("/")
+
+
+def _shown(value: object) -> str:
+    """A value for a message: strings are cut short, URLs shown without user info."""
+    if isinstance(value, str):
+        return repr(value[:80])
+    return type(value).__name__
+
+
+def _check_path(path: object) -> str:
+    if not isinstance(path, str) or not path.startswith("/"):
+        raise ConfigurationError(f"path must start with '/', got {_shown(path)}")
+    if any(ch.isspace() or ord(ch) < 0x20 for ch in path):
+        raise ConfigurationError("path must not contain spaces or control characters")
+    return path
+
+
+def header_value_ok(value: str) -> bool:
+    """Whether ``value`` can be sent as an HTTP header value (visible ASCII, space, tab)."""
+    return all(ch == "\t" or 0x20 <= ord(ch) < 0x7F for ch in value)
+
+
+def _check_key(api_key: object) -> SecretStr | None:
+    if api_key is None:
+        return None
+    if isinstance(api_key, SecretStr):
+        value = api_key.get_secret_value()
+    elif isinstance(api_key, str):
+        value = api_key
+    else:
+        raise ConfigurationError(
+            f"api_key must be a string or SecretStr, got {type(api_key).__name__}"
+        )
+    value = value.strip()  # a key read from a file or a variable often ends with a newline
+    if not header_value_ok(value):
+        raise ConfigurationError(
+            "api_key holds a character that cannot be sent in an HTTP header (a control or "
+            "non-ASCII character); check where the key was read from (its value is not shown)"
+        )
+    return SecretStr(value) if value else None
+
+
+def _check_headers(headers: object) -> dict[str, str]:
+    if headers is None:
+        return {}
+    if not isinstance(headers, Mapping):
+        raise ConfigurationError(
+            f"default_headers must be a mapping of names to values, got {type(headers).__name__}"
+        )
+    checked: dict[str, str] = {}
+    for name, value in headers.items():
+        key, text = check_header(name, value, field="default_headers")
+        checked[key] = text
+    return checked
+
+
+def check_header(name: object, value: object, *, field: str = "headers") -> tuple[str, str]:
+    """A header that can be sent, or a ConfigurationError (secret values never shown)."""
+    if not isinstance(name, str) or not name or not all(33 <= ord(ch) < 127 for ch in name):
+        raise ConfigurationError(f"{field}: {_shown(name)} is not a valid header name")
+    if not isinstance(value, str):
+        raise ConfigurationError(
+            f"{field}: the value of {name!r} must be a string, got {type(value).__name__}"
+        )
+    if not header_value_ok(value.strip()):
+        shown = "(not shown)" if name.lower() in SECRET_HEADERS else repr(value[:40])
+        raise ConfigurationError(
+            f"{field}: the value of {name!r} holds a character that cannot be sent in an "
+            f"HTTP header (a control or non-ASCII character): {shown}"
+        )
+    return name, value.strip()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientConfig:
+    """Everything a client needs to send a request; checked when built (:meth:`build`).
+
+    Attributes:
+        base_url: The gateway URL with its version prefix (``http://host/v1``), no ``/`` end.
+        api_key: Sent as ``Authorization: Bearer``; never shown, logged or recorded.
+        path: Appended to ``base_url`` (``/chat/completions``; SPASS ``/c1/chat``).
+        default_headers: Sent with every request (e.g. ``SPASS-User-Id``).
+        secret_headers: Header names (lower case) whose values are secrets besides the
+            usual credential headers: masked in messages and never recorded.
+        timeouts: See :class:`Timeouts`.
+        retry: Retries before the first body byte (see :class:`RetryPolicy`).
+        include_usage: Send ``stream_options.include_usage`` (dropped if the gateway objects).
+        extra_body: Merged into every request body (e.g. ``chat_template_kwargs``).
+        max_event_bytes: The bound on one SSE line or event.
+    """
+
+    base_url: str
+    api_key: SecretStr | None = field(default=None, repr=False)
+    path: str = "/chat/completions"
+    default_headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    secret_headers: frozenset[str] = frozenset()
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    include_usage: bool = True
+    extra_body: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        base_url: str | None = None,
+        api_key: str | SecretStr | None = None,
+        path: str = "/chat/completions",
+        default_headers: Mapping[str, str] | None = None,
+        secret_headers: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
+        timeout: float | Timeouts | None = None,
+        max_retries: int = 2,
+        retry: RetryPolicy | None = None,
+        include_usage: bool = True,
+        extra_body: Mapping[str, Any] | None = None,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        environ: Mapping[str, str] | None = None,
+    ) -> ClientConfig:
+        """Check the settings and make the configuration.
+
+        ``base_url`` and ``api_key`` fall back to ``SSE_BASE_URL`` and ``SSE_API_KEY``;
+        ``timeout`` None means the :class:`Timeouts` defaults.
+
+        Raises:
+            ConfigurationError: A setting is missing or cannot work; it names the field.
+        """
+        env = os.environ if environ is None else environ
+        if base_url is None:
+            base_url = env.get("SSE_BASE_URL") or None
+        if base_url is None:
+            raise ConfigurationError(
+                "no gateway URL: pass base_url='http://host/v1' or set SSE_BASE_URL"
+            )
+        if api_key is None:
+            api_key = env.get("SSE_API_KEY") or None
+        if type(max_retries) is not int:
+            raise ConfigurationError(f"max_retries must be an integer, got {max_retries!r}")
+        if extra_body is not None and not isinstance(extra_body, Mapping):
+            raise ConfigurationError(
+                f"extra_body must be a mapping, got {type(extra_body).__name__}"
+            )
+        return cls(
+            base_url=_check_url(base_url),
+            api_key=_check_key(api_key),
+            path=_check_path(path),
+            default_headers=_check_headers(default_headers),
+            secret_headers=frozenset(name.lower() for name in secret_headers),
+            timeouts=Timeouts() if timeout is None else Timeouts.of(timeout),
+            retry=retry or RetryPolicy(max_retries=max_retries),
+            include_usage=bool(include_usage),
+            extra_body=dict(extra_body or {}),
+            max_event_bytes=check_bound(max_event_bytes),
+        )
+
+    @property
+    def url(self) -> str:
+        """The request URL: ``base_url + path``."""
+        return self.base_url + self.path
+
+    @property
+    def public_url(self) -> str:
+        """The request URL as messages show it (no user info, query or fragment)."""
+        return public_url(self.url)
+
+    def secrets(self) -> list[str]:
+        """Every secret value of this configuration (the key, secret header values)."""
+        found = [self.api_key.get_secret_value()] if self.api_key is not None else []
+        hidden = SECRET_HEADERS | self.secret_headers
+        found += [v for k, v in self.default_headers.items() if k.lower() in hidden and v]
+        parts = urlsplit(self.base_url)
+        found += [p for p in (parts.password, parts.username) if p]
+        return found
+
+    def pool_key(self) -> bytes:
+        """A fingerprint of every setting: equal for equal configurations, and holding no
+        secret (a keyed hash, with a key that lives only in this process)."""
+        plain = {
+            "base_url": self.base_url,
+            "api_key": self.api_key.get_secret_value() if self.api_key is not None else None,
+            "path": self.path,
+            "headers": sorted(self.default_headers.items()),
+            "secret_headers": sorted(self.secret_headers),
+            "timeouts": repr(self.timeouts),
+            "retry": repr(self.retry),
+            "include_usage": self.include_usage,
+            "extra_body": self.extra_body,
+            "max_event_bytes": self.max_event_bytes,
+        }
+        data = to_json(plain, fallback=repr)
+        return hashlib.blake2b(data, key=_FINGERPRINT_KEY, digest_size=32).digest()

@@ -1,0 +1,283 @@
+"""``ChatStream`` and ``AsyncChatStream``: one streamed answer, from request to Completion.
+
+A stream sends its request on first iteration, hands StreamEvents on as bytes arrive, and
+ends with the :class:`~sse_core.completion.Completion` (or the typed error, which carries
+the partial answer). Its :attr:`~ChatStream.answer` is the session's accumulator: what
+arrived so far, readable at any moment without a copy.
+
+Lifetime: leaving the ``with`` block, ``close()``, breaking out of a ``for`` loop over the
+stream, cancelling the task, or dropping the last reference to an unfinished stream closes
+the HTTP response at once, so the gateway sees the disconnect and stops generating. The
+loops are module functions, not methods, so no reference cycle keeps an abandoned stream
+alive until the cyclic garbage collector runs; and a close that the collector does trigger
+(a stream caught in some other cycle) runs on a helper thread, because the collector may
+run inside httpcore while it holds its pool lock, which the close needs too.
+"""
+
+from __future__ import annotations
+
+import gc
+import queue
+import threading
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from sse_core.completion import Completion
+from sse_core.errors import SSEConnectorError, StreamError
+from sse_core.events import StreamEvent
+from sse_core.pipeline.accumulator import Accumulator
+from sse_core.pipeline.session import StreamSession
+from sse_core.transport.http import map_transport_error
+
+if TYPE_CHECKING:
+    from sse_core.transport.client import AsyncChatClient, ChatClient, Prepared
+
+__all__ = ["AsyncChatStream", "ChatStream"]
+
+Batches = Generator[list[StreamEvent], None, None]
+AsyncBatches = AsyncGenerator[list[StreamEvent], None]
+
+
+class _Box:
+    """What the loop shares with its stream object without pointing back at it."""
+
+    __slots__ = ("completion", "response")
+
+    def __init__(self) -> None:
+        self.response: httpx.Response | None = None
+        self.completion: Completion | None = None
+
+
+class _Answer:
+    """What both stream classes know of the answer."""
+
+    _box: _Box
+    _session: StreamSession
+
+    @property
+    def response(self) -> httpx.Response | None:
+        """The HTTP response, once its head arrived."""
+        return self._box.response
+
+    @property
+    def completion(self) -> Completion | None:
+        """The whole answer, once the stream ended well (None before)."""
+        return self._box.completion
+
+    @property
+    def answer(self) -> Accumulator:
+        """The answer as it grows (marks, snapshots, usage; see :class:`Accumulator`)."""
+        return self._session.answer
+
+    def received(self) -> Completion:
+        """What arrived so far, as a Completion (not checked for completeness).
+
+        The whole :attr:`completion` once the stream ended; an empty Completion before the
+        response began. For reporting what a stream that was left early had delivered.
+        """
+        done = self._box.completion
+        return done if done is not None else self._session.partial()
+
+
+def _is_json(response: httpx.Response) -> bool:
+    kind = response.headers.get("content-type", "")
+    return "json" in kind and "event-stream" not in kind
+
+
+def _decoded(response: httpx.Response, session: StreamSession) -> bool:
+    """Start the session on the response head; whether to read through httpx's decoders.
+
+    Decoders for a content-encoding to undo, or a body already read (mock transports);
+    otherwise the raw pieces skip a layer per read.
+    """
+    session.begin(response.headers, json_body=_is_json(response))
+    # httpcore reads request.extensions["timeout"]["read"] when the body iteration starts,
+    # so the idle limit replaces the (long) first-byte limit for every body read.
+    extension = response.request.extensions.get("timeout")
+    if isinstance(extension, dict):
+        extension["read"] = session.read_timeout()
+    encoding: str = response.headers.get("content-encoding", "identity")
+    return encoding != "identity" or response.is_stream_consumed
+
+
+def _body_sync(response: httpx.Response, session: StreamSession) -> Iterator[bytes]:
+    return response.iter_bytes() if _decoded(response, session) else response.iter_raw()
+
+
+def _body_async(response: httpx.Response, session: StreamSession) -> AsyncIterator[bytes]:
+    return response.aiter_bytes() if _decoded(response, session) else response.aiter_raw()
+
+
+def _run(client: ChatClient, prepared: Prepared, session: StreamSession, box: _Box) -> Batches:
+    response = box.response = client._open(prepared)
+    try:
+        for piece in _body_sync(response, session):
+            if batch := session.step(piece):
+                yield batch
+            if session.stopped:
+                break
+        if batch := session.end():
+            yield batch
+        box.completion = session.completion()
+    except httpx.HTTPError as exc:
+        raise _mapped(exc, session, client.config.public_url) from exc
+    finally:
+        _close(response)
+
+
+async def _arun(
+    client: AsyncChatClient, prepared: Prepared, session: StreamSession, box: _Box
+) -> AsyncBatches:
+    response = box.response = await client._open(prepared)
+    try:
+        async for piece in _body_async(response, session):
+            if batch := session.step(piece):
+                yield batch
+            if session.stopped:
+                break
+        if batch := session.end():
+            yield batch
+        box.completion = session.completion()
+    except httpx.HTTPError as exc:
+        raise _mapped(exc, session, client.config.public_url) from exc
+    finally:
+        await response.aclose()
+
+
+def _mapped(exc: httpx.HTTPError, session: StreamSession, url: str) -> SSEConnectorError:
+    error = map_transport_error(exc, in_body=True, url=url)
+    return session.fail(error) if isinstance(error, StreamError) else error
+
+
+def _flatten(batches: Batches) -> Generator[StreamEvent, None, None]:
+    for batch in batches:
+        yield from batch
+
+
+async def _aflatten(batches: AsyncBatches) -> AsyncGenerator[StreamEvent, None]:
+    async for batch in batches:
+        for event in batch:
+            yield event
+
+
+class ChatStream(_Answer):
+    """One streamed answer: iterate for StreamEvents; :attr:`completion` at the end."""
+
+    def __init__(self, client: ChatClient, prepared: Prepared) -> None:
+        if not _closer_started:
+            _start_closer()
+        self._box = _Box()
+        self._session = client._session(prepared)
+        self._batches = _run(client, prepared, self._session, self._box)
+        self._events = _flatten(self._batches)
+
+    def __iter__(self) -> Iterator[StreamEvent]:
+        return self._events
+
+    def batches(self) -> Iterator[list[StreamEvent]]:
+        """Iterate the events grouped by network read (what arrived together)."""
+        return self._batches
+
+    def until_done(self) -> Completion:
+        """Consume the rest of the stream and return the Completion."""
+        for _ in self._batches:
+            pass
+        assert self._box.completion is not None
+        return self._box.completion
+
+    def close(self) -> None:
+        """Stop reading and close the HTTP response now."""
+        self._events.close()
+        self._batches.close()
+        if self._box.response is not None:
+            self._box.response.close()
+
+    def __enter__(self) -> ChatStream:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class AsyncChatStream(_Answer):
+    """Async twin of :class:`ChatStream`; use ``async with`` so an early exit closes at once."""
+
+    def __init__(self, client: AsyncChatClient, prepared: Prepared) -> None:
+        self._box = _Box()
+        self._session = client._session(prepared)
+        self._batches = _arun(client, prepared, self._session, self._box)
+        self._events = _aflatten(self._batches)
+
+    def __aiter__(self) -> AsyncIterator[StreamEvent]:
+        return self._events
+
+    def batches(self) -> AsyncIterator[list[StreamEvent]]:
+        """Iterate the events grouped by network read (what arrived together)."""
+        return self._batches
+
+    async def until_done(self) -> Completion:
+        """Consume the rest of the stream and return the Completion."""
+        async for _ in self._batches:
+            pass
+        assert self._box.completion is not None
+        return self._box.completion
+
+    async def aclose(self) -> None:
+        """Stop reading and close the HTTP response now."""
+        await self._events.aclose()
+        await self._batches.aclose()
+        if self._box.response is not None:
+            await self._box.response.aclose()
+
+    async def __aenter__(self) -> AsyncChatStream:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+# --- closing a response without deadlocking against the garbage collector ---
+
+_collecting = False
+_pending: queue.SimpleQueue[httpx.Response] = queue.SimpleQueue()
+_closer_started = False
+
+
+def _on_gc(phase: str, info: dict[str, Any]) -> None:
+    global _collecting
+    _collecting = phase == "start"
+
+
+gc.callbacks.append(_on_gc)
+
+
+def _close(response: httpx.Response) -> None:
+    """Close ``response``; inside a garbage collection, on the closer thread instead."""
+    if _collecting:
+        _pending.put(response)
+    else:
+        response.close()
+
+
+def _start_closer() -> None:
+    """Start the closer thread (once, before any stream runs: never from the collector)."""
+    global _closer_started
+    if not _closer_started:
+        _closer_started = True
+        threading.Thread(target=_close_forever, name="sse-core-closer", daemon=True).start()
+
+
+def _close_forever() -> None:
+    while True:
+        response = _pending.get()
+        try:
+            response.close()
+        except Exception:  # noqa: BLE001,S110 - nothing to report to: the stream was abandoned
+            pass
