@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 
 from sse_core.emulator import Emulator
+from sse_core.emulator.pytest_plugin import ReplayFactory
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -30,3 +33,21 @@ def test_next_test_starts_clean(emulator: Emulator, emulator_server: Emulator) -
         ).status_code
         == 429
     )
+
+
+REPLAYED: list[Emulator] = []
+
+
+def test_emulator_replay_starts_a_replaying_emulator(
+    emulator_replay: ReplayFactory, tmp_path: Path
+) -> None:
+    (tmp_path / "001.sse").write_bytes(b"data: [DONE]\n\n")
+    emulator = emulator_replay(tmp_path, timing=True)
+    REPLAYED.append(emulator)
+    assert emulator.running and emulator.app.replay_timing
+    response = httpx.post(emulator.base_url() + "/chat/completions", json=BODY, timeout=5.0)
+    assert response.content == b"data: [DONE]\n\n"
+
+
+def test_emulator_replay_stopped_it_after_the_test() -> None:
+    assert len(REPLAYED) == 1 and not REPLAYED[0].running
