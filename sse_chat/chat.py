@@ -14,141 +14,15 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from pydantic_core import from_json, to_json
+from pydantic_core import to_json
 
-from sse_core.client import ChatClient
-from sse_core.completion import Completion, ToolCall, Usage
-from sse_core.errors import SSEConnectorError, StreamError
-from sse_core.events import (
-    Done,
-    ErrorFrame,
-    Finish,
-    GatewayEvent,
-    Metadata,
-    ReasoningDelta,
-    RefusalDelta,
-    StreamEvent,
-    TextDelta,
-    ToolCallDelta,
-    UsageUpdate,
-)
+from sse_chat.demo_tool import WEATHER_TOOL, run_tool
+from sse_chat.render import Renderer
+from sse_core import ChatClient, Completion, SSEConnectorError, StreamError, ToolCall
 
-__all__ = ["WEATHER_TOOL", "Renderer", "add_chat_arguments", "run_chat", "run_tool"]
+__all__ = ["add_chat_arguments", "run_chat"]
 
 DEFAULT_PROMPT = "What is the weather in Paris?"
-WEATHER_TOOL: dict[str, Any] = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Current weather for a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string", "description": "The city name"}},
-            "required": ["city"],
-        },
-    },
-}
-
-
-def get_weather(city: str) -> dict[str, Any]:
-    """The demo tool: a fixed, offline forecast."""
-    return {"city": city, "forecast": "sunny", "temperature_c": 21}
-
-
-class Renderer:
-    """Writes StreamEvents to a terminal as they arrive (colours only on a TTY)."""
-
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
-        self.color = out.isatty() and "NO_COLOR" not in os.environ
-        self._section = ""
-
-    def _style(self, code: str, text: str) -> str:
-        return f"\033[{code}m{text}\033[0m" if self.color else text
-
-    def _enter(self, section: str, *, again: bool = False) -> None:
-        if again or section != self._section:
-            if self._section:
-                self.out.write("\n")
-            self.out.write(self._style("1;36", f"[{section}]") + " ")
-            self._section = section
-
-    def reasoning(self, text: str) -> None:
-        """A piece of reasoning."""
-        self._enter("reasoning")
-        self.out.write(self._style("2", text))
-        self.out.flush()
-
-    def text(self, text: str) -> None:
-        """A piece of the answer."""
-        self._enter("answer")
-        self.out.write(text)
-        self.out.flush()
-
-    def refusal(self, text: str) -> None:
-        """A piece of a refusal."""
-        self._enter("refusal")
-        self.out.write(self._style("31", text))
-        self.out.flush()
-
-    def tool_call(self, name: str | None, arguments: str) -> None:
-        """A tool-call fragment; a name starts a new call on its own line."""
-        if name:
-            self._enter("tool call", again=True)
-            self.out.write(self._style("33", name) + " ")
-        self.out.write(arguments)
-        self.out.flush()
-
-    def gateway_event(self, name: str, data: object) -> None:
-        """A named gateway event, on a line of its own."""
-        self._enter(f"event {name}", again=True)
-        self.out.write(to_json(data).decode() + "\n")
-        self._section = ""
-        self.out.flush()
-
-    def note(self, text: str) -> None:
-        """A line of commentary from the command itself."""
-        if self._section:
-            self.out.write("\n")
-            self._section = ""
-        self.out.write(self._style("2", f"({text})") + "\n")
-
-    def event(self, event: StreamEvent) -> None:
-        """Render one sse_core StreamEvent."""
-        match event:
-            case ReasoningDelta(text=text):
-                self.reasoning(text)
-            case TextDelta(text=text):
-                self.text(text)
-            case RefusalDelta(text=text):
-                self.refusal(text)
-            case ToolCallDelta(name=name, arguments=arguments):
-                self.tool_call(name, arguments)
-            case GatewayEvent(name=name, data=data):
-                self.gateway_event(name, data)
-            case Finish() | UsageUpdate() | Metadata() | Done() | ErrorFrame():
-                pass
-
-    def summary(self, finish_reason: str | None, usage: Usage | str | None) -> None:
-        """The end of a turn: finish reason and usage (a Usage, or a line already made)."""
-        line = usage if isinstance(usage, str) else _usage_line(usage)
-        self._section = ""
-        self.out.write("\n" + self._style("2", f"finish_reason={finish_reason}  {line}") + "\n")
-        self.out.flush()
-
-
-def _usage_line(usage: Usage | None) -> str:
-    if usage is None:
-        return "usage: not reported"
-    extra = [
-        f"{name}={value}"
-        for name in ("cached_tokens", "cache_write_tokens", "reasoning_tokens")
-        if (value := getattr(usage, name)) is not None
-    ]
-    return (
-        f"usage: prompt={usage.prompt_tokens} completion={usage.completion_tokens} "
-        f"total={usage.total_tokens} {' '.join(extra)}"
-    ).rstrip()
 
 
 def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
@@ -198,17 +72,6 @@ def _headers(args: argparse.Namespace) -> dict[str, str]:
     if args.fault:
         headers["X-Emulator-Fault"] = args.fault
     return headers
-
-
-def run_tool(name: str, arguments: str) -> Any:
-    """Run a demo tool call locally; bad arguments give an error value, not an exception."""
-    try:
-        parsed = from_json(arguments or "{}")
-        if name != "get_weather" or not isinstance(parsed, dict):
-            return {"error": f"no tool {name!r} taking these arguments"}
-        return get_weather(**parsed)
-    except (ValueError, TypeError) as exc:
-        return {"error": f"bad arguments: {exc}"}
 
 
 def _tool_messages(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
@@ -262,9 +125,9 @@ def _run_core(args: argparse.Namespace, base_url: str, view: Renderer) -> None:
 
 def _run_framework(args: argparse.Namespace, base_url: str, view: Renderer) -> None:
     if args.via == "langchain":
-        from langchain_sse._demo import run_langchain_chat as driver
+        from sse_chat.via_langchain import run_langchain_chat as driver
     else:
-        from llamaindex_sse._demo import run_llamaindex_chat as driver
+        from sse_chat.via_llamaindex import run_llamaindex_chat as driver
     driver(
         base_url=base_url,
         api_key=os.environ.get("SSE_API_KEY", "demo-key"),

@@ -12,50 +12,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
 
-from pydantic_core import to_json
+from sse_chat.chat import add_chat_arguments
+from sse_chat.render import render_completion
+from sse_core import SSEConnectorError, StreamError, decode
 
-from sse_core.api import decode
-from sse_core.chat_cli import add_chat_arguments
-from sse_core.completion import Completion
-from sse_core.errors import SSEConnectorError, StreamError
-
-__all__ = ["main", "render_completion"]
-
-
-def render_completion(completion: Completion, out: TextIO) -> None:
-    """Print a Completion as a person reads it: reasoning, text, tool calls, usage, finish."""
-    if completion.model or completion.id:
-        out.write(f"model: {completion.model or '-'}   id: {completion.id or '-'}\n")
-    for choice in completion.choices:
-        if len(completion.choices) > 1:
-            out.write(f"--- choice {choice.index}\n")
-        if choice.reasoning:
-            out.write(f"[reasoning]\n{choice.reasoning}\n")
-        if choice.content:
-            out.write(f"[content]\n{choice.content}\n")
-        if choice.refusal:
-            out.write(f"[refusal]\n{choice.refusal}\n")
-        for call in choice.tool_calls:
-            out.write(f"[tool call {call.index}] {call.name}({call.arguments}) id={call.id}\n")
-        out.write(f"[finish_reason] {choice.finish_reason}\n")
-    for event in completion.events:
-        out.write(f"[event {event.name}] {to_json(event.data).decode()}\n")
-    usage = completion.usage
-    if usage is None:
-        out.write("[usage] not reported\n")
-    else:
-        details = [
-            f"{name}={value}"
-            for name in ("cached_tokens", "cache_write_tokens", "reasoning_tokens")
-            if (value := getattr(usage, name)) is not None
-        ]
-        out.write(
-            f"[usage] prompt={usage.prompt_tokens} completion={usage.completion_tokens} "
-            f"total={usage.total_tokens} {' '.join(details)}".rstrip()
-            + "\n"
-        )
+__all__ = ["main"]
 
 
 def _cmd_decode(args: argparse.Namespace) -> int:
@@ -80,7 +42,7 @@ def _cmd_decode(args: argparse.Namespace) -> int:
 
 
 def _cmd_chat(args: argparse.Namespace) -> int:
-    from sse_core.chat_cli import run_chat
+    from sse_chat.chat import run_chat
 
     return run_chat(args)
 

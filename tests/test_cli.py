@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sse_core.cli import main
+from sse_chat.cli import main
 from sse_core.emulator import Emulator
 
 ROOT = Path(__file__).parent.parent

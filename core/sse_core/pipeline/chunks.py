@@ -97,21 +97,23 @@ class ChunkDecoder:
     def _decode_raw(self, name: str, data: bytes) -> list[StreamEvent]:
         """Decode one event given as its name and data bytes (the parser's raw form)."""
         if name == "message":
-            if data[:1] == b"{":
-                return self._decode_chunk(parse_chunk_json(data))
-            stripped = data.strip()
-            if stripped == b"[DONE]":
-                self.done = True
-                return [*self.flush(), Done()]
-            if not stripped:
-                return []  # an empty data line is a keepalive
-            return self._decode_chunk(parse_chunk_json(data))
+            return self._decode_message(data)
         payload = parse_loose(data)
         if name == "error":
             return [parse_error(payload)]
         if name in USAGE_EVENTS and isinstance(payload, dict):
             return [UsageUpdate(usage=parse_usage(payload)), GatewayEvent(name=name, data=payload)]
         return [GatewayEvent(name=name, data=payload)]
+
+    def _decode_message(self, data: bytes) -> list[StreamEvent]:
+        if data[:1] != b"{":
+            stripped = data.strip()
+            if stripped == b"[DONE]":
+                self.done = True
+                return [*self.flush(), Done()]
+            if not stripped:
+                return []  # an empty data line is a keepalive
+        return self._decode_chunk(parse_chunk_json(data))
 
     def _decode_chunk(self, chunk: Mapping[str, Any]) -> list[StreamEvent]:
         """Decode one chat-completion chunk (or a whole ``chat.completion`` object)."""
@@ -191,10 +193,7 @@ class ChunkDecoder:
             if text:
                 self._reasoning(index, state, text, events)
         if content:
-            if type(content) is str:
-                self._text(index, state, content, events)
-            elif type(content) is list:
-                self._parts(index, state, content, events)
+            self._content(index, state, content, events)
         refusal = delta.get("refusal")
         if refusal and type(refusal) is str:
             events.append(RefusalDelta(text=refusal, choice=index))
@@ -204,6 +203,14 @@ class ChunkDecoder:
             for call in calls:
                 if type(call) is dict and (event := tools.fragment(call, index)) is not None:
                     events.append(event)
+
+    def _content(
+        self, index: int, state: _ChoiceState, content: object, events: list[StreamEvent]
+    ) -> None:
+        if type(content) is str:
+            self._text(index, state, content, events)
+        elif type(content) is list:
+            self._parts(index, state, content, events)
 
     def _text(self, index: int, state: _ChoiceState, text: str, events: list[StreamEvent]) -> None:
         if state.content.passthrough:

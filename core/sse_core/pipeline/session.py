@@ -35,8 +35,8 @@ class StreamSession:
     """
 
     __slots__ = (
-        "_decoder",
         "_deadline",
+        "_decoder",
         "_error",
         "_idle",
         "_json",

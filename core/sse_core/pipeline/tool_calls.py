@@ -97,8 +97,7 @@ class ToolIndexer:
         else:
             index = self._last  # a continuation without index or id
         self._last = index
-        if index > self._top:
-            self._top = index
+        self._top = max(self._top, index)
         return index
 
 

@@ -146,9 +146,7 @@ class _ClientBase:
             url=self.config.public_url,
         )
 
-    def _retry(
-        self, error: SSEConnectorError, attempt: _Attempts, deadline: float | None
-    ) -> float:
+    def _retry(self, error: SSEConnectorError, attempt: _Attempts, deadline: float | None) -> float:
         """Plan the next attempt (updating ``attempt``); its delay. Raises ``error`` if none."""
         step = self._plan(error, attempt.tries + 1, attempt.body, deadline)
         if step is None:

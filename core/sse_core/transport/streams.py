@@ -16,6 +16,7 @@ run inside httpcore while it holds its pool lock, which the close needs too.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import queue
 import threading
@@ -167,8 +168,8 @@ class ChatStream(_Answer):
     """One streamed answer: iterate for StreamEvents; :attr:`completion` at the end."""
 
     def __init__(self, client: ChatClient, prepared: Prepared) -> None:
-        if not _closer_started:
-            _start_closer()
+        if not _Closer.started:
+            _Closer.start()
         self._box = _Box()
         self._session = client._session(prepared)
         self._batches = _run(client, prepared, self._session, self._box)
@@ -245,39 +246,39 @@ class AsyncChatStream(_Answer):
 
 # --- closing a response without deadlocking against the garbage collector ---
 
-_collecting = False
-_pending: queue.SimpleQueue[httpx.Response] = queue.SimpleQueue()
-_closer_started = False
+
+class _Closer:
+    """Closes responses abandoned inside a garbage collection, on a thread of its own."""
+
+    collecting = False  # a collection is running (set by the gc callback)
+    started = False
+    pending: queue.SimpleQueue[httpx.Response] = queue.SimpleQueue()
+
+    @classmethod
+    def on_gc(cls, phase: str, info: dict[str, Any]) -> None:
+        cls.collecting = phase == "start"
+
+    @classmethod
+    def start(cls) -> None:
+        """Start the thread (once, before any stream runs: never from the collector)."""
+        if not cls.started:
+            cls.started = True
+            threading.Thread(target=cls.run, name="sse-core-closer", daemon=True).start()
+
+    @classmethod
+    def run(cls) -> None:
+        while True:
+            response = cls.pending.get()
+            with contextlib.suppress(Exception):  # nobody to report to: it was abandoned
+                response.close()
 
 
-def _on_gc(phase: str, info: dict[str, Any]) -> None:
-    global _collecting
-    _collecting = phase == "start"
-
-
-gc.callbacks.append(_on_gc)
+gc.callbacks.append(_Closer.on_gc)
 
 
 def _close(response: httpx.Response) -> None:
     """Close ``response``; inside a garbage collection, on the closer thread instead."""
-    if _collecting:
-        _pending.put(response)
+    if _Closer.collecting:
+        _Closer.pending.put(response)
     else:
         response.close()
-
-
-def _start_closer() -> None:
-    """Start the closer thread (once, before any stream runs: never from the collector)."""
-    global _closer_started
-    if not _closer_started:
-        _closer_started = True
-        threading.Thread(target=_close_forever, name="sse-core-closer", daemon=True).start()
-
-
-def _close_forever() -> None:
-    while True:
-        response = _pending.get()
-        try:
-            response.close()
-        except Exception:  # noqa: BLE001,S110 - nothing to report to: the stream was abandoned
-            pass

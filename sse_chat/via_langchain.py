@@ -13,8 +13,8 @@ from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, T
 from pydantic import SecretStr
 from pydantic_core import to_json
 
-from langchain_sse.chat_models import ChatSSE
-from sse_core.chat_cli import Renderer
+from langchain_sse import ChatSSE
+from sse_chat.render import Renderer
 
 __all__ = ["run_langchain_chat"]
 

@@ -13,8 +13,8 @@ from llama_index.core.base.llms.types import ChatMessage, ChatResponse
 from llama_index.core.tools import FunctionTool
 from pydantic_core import to_json
 
-from llamaindex_sse.llms import SSELLM
-from sse_core.chat_cli import Renderer
+from llamaindex_sse import SSELLM
+from sse_chat.render import Renderer
 
 __all__ = ["run_llamaindex_chat"]
 

@@ -1,0 +1,11 @@
+"""``sse-chat``: the command-line app above the libraries.
+
+It streams a chat through :mod:`sse_core`, LangChain's ``ChatSSE`` or LlamaIndex's
+``SSELLM`` (:mod:`.chat`, :mod:`.via_langchain`, :mod:`.via_llamaindex`), renders it in a
+terminal (:mod:`.render`), and decodes captured bodies (:mod:`.cli`). No library package
+imports this one.
+"""
+
+from sse_core import __version__
+
+__all__ = ["__version__"]
