@@ -18,13 +18,13 @@ from sse_core import (
     StreamTimeoutError,
     Timeouts,
 )
+from sse_core._redact import redact
 from sse_core.transport.http import (
-    head_timeout,
     build_headers,
     build_payload,
     error_from_response,
+    head_timeout,
     map_transport_error,
-    redact,
     rejects_stream_options,
 )
 

@@ -11,7 +11,7 @@ import sse_core
 
 PACKAGE = Path(sse_core.__file__).parent
 #: The shared vocabulary at the package root, and the whole sans-IO pipeline folder.
-ROOT = ["events", "completion", "errors", "_compat"]
+ROOT = ["events", "completion", "errors", "_compat", "_redact"]
 PIPELINE = sorted(p.stem for p in (PACKAGE / "pipeline").glob("*.py") if p.stem != "__init__")
 PURE = [f"{name}.py" for name in ROOT] + [f"pipeline/{name}.py" for name in PIPELINE]
 PURE_MODULES = {f"sse_core.{name}" for name in ROOT} | {"sse_core.pipeline"} | {

@@ -9,8 +9,9 @@ piece to :meth:`StreamSession.step`, pass on the events it returns, stop when it
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
+from sse_core._redact import scrub
 from sse_core.completion import Completion
 from sse_core.errors import StreamError, StreamProtocolError, StreamTimeoutError
 from sse_core.events import StreamEvent
@@ -32,6 +33,8 @@ class StreamSession:
         deadline: A ``time.monotonic()`` deadline for the whole body, or None.
         idle: The longest silence allowed between two reads of the body, or None.
         source: What the body comes from, for messages (a URL; never holds a key).
+        secrets: Values masked in every error this session raises (the key, secret headers):
+            a gateway may echo them in an error frame.
     """
 
     __slots__ = (
@@ -42,6 +45,7 @@ class StreamSession:
         "_json",
         "_json_size",
         "_max",
+        "_secrets",
         "_seen",
         "_source",
         "_start",
@@ -56,11 +60,13 @@ class StreamSession:
         deadline: float | None = None,
         idle: float | None = None,
         source: str = "the gateway",
+        secrets: Sequence[str] = (),
     ) -> None:
         self._decoder = StreamDecoder(max_event_bytes=max_event_bytes)
         self._max = max_event_bytes
         self._deadline = deadline
         self._idle = idle
+        self._secrets = tuple(secrets)
         self._source = source
         self._json: list[bytes] | None = None
         self._json_size = 0
@@ -164,8 +170,13 @@ class StreamSession:
             try:
                 self.answer.extend(exc.events)
             except StreamError as earlier:  # an error frame came before the failure
-                return earlier
+                return self._scrubbed(earlier)
             exc.partial = self.answer.completion()
+        return self._scrubbed(exc)
+
+    def _scrubbed(self, exc: StreamError) -> StreamError:
+        if self._secrets:
+            scrub(exc, self._secrets)
         return exc
 
     def _accept(self, events: list[StreamEvent]) -> list[StreamEvent]:
@@ -176,7 +187,7 @@ class StreamSession:
                 add(event)
                 taken += 1
         except StreamError as exc:
-            self._error = exc
+            self._error = self._scrubbed(exc)
             self.stopped = True
             return events[:taken]
         return events

@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 from pydantic_core import to_json
 
+from sse_core._redact import scrub
 from sse_core.completion import Completion
 from sse_core.errors import GatewayHTTPError, SSEConnectorError
 from sse_core.pipeline.session import StreamSession
@@ -121,6 +122,7 @@ class _ClientBase:
             deadline=prepared.deadline,
             idle=self.config.timeouts.idle,
             source=self.config.public_url,
+            secrets=self.config.secrets(),
         )
 
     def _request(
@@ -135,7 +137,9 @@ class _ClientBase:
         )
 
     def _unreachable(self, exc: httpx.HTTPError) -> SSEConnectorError:
-        return map_transport_error(exc, in_body=False, url=self.config.public_url)
+        error = map_transport_error(exc, in_body=False, url=self.config.public_url)
+        scrub(error, self.config.secrets())
+        return error
 
     def _status_error(self, response: httpx.Response, body: bytes) -> GatewayHTTPError:
         return error_from_response(

@@ -12,6 +12,7 @@ import httpx
 from pydantic import SecretStr
 from pydantic_core import from_json
 
+from sse_core._redact import redact
 from sse_core.errors import (
     AuthenticationError,
     BadRequestError,
@@ -35,8 +36,6 @@ __all__ = [
     "error_from_response",
     "head_timeout",
     "map_transport_error",
-    "redact",
-    "redact_data",
     "rejects_stream_options",
 ]
 
@@ -92,28 +91,6 @@ def build_headers(
         for name, value in (source or {}).items():
             headers[name.lower()] = value
     return headers
-
-
-_BEARER = re.compile(r"(?i)(bearer\s+)[^\s'\"]+")
-
-
-def redact(text: str, secrets: Sequence[str] = ()) -> str:
-    """``text`` with every secret (and any bearer token) masked as ``***``."""
-    for value in secrets:
-        if len(value) >= 4 and value in text:
-            text = text.replace(value, "***")
-    return _BEARER.sub(r"\1***", text) if "earer" in text else text
-
-
-def redact_data(data: Any, secrets: Sequence[str] = ()) -> Any:
-    """A copy of decoded JSON ``data`` with every string redacted (:func:`redact`)."""
-    if isinstance(data, str):
-        return redact(data, secrets)
-    if isinstance(data, dict):
-        return {redact(str(k), secrets): redact_data(v, secrets) for k, v in data.items()}
-    if isinstance(data, list):
-        return [redact_data(item, secrets) for item in data]
-    return data
 
 
 def _error_fields(body: bytes, content_type: str) -> tuple[str | None, str | None, str | None]:

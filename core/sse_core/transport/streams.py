@@ -26,11 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from sse_core._redact import scrub
 from sse_core.completion import Completion
 from sse_core.errors import SSEConnectorError, StreamError
 from sse_core.events import StreamEvent
 from sse_core.pipeline.accumulator import Accumulator
 from sse_core.pipeline.session import StreamSession
+from sse_core.transport.config import ClientConfig
 from sse_core.transport.http import map_transport_error
 
 if TYPE_CHECKING:
@@ -124,7 +126,7 @@ def _run(client: ChatClient, prepared: Prepared, session: StreamSession, box: _B
             yield batch
         box.completion = session.completion()
     except httpx.HTTPError as exc:
-        raise _mapped(exc, session, client.config.public_url) from exc
+        raise _mapped(exc, session, client.config) from exc
     finally:
         _close(response)
 
@@ -143,13 +145,16 @@ async def _arun(
             yield batch
         box.completion = session.completion()
     except httpx.HTTPError as exc:
-        raise _mapped(exc, session, client.config.public_url) from exc
+        raise _mapped(exc, session, client.config) from exc
     finally:
         await response.aclose()
 
 
-def _mapped(exc: httpx.HTTPError, session: StreamSession, url: str) -> SSEConnectorError:
-    error = map_transport_error(exc, in_body=True, url=url)
+def _mapped(
+    exc: httpx.HTTPError, session: StreamSession, config: ClientConfig
+) -> SSEConnectorError:
+    error = map_transport_error(exc, in_body=True, url=config.public_url)
+    scrub(exc, config.secrets())  # it becomes the __cause__
     return session.fail(error) if isinstance(error, StreamError) else error
 
 
