@@ -2,6 +2,9 @@
 
 Rules, in order (``docs/emulator.md`` lists them for users):
 
+0. A ReAct prompt (format instructions and a tool list in the system prompt) is
+   answered in its Thought / Action / Action Input format (:mod:`.react`), unless its
+   question is ``echo: X`` (a test scripting the steps itself).
 1. After tool results (the last message has role ``tool``) it answers from them.
 2. A last user message containing ``forbidden`` is refused.
 3. Offered tools are called as :mod:`sse_core.emulator.assistant.tools` decides.
@@ -22,6 +25,7 @@ import re
 from typing import Any
 
 from sse_core.emulator.assistant.extract import extract
+from sse_core.emulator.assistant.react import find_react_prompt, react_question, react_text
 from sse_core.emulator.assistant.reply import PlannedCall, Reply, TokenCounts, request_digest
 from sse_core.emulator.assistant.schema_fill import SchemaFiller
 from sse_core.emulator.assistant.tokens import content_text, prompt_tokens, text_pieces
@@ -48,6 +52,12 @@ def respond(body: dict[str, Any]) -> Reply:
     """
     messages: list[Any] = body["messages"]
     digest = request_digest(body)
+    react = find_react_prompt(messages)
+    # "echo: X" scripts the answer, so a test can write its own ReAct steps.
+    if react is not None and not _ECHO.match(react_question(react, messages)):
+        text = react_text(react, messages, digest, _answer)
+        effort = thinking_effort(body)
+        return _finish(body, digest, _reasoning(effort, text, (), False, ""), text, "", ())
     last = messages[-1] if isinstance(messages[-1], dict) else {}
     user_text = _last_user_text(messages)
     calls: tuple[PlannedCall, ...] = ()

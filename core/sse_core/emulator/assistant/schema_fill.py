@@ -87,6 +87,10 @@ class SchemaFiller:
         for key in ("anyOf", "oneOf", "allOf"):
             if isinstance(schema.get(key), list) and schema[key]:
                 return self.fill(_first_branch(schema[key]), name, depth + 1)
+        return self._typed(schema, name, depth)
+
+    def _typed(self, schema: dict[str, Any], name: str, depth: int) -> Any:
+        """A value of the schema's type: an object, an array or a scalar."""
         kind = _kind(schema)
         if kind == "object":
             return self._object(schema, depth)
