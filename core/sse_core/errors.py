@@ -5,12 +5,14 @@ The hierarchy::
     SSEConnectorError                 root of everything raised by sse_core
     ├── ConfigurationError            caller misuse: a bad argument or setting (also a ValueError)
     ├── GatewayConnectionError        the gateway could not be reached (connect error, DNS, refused)
-    ├── GatewayHTTPError              a non-2xx status before the stream began
+    ├── GatewayHTTPError              an answer that is not a stream, before the stream began
     │   ├── AuthenticationError       401, 403
     │   ├── RateLimitError            429
     │   ├── ServerError               5xx
     │   ├── RetryableRequestError     408, 409: the gateway asks to send it again
-    │   └── BadRequestError           any other 4xx
+    │   ├── BadRequestError           any other 4xx
+    │   ├── RedirectError             3xx: base_url points at a redirect (not followed)
+    │   └── UnexpectedResponseError   2xx, but neither an event stream nor a JSON completion
     └── StreamError                   the stream began but did not end well; ``.partial`` holds
         │                             the Completion received before the failure
         ├── GatewayStreamError        an error frame or ``event: error`` inside the stream
@@ -43,12 +45,14 @@ __all__ = [
     "GatewayStreamError",
     "IncompleteStreamError",
     "RateLimitError",
+    "RedirectError",
     "RetryableRequestError",
     "SSEConnectorError",
     "ServerError",
     "StreamError",
     "StreamProtocolError",
     "StreamTimeoutError",
+    "UnexpectedResponseError",
 ]
 
 
@@ -129,6 +133,25 @@ class RetryableRequestError(GatewayHTTPError):
 
 class BadRequestError(GatewayHTTPError):
     """Any other 4xx: the request was rejected as it is."""
+
+
+class RedirectError(GatewayHTTPError):
+    """3xx: the URL redirects elsewhere; redirects are not followed (a POST would be lost).
+
+    Attributes:
+        location: Where the gateway redirects to (the ``Location`` header), if it said.
+    """
+
+    @property
+    def location(self) -> str | None:
+        """The ``Location`` header of the redirect."""
+        return self.headers.get("location")
+
+
+class UnexpectedResponseError(GatewayHTTPError):
+    """A 2xx answer whose content type is neither an event stream nor a JSON completion
+    (a base_url that points at a web page, a proxy's sign-in page). ``error_message``
+    says what arrived: the content type and the first bytes."""
 
 
 class StreamError(SSEConnectorError):

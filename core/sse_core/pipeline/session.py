@@ -13,7 +13,12 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from sse_core._redact import scrub
 from sse_core.completion import Completion
-from sse_core.errors import StreamError, StreamProtocolError, StreamTimeoutError
+from sse_core.errors import (
+    StreamError,
+    StreamProtocolError,
+    StreamTimeoutError,
+    UnexpectedResponseError,
+)
 from sse_core.events import StreamEvent
 from sse_core.pipeline.accumulator import Accumulator
 from sse_core.pipeline.decoder import StreamDecoder
@@ -22,6 +27,8 @@ from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, as_bytes
 __all__ = ["StreamSession", "decode"]
 
 _PREVIEW = 120
+#: Content types that are never an event stream (besides anything HTML or XML).
+_NOT_A_STREAM = ("image/", "audio/", "video/", "application/pdf", "application/zip", "font/")
 _SSE_STARTS = (b"data", b"event", b"id", b"retry", b":")
 
 
@@ -45,6 +52,7 @@ class StreamSession:
         "_json",
         "_json_size",
         "_max",
+        "_refuse",
         "_secrets",
         "_seen",
         "_source",
@@ -69,6 +77,7 @@ class StreamSession:
         self._secrets = tuple(secrets)
         self._source = source
         self._json: list[bytes] | None = None
+        self._refuse: tuple[str, int] | None = None  # (content type, status) not a stream
         self._json_size = 0
         self._error: StreamError | None = None
         self._seen = False  # an event came out of the body
@@ -78,12 +87,22 @@ class StreamSession:
         #: True once the loop must stop reading: ``[DONE]``, or an error frame arrived.
         self.stopped = False
 
-    def begin(self, headers: Mapping[str, str], *, json_body: bool = False) -> None:
-        """The response head arrived: keep its headers; ``json_body``: a whole JSON answer
-        (a gateway that answered ``application/json`` where SSE was asked for)."""
+    def begin(self, headers: Mapping[str, str], *, status: int = 200) -> None:
+        """The response head arrived: keep its headers, and read the body by its type.
+
+        ``text/event-stream`` (or no type, or another text type: gateways are careless) is
+        decoded as a stream; a JSON type as one whole ``chat.completion`` (a gateway that
+        answered JSON where SSE was asked for); a web page, XML or binary type is refused
+        (:class:`UnexpectedResponseError`) once its first bytes arrived, to say what came.
+        """
         self.answer.headers = headers
-        if json_body:
+        kind = headers.get("content-type", "").lower()
+        if "event-stream" in kind:
+            return
+        if "json" in kind:
             self._json = []
+        elif kind.startswith(_NOT_A_STREAM) or "html" in kind or "xml" in kind:
+            self._refuse = (kind, status)
 
     def read_timeout(self) -> float | None:
         """The timeout for each read of the body: the idle bound, within the deadline."""
@@ -104,6 +123,11 @@ class StreamSession:
         """
         if self._json is not None:
             self._collect(piece)
+            return []
+        if self._refuse is not None:
+            self._note_start(piece)
+            if len(self._start) >= _PREVIEW:
+                raise self._unexpected()
             return []
         if not self._seen:
             self._note_start(piece)
@@ -127,6 +151,8 @@ class StreamSession:
         """
         if self.stopped:
             return []
+        if self._refuse is not None:
+            raise self._unexpected()
         try:
             if self._json is not None:
                 events = self._decoder._feed_json(b"".join(self._json))
@@ -203,6 +229,25 @@ class StreamSession:
             )
         assert self._json is not None
         self._json.append(piece)
+
+    def _unexpected(self) -> UnexpectedResponseError:
+        assert self._refuse is not None
+        kind, status = self._refuse
+        what = (
+            f"a {kind.split(';')[0]} body starting with {_preview(self._start)}"
+            if self._start.strip()
+            else f"an empty {kind.split(';')[0]} body"
+        )
+        error = UnexpectedResponseError(
+            f"expected an event stream from {self._source}, got {what}: check base_url and "
+            "path (do they point at the gateway's chat completions?)",
+            status_code=status,
+            error_message=what,
+            headers=dict(self.answer.headers),
+        )
+        if self._secrets:
+            scrub(error, self._secrets)
+        return error
 
     def _note_start(self, piece: bytes) -> None:
         if len(self._start) < _PREVIEW:

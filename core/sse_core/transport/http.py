@@ -21,6 +21,7 @@ from sse_core.errors import (
     GatewayHTTPError,
     IncompleteStreamError,
     RateLimitError,
+    RedirectError,
     RetryableRequestError,
     ServerError,
     SSEConnectorError,
@@ -121,13 +122,33 @@ def _error_fields(body: bytes, content_type: str) -> tuple[str | None, str | Non
     return " ".join(text.split())[:300], None, None
 
 
-_HINTS = {
+_HINTS: dict[type[GatewayHTTPError], str] = {
     AuthenticationError: "check the API key and its permissions",
     RateLimitError: "slow down, or retry after the time the gateway asked for",
     ServerError: "the gateway or its upstream failed; retrying later may help",
     RetryableRequestError: "retrying may help",
     BadRequestError: "the gateway rejected the request as sent",
 }
+
+
+def _status_class(status: int) -> type[GatewayHTTPError]:
+    if status in (401, 403):
+        return AuthenticationError
+    if status == 429:
+        return RateLimitError
+    if status >= 500:
+        return ServerError
+    if status in (408, 409):
+        return RetryableRequestError
+    if 300 <= status < 400:
+        return RedirectError
+    return BadRequestError
+
+
+def sentences(*parts: str) -> str:
+    """Parts joined as sentences: ``a: b. c.`` never ``a.; c`` (each part's end trimmed)."""
+    cleaned = [part.strip().rstrip(".;,: ") for part in parts if part and part.strip()]
+    return ". ".join(cleaned) + "." if cleaned else ""
 
 
 def error_from_response(
@@ -139,27 +160,28 @@ def error_from_response(
     url: str = "",
 ) -> GatewayHTTPError:
     """The :class:`GatewayHTTPError` subclass for a non-2xx answer, with the gateway's words."""
-    cls: type[GatewayHTTPError]
-    if status in (401, 403):
-        cls = AuthenticationError
-    elif status == 429:
-        cls = RateLimitError
-    elif status >= 500:
-        cls = ServerError
-    elif status in (408, 409):
-        cls = RetryableRequestError
-    else:
-        cls = BadRequestError
+    cls = _status_class(status)
     message, kind, code = _error_fields(body, headers.get("content-type", ""))
     message = redact(message, secrets) if message else None
     retry_after = parse_retry_after(headers, now=time.time())
-    summary = message or f"an empty {status} body"
-    hint = _HINTS[cls]
-    if retry_after is not None:
-        hint += f" (Retry-After: {retry_after:g} s)"
     where = f" from {url}" if url else ""
+    summary = message or f"an empty {status} body"
+    if cls is RedirectError:
+        target = headers.get("location")
+        hint = (
+            f"it redirects to {redact(target, secrets)}: point base_url there (redirects are "
+            "not followed)"
+            if target
+            else "it redirects without saying where; check base_url"
+        )
+        head = f"the gateway answered HTTP {status} (a redirect){where}"
+    else:
+        hint = _HINTS[cls]
+        if retry_after is not None:
+            hint += f" (Retry-After: {retry_after:g} s)"
+        head = f"the gateway answered HTTP {status}{where}: {summary}"
     return cls(
-        f"the gateway answered HTTP {status}{where}: {summary}; {hint}",
+        sentences(head, hint),
         status_code=status,
         error_message=message,
         type=kind,

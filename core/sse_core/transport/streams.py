@@ -85,18 +85,13 @@ class _Answer:
         return done if done is not None else self._session.partial()
 
 
-def _is_json(response: httpx.Response) -> bool:
-    kind = response.headers.get("content-type", "")
-    return "json" in kind and "event-stream" not in kind
-
-
 def _decoded(response: httpx.Response, session: StreamSession) -> bool:
     """Start the session on the response head; whether to read through httpx's decoders.
 
     Decoders for a content-encoding to undo, or a body already read (mock transports);
     otherwise the raw pieces skip a layer per read.
     """
-    session.begin(response.headers, json_body=_is_json(response))
+    session.begin(response.headers, status=response.status_code)
     # httpcore reads request.extensions["timeout"]["read"] when the body iteration starts,
     # so the idle limit replaces the (long) first-byte limit for every body read.
     extension = response.request.extensions.get("timeout")
