@@ -194,3 +194,40 @@ def test_llamaindex_react_agent_calls_the_tool_and_answers_from_it(emulator: Emu
     assert "Sunny and 21 C in Oslo" in answer
     assert "You said" not in answer
     assert len(emulator.requests) == 2  # the action, then the answer after the observation
+
+
+LANGCHAIN_STYLE = """Answer the following questions as best you can. \
+You have access to the following tools:
+
+get_weather: Get the current weather for a city.
+
+Use the following format:
+
+Question: the input question you must answer
+Thought: you should always think about what to do
+Action: the action to take, should be one of [get_weather]
+Action Input: the input to the action
+Observation: the result of the action
+... (this Thought/Action/Action Input/Observation can repeat N times)
+Thought: I now know the final answer
+Final Answer: the final answer to the original input question
+
+Begin!
+
+Question: What is the weather in Paris?
+Thought:{scratchpad}"""
+
+
+def test_a_prompt_that_keeps_question_and_scratchpad_in_one_message(
+    client: httpx.Client,
+) -> None:
+    """A single user message holding the format, the question and the steps so far."""
+    first = ask(client, [{"role": "user", "content": LANGCHAIN_STYLE.format(scratchpad="")}])
+    assert first.splitlines()[1] == "Action: get_weather"
+    arguments = json.loads(first.split("Action Input: ")[1])
+    assert arguments == {"input": "What is the weather in Paris?"}
+    pad = f"{first.split('Thought: ', 1)[1]}\nObservation: Sunny in Paris\nThought:"
+    final = ask(client, [{"role": "user", "content": LANGCHAIN_STYLE.format(scratchpad=pad)}])
+    assert final.endswith(
+        "Final Answer: Based on the tool results: get_weather returned Sunny in Paris."
+    )

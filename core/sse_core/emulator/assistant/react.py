@@ -50,6 +50,17 @@ _ONE_OF = re.compile(r"^\s*Action:[^\n]*?\bone of\s*[\[(]?(?P<names>[^\])\n]+)",
 _OBSERVATION = re.compile(r"^\s*Observation:\s?", re.S)
 _ACTION = re.compile(r"^\s*Action:\s*(?P<name>[^\s(]+)", re.M)
 _WORD = re.compile(r"[a-z]{4,}")
+# An action line, or an observation up to the next step line.
+_PAD_LINE = re.compile(
+    r"^(?P<kind>Action|Observation):[ \t]*(?P<text>.*?)"
+    r"(?=\n(?:Thought|Action|Observation|Final Answer)[ \w]*:|\Z)",
+    re.M | re.S,
+)
+_QUESTION = re.compile(r"^Question:[ \t]*(\S[^\n]*)$", re.M)
+
+
+#: One step of a ReAct conversation: ``("action" | "observation", tool name, text)``.
+Step = tuple[str, str, str]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,11 +87,17 @@ class ReactPrompt:
         final: The keyword of the final answer (``Answer``, or ``Final Answer`` when the
             prompt asks for that).
         start: The index of the message after the one holding the prompt.
+        question: The last ``Question:`` line of the prompt itself (a prompt sent as
+            the first user message may carry the question), or ``""``.
+        scratchpad: The steps written into the prompt after that question (an agent
+            that keeps its scratchpad in the prompt), as ``(kind, tool, text)``.
     """
 
     tools: tuple[ReactTool, ...]
     final: str
     start: int
+    question: str = ""
+    scratchpad: tuple[Step, ...] = ()
 
 
 def find_react_prompt(messages: list[Any]) -> ReactPrompt | None:
@@ -100,7 +117,29 @@ def find_react_prompt(messages: list[Any]) -> ReactPrompt | None:
     if not tools:
         return None
     final = "Final Answer" if "Final Answer:" in text else "Answer"
-    return ReactPrompt(tools=tools, final=final, start=index + 1)
+    asked = list(_QUESTION.finditer(text))
+    if not asked:
+        return ReactPrompt(tools=tools, final=final, start=index + 1)
+    return ReactPrompt(
+        tools=tools,
+        final=final,
+        start=index + 1,
+        question=asked[-1].group(1),
+        scratchpad=_scratchpad(text[asked[-1].end() :]),
+    )
+
+
+def _scratchpad(text: str) -> tuple[Step, ...]:
+    """The actions and observations written after the prompt's question."""
+    steps: list[Step] = []
+    tool = "the tool"
+    for match in _PAD_LINE.finditer(text):
+        if match.group("kind") == "Action":
+            tool = match.group("text").split()[0] if match.group("text").split() else tool
+            steps.append(("action", tool, match.group(0)))
+        else:
+            steps.append(("observation", tool, match.group("text").strip()))
+    return tuple(steps)
 
 
 def react_text(
@@ -118,7 +157,7 @@ def react_text(
         ``Thought/Action/Action Input`` text while a planned call has not been made,
         else ``Thought/Answer`` text built from the observations.
     """
-    question, steps = _conversation(messages[prompt.start :])
+    question, steps = _conversation(messages[prompt.start :], prompt)
     calls = _plan(prompt, question, digest)
     actions = [step for step in steps if step[0] == "action"]
     if len(actions) < len(calls):
@@ -134,7 +173,7 @@ def react_text(
 def react_question(prompt: ReactPrompt, messages: list[Any]) -> str:
     """The question the ReAct conversation is about: the last user message that is not an
     observation."""
-    question, _ = _conversation(messages[prompt.start :])
+    question, _ = _conversation(messages[prompt.start :], prompt)
     return question
 
 
@@ -171,11 +210,11 @@ def _named_only(text: str) -> tuple[ReactTool, ...]:
     return tuple(ReactTool(name=name, description="", schema={}) for name in names)
 
 
-def _conversation(messages: list[Any]) -> tuple[str, list[tuple[str, str, str]]]:
-    """The question, and the steps taken since: ``(kind, tool, text)`` for each action
-    (an assistant message with ``Action:``) and each observation."""
-    question = ""
-    steps: list[tuple[str, str, str]] = []
+def _conversation(messages: list[Any], prompt: ReactPrompt) -> tuple[str, list[Step]]:
+    """The question (the last user message that is not an observation, else the prompt's
+    own), and the steps taken since: ``(kind, tool, text)`` for each action (an assistant
+    message with ``Action:``) and each observation."""
+    question, steps = prompt.question, list(prompt.scratchpad)
     last_tool = "the tool"
     for message in messages:
         text = content_text(message.get("content")) if isinstance(message, dict) else ""
