@@ -70,6 +70,11 @@ def test_a_replay_path_that_is_no_recording_is_a_usage_error(
     assert "argument --replay: replay path" in capsys.readouterr().err
 
 
+def test_replay_timing_without_replay_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--replay-timing"]) == 2
+    assert "--replay-timing needs --replay" in capsys.readouterr().err
+
+
 def test_every_option_has_help() -> None:
     options = [action for action in build_parser()._actions if action.option_strings]
     assert {"--port", "--dialect", "--api-key", "--log", "--replay", "--replay-timing"} <= {

@@ -114,8 +114,11 @@ def run(args: argparse.Namespace) -> int:
 
     Returns:
         The exit status: 0 after a clean shutdown, 1 when the port cannot be bound or
-        the recording became unreadable.
+        the recording became unreadable, 2 for ``--replay-timing`` without ``--replay``.
     """
+    if args.replay_timing and args.replay is None:
+        print("--replay-timing needs --replay PATH", file=sys.stderr)
+        return 2
     try:
         serve(
             args.port,

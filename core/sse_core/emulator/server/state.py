@@ -38,7 +38,9 @@ class EmulatorState:
     """What outlives a request: the record, the fault counters, the replay position and
     the stop flag."""
 
-    def __init__(self, record_limit: int = 1000, *, on_finished: FinishedHook | None = None):
+    def __init__(
+        self, record_limit: int = 1000, *, on_finished: FinishedHook | None = None
+    ) -> None:
         """Create empty state.
 
         Args:
