@@ -39,18 +39,21 @@ class StreamSession:
         max_event_bytes: The bound on one SSE line or event (and on a JSON body).
         deadline: A ``time.monotonic()`` deadline for the whole body, or None.
         idle: The longest silence allowed between two reads of the body, or None.
+        data_idle: The longest time allowed between two data events, or None.
         source: What the body comes from, for messages (a URL; never holds a key).
         secrets: Values masked in every error this session raises (the key, secret headers):
             a gateway may echo them in an error frame.
     """
 
     __slots__ = (
+        "_data_idle",
         "_deadline",
         "_decoder",
         "_error",
         "_idle",
         "_json",
         "_json_size",
+        "_last_data",
         "_max",
         "_refuse",
         "_secrets",
@@ -67,6 +70,7 @@ class StreamSession:
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         deadline: float | None = None,
         idle: float | None = None,
+        data_idle: float | None = None,
         source: str = "the gateway",
         secrets: Sequence[str] = (),
     ) -> None:
@@ -74,6 +78,8 @@ class StreamSession:
         self._max = max_event_bytes
         self._deadline = deadline
         self._idle = idle
+        self._data_idle = data_idle
+        self._last_data = 0.0  # when the last data event (or the head) arrived
         self._secrets = tuple(secrets)
         self._source = source
         self._json: list[bytes] | None = None
@@ -96,6 +102,8 @@ class StreamSession:
         (:class:`UnexpectedResponseError`) once its first bytes arrived, to say what came.
         """
         self.answer.headers = headers
+        if self._data_idle is not None:
+            self._last_data = time.monotonic()
         kind = headers.get("content-type", "").lower()
         if "event-stream" in kind:
             return
@@ -140,8 +148,8 @@ class StreamSession:
             events = self._accept(events)
         if self._decoder.done:
             self.stopped = True
-        if self._deadline is not None:
-            self._check_deadline()
+        if self._deadline is not None or self._data_idle is not None:
+            self._check_clock(bool(events))
         return events
 
     def end(self) -> list[StreamEvent]:
@@ -253,11 +261,23 @@ class StreamSession:
         if len(self._start) < _PREVIEW:
             self._start += bytes(piece[: _PREVIEW - len(self._start)])
 
-    def _check_deadline(self) -> None:
-        assert self._deadline is not None
-        if time.monotonic() > self._deadline:
+    def _check_clock(self, data: bool) -> None:
+        now = time.monotonic()
+        if self._deadline is not None and now > self._deadline:
             raise self.fail(
                 StreamTimeoutError(f"the stream from {self._source} ran past the total timeout")
+            )
+        if self._data_idle is None:
+            return
+        if data:
+            self._last_data = now
+        elif now - self._last_data > self._data_idle:
+            raise self.fail(
+                StreamTimeoutError(
+                    f"no data from {self._source} for {now - self._last_data:.3g} s, only "
+                    f"keep-alive lines (data_idle is {self._data_idle:g} s): the upstream "
+                    "stalled behind a gateway that keeps the connection alive"
+                )
             )
 
 

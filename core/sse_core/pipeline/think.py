@@ -10,8 +10,9 @@ Reasoning split off the answer carries no edge whitespace: what precedes the blo
 follows the opening tag and what precedes the closing tag is dropped, as is the whitespace
 between the block and the answer. Whitespace that might be such an edge is held (as a list
 of pieces, joined once when released), so a stream of whitespace-only pieces costs the same
-per piece as any other. In a reasoning field (``trim=False``) the tags are only removed:
-the text on both sides of a closing tag is reasoning, and its whitespace is kept.
+per piece as any other. In a reasoning field (``trim=False``) the text on both sides of a
+closing tag is reasoning, so the whitespace before the closing tag is kept; as everywhere,
+the whitespace right after an opening tag and right after a closing tag is dropped.
 """
 
 from __future__ import annotations

@@ -102,7 +102,9 @@ class _ClientBase:
         key = "set" if self.config.api_key is not None else "none"
         return f"{type(self).__name__}(url={self.config.public_url!r}, api_key={key})"
 
-    def _prepare(self, payload: Mapping[str, Any], headers: Mapping[str, str] | None) -> Prepared:
+    def _prepare(
+        self, payload: Mapping[str, Any], headers: Mapping[str, str] | None, streaming: bool
+    ) -> Prepared:
         if not isinstance(payload, Mapping):
             raise TypeError(f"payload must be a mapping (the JSON body), got {type(payload)}")
         config = self.config
@@ -110,7 +112,10 @@ class _ClientBase:
         total = config.timeouts.total
         return Prepared(
             body=build_payload(
-                payload, include_usage=config.include_usage, extra_body=config.extra_body
+                payload,
+                include_usage=config.include_usage,
+                extra_body=config.extra_body,
+                streaming=streaming,
             ),
             headers=build_headers(config.api_key, config.default_headers, extra),
             deadline=None if total is None else time.monotonic() + total,
@@ -121,6 +126,7 @@ class _ClientBase:
             max_event_bytes=self.config.max_event_bytes,
             deadline=prepared.deadline,
             idle=self.config.timeouts.idle,
+            data_idle=self.config.timeouts.data_idle,
             source=self.config.public_url,
             secrets=self.config.secrets(),
         )
@@ -219,16 +225,32 @@ class ChatClient(_ClientBase):
         self._http = http_client or httpx.Client(limits=DEFAULT_LIMITS, timeout=None)
 
     def stream(
-        self, payload: Mapping[str, Any], *, headers: Mapping[str, str] | None = None
+        self,
+        payload: Mapping[str, Any],
+        *,
+        headers: Mapping[str, str] | None = None,
+        streaming: bool = True,
     ) -> ChatStream:
-        """Start a streamed chat completion (the request is sent on first iteration)."""
-        return ChatStream(self, self._prepare(payload, headers))
+        """Start a chat completion (the request is sent on first iteration).
+
+        Args:
+            payload: The JSON body (``model``, ``messages``, ...); ``stream`` is set here.
+            headers: Extra headers for this request.
+            streaming: False asks for one whole JSON answer (``stream: false``): the
+                stream then yields all its events at once. Streaming is what detects a cut
+                answer; use False only for a gateway whose streaming path is broken.
+        """
+        return ChatStream(self, self._prepare(payload, headers, streaming))
 
     def complete(
-        self, payload: Mapping[str, Any], *, headers: Mapping[str, str] | None = None
+        self,
+        payload: Mapping[str, Any],
+        *,
+        headers: Mapping[str, str] | None = None,
+        streaming: bool = True,
     ) -> Completion:
-        """Stream the whole answer and return it."""
-        with self.stream(payload, headers=headers) as stream:
+        """The whole answer (streamed unless ``streaming=False``, as in :meth:`stream`)."""
+        with self.stream(payload, headers=headers, streaming=streaming) as stream:
             return stream.until_done()
 
     def close(self) -> None:
@@ -289,16 +311,32 @@ class AsyncChatClient(_ClientBase):
         self._http = http_client or httpx.AsyncClient(limits=DEFAULT_LIMITS, timeout=None)
 
     def stream(
-        self, payload: Mapping[str, Any], *, headers: Mapping[str, str] | None = None
+        self,
+        payload: Mapping[str, Any],
+        *,
+        headers: Mapping[str, str] | None = None,
+        streaming: bool = True,
     ) -> AsyncChatStream:
-        """Start a streamed chat completion (the request is sent on first iteration)."""
-        return AsyncChatStream(self, self._prepare(payload, headers))
+        """Start a chat completion (the request is sent on first iteration).
+
+        Args:
+            payload: The JSON body (``model``, ``messages``, ...); ``stream`` is set here.
+            headers: Extra headers for this request.
+            streaming: False asks for one whole JSON answer (``stream: false``): the
+                stream then yields all its events at once. Streaming is what detects a cut
+                answer; use False only for a gateway whose streaming path is broken.
+        """
+        return AsyncChatStream(self, self._prepare(payload, headers, streaming))
 
     async def complete(
-        self, payload: Mapping[str, Any], *, headers: Mapping[str, str] | None = None
+        self,
+        payload: Mapping[str, Any],
+        *,
+        headers: Mapping[str, str] | None = None,
+        streaming: bool = True,
     ) -> Completion:
-        """Stream the whole answer and return it."""
-        async with self.stream(payload, headers=headers) as stream:
+        """The whole answer (streamed unless ``streaming=False``, as in :meth:`stream`)."""
+        async with self.stream(payload, headers=headers, streaming=streaming) as stream:
             return await stream.until_done()
 
     async def aclose(self) -> None:

@@ -53,28 +53,35 @@ class Timeouts:
         first_byte: Sending the request and waiting for the response head. Reasoning
             models can think for minutes before a gateway answers, so the default is long.
         idle: The longest silence allowed in the body once the head arrived: no byte at
-            all, comments and keep-alive lines included, for this long.
+            all for this long. Any byte counts, keep-alive comments (``: ping``) included.
+        data_idle: The longest time allowed between two data events (from the response
+            head to the first one, too). Comments and empty lines do not count, so a relay
+            that pings while its upstream stalled cannot keep a dead stream open. Checked
+            whenever a read arrives: a relay pinging every 15 s trips it at the first ping
+            past the bound.
         total: A deadline for the whole request, body included.
     """
 
     connect: float | None = 10.0
     first_byte: float | None = 600.0
     idle: float | None = 300.0
+    data_idle: float | None = 600.0
     total: float | None = None
 
     def __post_init__(self) -> None:
-        for name in ("connect", "first_byte", "idle", "total"):
+        for name in ("connect", "first_byte", "idle", "data_idle", "total"):
             object.__setattr__(self, name, _positive(f"Timeouts.{name}", getattr(self, name)))
 
     @classmethod
     def of(cls, value: float | Timeouts | None) -> Timeouts:
-        """A Timeouts from a number (every phase but total gets it), None, or a Timeouts."""
+        """A Timeouts from a number (every phase but total gets it), None (no limit at all),
+        or a Timeouts."""
         if isinstance(value, Timeouts):
             return value
         if value is None:
-            return cls(connect=None, first_byte=None, idle=None)
+            return cls(connect=None, first_byte=None, idle=None, data_idle=None)
         seconds = _positive("timeout", value)
-        return cls(connect=seconds, first_byte=seconds, idle=seconds)
+        return cls(connect=seconds, first_byte=seconds, idle=seconds, data_idle=seconds)
 
 
 def public_url(url: str) -> str:

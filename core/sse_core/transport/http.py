@@ -61,12 +61,20 @@ def _least(a: float | None, b: float | None) -> float | None:
 
 
 def build_payload(
-    payload: Mapping[str, Any], *, include_usage: bool, extra_body: Mapping[str, Any] | None
+    payload: Mapping[str, Any],
+    *,
+    include_usage: bool,
+    extra_body: Mapping[str, Any] | None,
+    streaming: bool = True,
 ) -> dict[str, Any]:
-    """The JSON body: the caller's payload, ``extra_body`` merged, streaming switched on."""
+    """The JSON body: the caller's payload, ``extra_body`` merged, streaming switched on
+    (with ``stream_options.include_usage`` when asked), or off (``streaming=False``: the
+    gateway answers one whole JSON completion)."""
     body = {**payload, **(extra_body or {})}
-    body["stream"] = True
-    if include_usage:
+    body["stream"] = streaming
+    if not streaming:
+        body.pop("stream_options", None)
+    elif include_usage:
         options = body.get("stream_options")
         body["stream_options"] = {
             **(options if isinstance(options, dict) else {}),

@@ -17,8 +17,14 @@ from sse_core.errors import ConfigurationError, SSEConnectorError
 __all__ = ["RetryPolicy", "parse_retry_after"]
 
 
+#: Headers that say how long to wait, in the order they are read.
+RETRY_AFTER_HEADERS = ("retry-after-ms", "retry-after", "llm_provider-retry-after")
+
+
 def parse_retry_after(headers: Mapping[str, str], *, now: float) -> float | None:
-    """Seconds to wait from ``retry-after-ms``, or ``Retry-After`` (seconds or an HTTP date).
+    """Seconds to wait, from the first header that says: ``retry-after-ms`` (milliseconds),
+    ``retry-after`` (seconds or an HTTP date), then ``llm_provider-retry-after`` (LiteLLM's
+    proxy forwards the upstream's ``Retry-After`` under this name; seconds or a date).
 
     Args:
         headers: Response headers (case-insensitive mapping, or lower-case keys).
@@ -27,29 +33,43 @@ def parse_retry_after(headers: Mapping[str, str], *, now: float) -> float | None
     Returns:
         A non-negative number of seconds, or None when absent or unreadable.
     """
-    millis = headers.get("retry-after-ms")
+    millis = _number(headers.get("retry-after-ms"))
     if millis is not None:
-        try:
-            value = float(millis) / 1000
-        except ValueError:
-            value = math.nan
-        if math.isfinite(value):
-            return max(value, 0.0)
-    raw = headers.get("retry-after")
+        return millis / 1000
+    for name in RETRY_AFTER_HEADERS[1:]:
+        seconds = _seconds(headers.get(name), now)
+        if seconds is not None:
+            return seconds
+    return None
+
+
+def _number(raw: str | None) -> float | None:
+    """A finite number, clamped at 0; None if absent or unreadable."""
     if raw is None:
         return None
-    raw = raw.strip()
     try:
-        seconds = float(raw)
+        value = float(raw.strip())
     except ValueError:
-        try:
-            when = parsedate_to_datetime(raw)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when.tzinfo is None:
-            return None
-        return max(when.timestamp() - now, 0.0)
-    return max(seconds, 0.0) if math.isfinite(seconds) else None
+        return None
+    return max(value, 0.0) if math.isfinite(value) else None
+
+
+def _seconds(raw: str | None, now: float) -> float | None:
+    """A number, or an HTTP date as seconds from ``now``; None if absent or unreadable."""
+    if raw is None:
+        return None
+    value = _number(raw)
+    return value if value is not None else _date_seconds(raw.strip(), now)
+
+
+def _date_seconds(raw: str, now: float) -> float | None:
+    try:
+        when = parsedate_to_datetime(raw)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(when.timestamp() - now, 0.0)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

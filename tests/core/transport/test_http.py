@@ -143,7 +143,7 @@ def test_httpx_errors_are_mapped_once(exc: httpx.HTTPError, in_body: bool, cls: 
 
 
 def test_timeouts_of() -> None:
-    assert Timeouts.of(5) == Timeouts(connect=5, first_byte=5, idle=5, total=None)
+    assert Timeouts.of(5) == Timeouts(connect=5, first_byte=5, idle=5, data_idle=5, total=None)
     assert Timeouts.of(None).idle is None
     with pytest.raises(ConfigurationError):
         Timeouts.of(-1)
