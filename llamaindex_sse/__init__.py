@@ -27,8 +27,8 @@ from sse_core.errors import (
 )
 
 if TYPE_CHECKING:
-    from llamaindex_sse.events import SSEGatewayEvent
-    from llamaindex_sse.llms import SSELLM
+    from llamaindex_sse._events import SSEGatewayEvent
+    from llamaindex_sse.model import SSELLM
 
 __all__ = [
     "SSELLM",
@@ -49,7 +49,7 @@ __all__ = [
     "StreamTimeoutError",
 ]
 
-_LAZY = {"SSELLM": "llamaindex_sse.llms", "SSEGatewayEvent": "llamaindex_sse.events"}
+_LAZY = {"SSELLM": "llamaindex_sse.model", "SSEGatewayEvent": "llamaindex_sse._events"}
 
 
 def __getattr__(name: str) -> Any:

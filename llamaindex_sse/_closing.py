@@ -15,16 +15,31 @@ The fix keeps the decorator for its events and closes deterministically:
    generator, whose ``finally`` closes it and then every tracked generator, newest first.
 
 ``CancelledError`` and ``GeneratorExit`` pass through untouched.
+
+What this leans on in llama-index-core (``tests/llamaindex/test_closing.py`` fails loudly,
+naming the change, if it moves): the decorated call runs in the caller's context, and the
+decorator wraps the generator without closing it. Fallback: if a decorated call tracked no
+generator (the context did not reach it), :func:`collecting` warns once with a
+``RuntimeWarning`` and the streams still work; only the wrapper is closed, the HTTP
+response then closes when its generator is collected.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import AsyncGenerator, Generator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-__all__ = ["aclosing", "closing", "collecting", "track"]
+__all__ = ["UNTRACKED", "aclosing", "closing", "collecting", "track"]
+
+#: The warning :func:`collecting` gives when a decorated call tracked no generator.
+UNTRACKED = (
+    "llamaindex_sse: llama-index-core's llm_chat_callback no longer runs the stream method "
+    "in the caller's context, so stopping a stream early closes its HTTP response only when "
+    "the generator is garbage-collected; please report this with your llama-index-core version"
+)
 
 T = TypeVar("T")
 G = TypeVar("G", Generator[Any, None, None], AsyncGenerator[Any, None])
@@ -34,13 +49,19 @@ _opened: ContextVar[list[Any] | None] = ContextVar("llamaindex_sse_opened", defa
 
 @contextmanager
 def collecting() -> Iterator[list[Any]]:
-    """A scope in which :func:`track` records generators into the yielded list."""
+    """A scope in which :func:`track` records generators into the yielded list.
+
+    Warns (``RuntimeWarning``, once per call site) if the scope ends without an error and
+    nothing was tracked: see the module docstring.
+    """
     opened: list[Any] = []
     token = _opened.set(opened)
     try:
         yield opened
     finally:
         _opened.reset(token)
+    if not opened:
+        warnings.warn(UNTRACKED, RuntimeWarning, stacklevel=3)
 
 
 def track(generator: G) -> G:

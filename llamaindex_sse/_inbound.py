@@ -1,246 +1,118 @@
-"""StreamEvents to LlamaIndex ``ChatResponse``s: pure mapping, no I/O.
+"""Core values to LlamaIndex ``ChatResponse``s: pure mapping, no I/O, no state of its own.
 
-:class:`ResponseStream` takes the events of one stream a batch at a time (what one read of
-the body gave: a network read, or an HTTP chunk, which SSE servers send per event) and gives
-one ChatResponse per batch that changed the message: ``delta`` is the new text, ``message``
-the whole message so far (assembled lazily, see :mod:`llamaindex_sse._lazy`), ``raw`` an
-OpenAI-shaped chunk dict and ``additional_kwargs`` the reasoning delta, usage and finish
-reason known so far, so the last response carries them all. Per batch the work is O(size of
-the batch), whatever the length of the answer so far.
+Streaming: :class:`ResponseStream` maps what each read added (the core's
+:func:`sse_core.merge_read` over one batch) to one ChatResponse, if the read changed the
+message: ``delta`` is the new text, ``message`` the whole message so far (a snapshot of the
+core's :class:`~sse_core.Accumulator` at a mark, assembled only when read, see
+:mod:`llamaindex_sse._lazy`), ``raw`` an OpenAI-shaped chunk dict and ``additional_kwargs``
+the reasoning delta, usage and finish reason known so far, so the last response carries
+them all. Per read the work is O(size of the read), whatever the length of the answer.
+
+Whole answers: :func:`chat_response` maps a :class:`~sse_core.Completion` (``chat``, and the
+``partial_response`` of the stream errors), with blocks built as the streamed ones are.
 """
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core.base.llms.types import (
+    ChatMessage,
     ChatResponse,
     ContentBlock,
+    MessageRole,
     TextBlock,
     ThinkingBlock,
+    ToolCallBlock,
 )
 
-from llamaindex_sse._completion import tool_block, tool_call_dict, usage_kwargs, usage_payload
-from llamaindex_sse._lazy import RunningText, StreamMessage, fast_response
-from sse_core import (
-    Done,
-    ErrorFrame,
-    Finish,
-    GatewayEvent,
-    Metadata,
-    ReasoningDelta,
-    RefusalDelta,
-    StreamEvent,
-    TextDelta,
-    ToolCallDelta,
-    Usage,
-    UsageUpdate,
-)
+from llamaindex_sse._lazy import DEFAULT_BUILD, Build
+from sse_core import Accumulator, Completion, ReadDelta, ToolCall, ToolCallDelta, Usage
+from sse_core.pipeline.accumulator import Mark
 
-if sys.version_info >= (3, 11):
-    from typing import assert_never
-else:  # pragma: no cover - Python 3.10
-    from typing_extensions import assert_never
+__all__ = [
+    "ResponseStream",
+    "chat_response",
+    "message_parts",
+    "usage_kwargs",
+    "usage_payload",
+]
 
-__all__ = ["ResponseStream"]
-
-# (index, id, name, argument pieces) of each tool call, as of one chunk.
-_ToolMark = tuple[int, str | None, str | None, int]
-# (text pieces, reasoning pieces, refusal pieces, tool calls) as of one chunk.
-_Mark = tuple[int, int, int, tuple[_ToolMark, ...]]
+_NO_USAGE: dict[str, Any] = {}
 
 
-class _Call:
-    __slots__ = ("arguments", "id", "name")
-
-    def __init__(self) -> None:
-        self.id: str | None = None
-        self.name: str | None = None
-        self.arguments = RunningText()
+def _call_id(index: int, call_id: str | None) -> str:
+    # Some gateways send no id; the tool result must still name the call it answers.
+    return call_id or f"call_{index}"
 
 
-class ResponseStream:
-    """The running state of one streamed answer (its first choice).
-
-    Attributes:
-        gateway_events: Named SSE events seen since the caller last emptied the list.
-        yielded: How many responses :meth:`add` has made.
-    """
-
-    __slots__ = (
-        "_calls",
-        "_choice",
-        "_meta",
-        "_reasoning",
-        "_refusal",
-        "_tail",
-        "_text",
-        "_tools",
-        "_usage",
-        "finish_reason",
-        "gateway_events",
-        "yielded",
+def _tool_block(call: ToolCall) -> ToolCallBlock:
+    return ToolCallBlock(
+        tool_call_id=_call_id(call.index, call.id),
+        tool_name=call.name or "",
+        tool_kwargs=call.arguments,
     )
 
-    def __init__(self) -> None:
-        self._text = RunningText()
-        self._reasoning = RunningText()
-        self._refusal = RunningText()
-        self._calls: dict[int, _Call] = {}
-        self._tools: tuple[_ToolMark, ...] = ()
-        self._choice: int | None = None
-        self._meta: dict[str, Any] = {"id": None, "created": None, "model": None}
-        self._usage: dict[str, Any] | None = None
-        self._tail: dict[str, Any] = {}  # usage and finish_reason for additional_kwargs
-        self.finish_reason: str | None = None
-        self.gateway_events: list[GatewayEvent] = []
-        self.yielded = 0
 
-    def _claim(self, choice: int) -> bool:
-        # LlamaIndex has one message: follow the first choice seen (index 0 in practice).
-        if self._choice is None:
-            self._choice = choice
-        return choice == self._choice
+def _tool_call_dict(call: ToolCall) -> dict[str, Any]:
+    return {
+        "id": _call_id(call.index, call.id),
+        "type": "function",
+        "function": {"name": call.name or "", "arguments": call.arguments},
+    }
 
-    def add(self, batch: list[StreamEvent]) -> ChatResponse | None:  # noqa: C901
-        """Take one batch of events; the ChatResponse for it, or None if nothing showed."""
-        texts: list[str] = []
-        thoughts: list[str] = []
-        refusals: list[str] = []
-        calls: list[ToolCallDelta] = []
-        shown = False
-        for event in batch:
-            match event:
-                case TextDelta(text=text, choice=choice):
-                    if choice == self._choice or self._claim(choice):
-                        texts.append(text)
-                case ReasoningDelta(text=text, choice=choice):
-                    if choice == self._choice or self._claim(choice):
-                        thoughts.append(text)
-                case ToolCallDelta(choice=choice):
-                    if choice == self._choice or self._claim(choice):
-                        calls.append(event)
-                case RefusalDelta(text=text, choice=choice):
-                    if choice == self._choice or self._claim(choice):
-                        refusals.append(text)
-                case Finish(reason=reason, choice=choice):
-                    if choice == self._choice or self._claim(choice):
-                        self.finish_reason = reason
-                        self._tail["finish_reason"] = reason
-                        shown = True
-                case UsageUpdate(usage=usage):
-                    self._set_usage(usage)
-                    shown = True
-                case Metadata():
-                    self._metadata(event)
-                case GatewayEvent():
-                    self.gateway_events.append(event)
-                case ErrorFrame() | Done():
-                    pass  # the transport raises error frames; [DONE] ends the batches
-                case _:
-                    assert_never(event)
-        if not (shown or texts or thoughts or refusals or calls):
-            return None
-        return self._response(texts, thoughts, refusals, calls)
 
-    def last(self) -> ChatResponse | None:
-        """At the end of the stream: a response if none was made (one always is)."""
-        return None if self.yielded else self._response([], [], [], [])
+def message_parts(
+    content: str, reasoning: str, refusal: str, tool_calls: Sequence[ToolCall]
+) -> tuple[list[ContentBlock], dict[str, Any]]:
+    """The blocks and ``additional_kwargs`` of an assistant message.
 
-    def _response(
-        self,
-        texts: list[str],
-        thoughts: list[str],
-        refusals: list[str],
-        calls: list[ToolCallDelta],
-    ) -> ChatResponse:
-        delta: dict[str, Any] = {}
-        text = "".join(texts)
-        if text:
-            self._text.parts.append(text)
-            delta["content"] = text
-        kwargs = dict(self._tail)
-        if thoughts:
-            thinking = "".join(thoughts)
-            self._reasoning.parts.append(thinking)
-            delta["reasoning_content"] = kwargs["thinking_delta"] = thinking
-        if refusals:
-            refusal = "".join(refusals)
-            self._refusal.parts.append(refusal)
-            delta["refusal"] = refusal
-        if calls:
-            self._add_calls(calls)
-            delta["tool_calls"] = [_fragment(call) for call in calls]
-        mark: _Mark = (
-            len(self._text.parts),
-            len(self._reasoning.parts),
-            len(self._refusal.parts),
-            self._tools,
-        )
-        self.yielded += 1
-        return fast_response(StreamMessage.at(self, mark), text, self._raw(delta), kwargs)
+    Blocks: a ThinkingBlock (if there is reasoning), exactly one TextBlock, a ToolCallBlock
+    per call (arguments as the JSON text the model wrote); additional_kwargs: OpenAI-shaped
+    ``tool_calls`` and the ``refusal``, when there are any.
+    """
+    blocks: list[ContentBlock] = []
+    if reasoning:
+        blocks.append(ThinkingBlock(content=reasoning))
+    blocks.append(TextBlock(text=content))
+    kwargs: dict[str, Any] = {}
+    if tool_calls:
+        blocks.extend(_tool_block(call) for call in tool_calls)
+        kwargs["tool_calls"] = [_tool_call_dict(call) for call in tool_calls]
+    if refusal:
+        kwargs["refusal"] = refusal
+    return blocks, kwargs
 
-    def _raw(self, delta: dict[str, Any]) -> dict[str, Any]:
-        meta = self._meta
-        return {
-            "id": meta["id"],
-            "object": "chat.completion.chunk",
-            "created": meta["created"],
-            "model": meta["model"],
-            "choices": [
-                {"index": self._choice or 0, "delta": delta, "finish_reason": self.finish_reason}
-            ],
-            "usage": self._usage,
-        }
 
-    def _add_calls(self, calls: list[ToolCallDelta]) -> None:
-        known = self._calls
-        for delta in calls:
-            call = known.get(delta.index)
-            if call is None:
-                call = known[delta.index] = _Call()
-            # id and name are set once, never concatenated (some gateways repeat them).
-            if call.id is None:
-                call.id = delta.id
-            if call.name is None:
-                call.name = delta.name
-            if delta.arguments:
-                call.arguments.parts.append(delta.arguments)
-        self._tools = tuple(
-            (index, call.id, call.name, len(call.arguments.parts))
-            for index, call in sorted(known.items())
-        )
+def usage_payload(usage: Usage) -> dict[str, Any]:
+    """The usage as an OpenAI-shaped dict: the gateway's own, with the standard counts set."""
+    payload = dict(usage.raw)
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        value = getattr(usage, key)
+        if value is not None:
+            payload[key] = value
+    for details, key, value in (
+        ("prompt_tokens_details", "cached_tokens", usage.cached_tokens),
+        ("prompt_tokens_details", "cache_write_tokens", usage.cache_write_tokens),
+        ("completion_tokens_details", "reasoning_tokens", usage.reasoning_tokens),
+    ):
+        if value is not None:
+            known = payload.get(details)
+            payload[details] = {**(known if isinstance(known, dict) else {}), key: value}
+    return payload
 
-    def _set_usage(self, usage: Usage) -> None:
-        self._usage = usage_payload(usage)
-        self._tail.update(usage_kwargs(usage))
 
-    def _metadata(self, event: Metadata) -> None:
-        meta = self._meta
-        for key in ("id", "created", "model"):
-            value = getattr(event, key)
-            if value is not None and meta[key] is None:
-                meta[key] = value
-
-    def assemble(self, mark: _Mark) -> tuple[list[ContentBlock], dict[str, Any]]:
-        """The blocks and additional_kwargs of the message as of ``mark``."""
-        texts, thoughts, refusals, tools = mark
-        blocks: list[ContentBlock] = []
-        if thoughts:
-            blocks.append(ThinkingBlock(content=self._reasoning.upto(thoughts)))
-        blocks.append(TextBlock(text=self._text.upto(texts)))
-        kwargs: dict[str, Any] = {}
-        if tools:
-            dicts = []
-            for index, call_id, name, pieces in tools:
-                arguments = self._calls[index].arguments.upto(pieces)
-                blocks.append(tool_block(index, call_id, name, arguments))
-                dicts.append(tool_call_dict(index, call_id, name, arguments))
-            kwargs["tool_calls"] = dicts
-        if refusals:
-            kwargs["refusal"] = self._refusal.upto(refusals)
-        return blocks, kwargs
+def usage_kwargs(usage: Usage) -> dict[str, int | None]:
+    """The token counts LlamaIndex reads from ``additional_kwargs``."""
+    return {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+        "cached_tokens": usage.cached_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
+        "reasoning_tokens": usage.reasoning_tokens,
+    }
 
 
 def _fragment(delta: ToolCallDelta) -> dict[str, Any]:
@@ -251,3 +123,122 @@ def _fragment(delta: ToolCallDelta) -> dict[str, Any]:
     if delta.id is not None:
         fragment["id"] = delta.id
     return fragment
+
+
+def _delta_dict(read: ReadDelta) -> dict[str, Any]:
+    """The OpenAI ``choices[0].delta`` of one read."""
+    delta: dict[str, Any] = {}
+    if read.text:
+        delta["content"] = read.text
+    if read.reasoning:
+        delta["reasoning_content"] = read.reasoning
+    if read.refusal:
+        delta["refusal"] = read.refusal
+    if read.tool_calls:
+        delta["tool_calls"] = [_fragment(call) for call in read.tool_calls]
+    return delta
+
+
+class ResponseStream:
+    """Maps the reads of one stream to ChatResponses; the answer's state is the core's.
+
+    Args:
+        answer: The stream's accumulator (``stream.answer``); every read must be added to it
+            before :meth:`respond` maps that read (the core's transport does so).
+        build: How messages and responses are made (lazy unless pydantic changed).
+
+    Attributes:
+        yielded: How many responses :meth:`respond` and :meth:`last` have made.
+    """
+
+    __slots__ = ("_answer", "_build", "_usage", "_usage_kwargs", "_usage_payload", "yielded")
+
+    def __init__(self, answer: Accumulator, build: Build = DEFAULT_BUILD) -> None:
+        self._answer = answer
+        self._build = build
+        self._usage: Usage | None = None
+        self._usage_kwargs: dict[str, Any] = _NO_USAGE
+        self._usage_payload: dict[str, Any] | None = None
+        self.yielded = 0
+
+    @property
+    def followed(self) -> int | None:
+        """The choice this stream shows (the first one seen; None before any arrived)."""
+        return self._answer.followed
+
+    def respond(self, read: ReadDelta) -> ChatResponse | None:
+        """The ChatResponse for one read, or None if it changed nothing a reader sees."""
+        if not (read.has_delta or read.finished or read.usage):
+            return None
+        return self._response(read.text, read.reasoning, _delta_dict(read))
+
+    def last(self) -> ChatResponse | None:
+        """At the end of the stream: a response if none was made (one always is)."""
+        return None if self.yielded else self._response("", "", {})
+
+    def _response(self, text: str, reasoning: str, delta: dict[str, Any]) -> ChatResponse:
+        answer = self._answer
+        if answer.usage is not self._usage:
+            self._take_usage(answer.usage)
+        kwargs: dict[str, Any] = {}
+        finish_reason = answer.finish_reason()
+        if finish_reason is not None:
+            kwargs["finish_reason"] = finish_reason
+        kwargs.update(self._usage_kwargs)
+        if reasoning:
+            kwargs["thinking_delta"] = reasoning
+        meta = answer.metadata
+        raw = {
+            "id": meta.id,
+            "object": "chat.completion.chunk",
+            "created": meta.created,
+            "model": meta.model,
+            "choices": [
+                {"index": answer.followed or 0, "delta": delta, "finish_reason": finish_reason}
+            ],
+            "usage": self._usage_payload,
+        }
+        self.yielded += 1
+        message = self._build.make_message(self, answer.mark())
+        return self._build.make_response(message, text, raw, kwargs)
+
+    def _take_usage(self, usage: Usage | None) -> None:
+        self._usage = usage
+        self._usage_kwargs = _NO_USAGE if usage is None else usage_kwargs(usage)
+        self._usage_payload = None if usage is None else usage_payload(usage)
+
+    def assemble(self, mark: Mark | None) -> tuple[list[ContentBlock], dict[str, Any]]:
+        """The blocks and additional_kwargs of the message as of ``mark``."""
+        if mark is None:  # no choice had arrived yet
+            return message_parts("", "", "", ())
+        choice = self._answer.snapshot(mark)
+        return message_parts(choice.content, choice.reasoning, choice.refusal, choice.tool_calls)
+
+
+def chat_response(completion: Completion) -> ChatResponse:
+    """The ChatResponse for a whole answer (``chat``/``achat``, and partial answers)."""
+    blocks, kwargs = message_parts(
+        completion.content, completion.reasoning, completion.refusal, completion.tool_calls
+    )
+    message: dict[str, Any] = {"role": "assistant", "content": completion.content or None}
+    if completion.reasoning:
+        message["reasoning_content"] = completion.reasoning
+    message.update(kwargs)
+    usage = completion.usage
+    extra: dict[str, Any] = {} if usage is None else usage_kwargs(usage)
+    if completion.finish_reason is not None:
+        extra["finish_reason"] = completion.finish_reason
+    raw = {
+        "id": completion.id,
+        "object": "chat.completion",
+        "created": completion.created,
+        "model": completion.model,
+        "choices": [{"index": 0, "message": message, "finish_reason": completion.finish_reason}],
+        "usage": None if usage is None else usage_payload(usage),
+    }
+    return ChatResponse(
+        message=ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks, additional_kwargs=kwargs),
+        raw=raw,
+        delta=None,
+        additional_kwargs=extra,
+    )

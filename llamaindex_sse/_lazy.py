@@ -1,62 +1,74 @@
-"""The running message of a stream, assembled only when someone reads it.
+"""Per-chunk ChatResponses in O(1): the running message is assembled only when read.
 
 LlamaIndex wants every streamed ``ChatResponse`` to carry the whole message so far. Joining
 the running text for every chunk costs O(length) per chunk, so a 100,000-chunk answer would
-cost O(n^2). Here each chunk's message records only *how many* pieces it covers (O(1)) and
-builds its blocks on first read. Pieces are only ever appended, so a mark stays valid after
-the stream moves on, and reading the chunks in order reuses the previous join.
+cost O(n^2). Here each chunk's :class:`StreamMessage` records only a mark (O(1)) and builds
+its blocks from its source on first read; reading the chunks in order reuses the previous
+join (the core's snapshots do that), so reading every message costs O(n) overall.
 
 :class:`StreamMessage` is a real :class:`ChatMessage` (``isinstance``, pydantic dumps,
 copies, pickling and equality all see the assembled fields); it fills ``blocks`` and
-``additional_kwargs`` at the first access of either, or of the instance ``__dict__``
-that pydantic's machinery reads.
+``additional_kwargs`` at the first access of either, or of the instance ``__dict__`` that
+pydantic's machinery reads.
+
+This leans on pydantic internals: the slot descriptors ``BaseModel.__dict__["__dict__"]``,
+``__pydantic_fields_set__``, ``__pydantic_extra__`` and ``__pydantic_private__`` (setting
+them builds an instance without validation, about 20x cheaper than ``model_construct``),
+``BaseModel.__getattr__``, and pydantic reading fields through the instance ``__dict__``
+when it dumps. :func:`probe_pydantic` checks all of that once, at import; if anything
+changed, :data:`FALLBACK_REASON` says what, and :data:`DEFAULT_BUILD` falls back to plain
+``model_construct`` instances with the message joined at once (correct, but O(length) per
+chunk). The tests fail loudly on such a change.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from llama_index.core.base.llms.types import ChatMessage, ChatResponse, ContentBlock, MessageRole
+from llama_index.core.base.llms.types import (
+    ChatMessage,
+    ChatResponse,
+    ContentBlock,
+    MessageRole,
+    TextBlock,
+)
 from pydantic import BaseModel
 
-__all__ = ["MessageSource", "RunningText", "StreamMessage", "fast_response"]
+__all__ = [
+    "DEFAULT_BUILD",
+    "FALLBACK_REASON",
+    "Build",
+    "MessageSource",
+    "StreamMessage",
+    "probe_pydantic",
+]
 
-# The slots pydantic keeps on every model instance. Setting them through their descriptors
-# builds an instance without validation, about 20x cheaper than ``model_construct``.
-_instance_dict = BaseModel.__dict__["__dict__"]
-_get_dict: Callable[[BaseModel], dict[str, Any]] = _instance_dict.__get__
-_set_dict: Callable[[BaseModel, dict[str, Any]], None] = _instance_dict.__set__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-_base_getattr: Callable[[BaseModel, str], Any] = BaseModel.__getattr__  # type: ignore[attr-defined]
-_new = object.__new__
+#: The pydantic slots written directly; each must be a data descriptor on BaseModel.
+PYDANTIC_SLOTS = (
+    "__dict__",
+    "__pydantic_fields_set__",
+    "__pydantic_extra__",
+    "__pydantic_private__",
+)
 
 _LAZY_FIELDS = frozenset({"blocks", "additional_kwargs"})
 _MESSAGE_FIELDS = ("role", "blocks", "additional_kwargs")
 _RESPONSE_FIELDS = ("message", "raw", "delta", "additional_kwargs")
+_new = object.__new__
 
 
-class RunningText:
-    """Append-only text kept as pieces; :meth:`upto` joins a prefix, reusing the last join."""
+def _slot(name: str) -> Any:
+    return BaseModel.__dict__.get(name)
 
-    __slots__ = ("_last", "parts")
 
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self._last: tuple[int, str] = (0, "")
-
-    def upto(self, count: int) -> str:
-        """The text of the first ``count`` pieces."""
-        done, text = self._last
-        if count == done:
-            return text
-        if count < done:  # an older chunk read after a newer one: join it afresh
-            return "".join(self.parts[:count])
-        text += "".join(self.parts[done:count])
-        self._last = (count, text)
-        return text
+def _missing_slots() -> list[str]:
+    return [
+        f"BaseModel.__dict__[{name!r}]"
+        for name in PYDANTIC_SLOTS
+        if not (hasattr(_slot(name), "__get__") and hasattr(_slot(name), "__set__"))
+    ]
 
 
 class MessageSource(Protocol):
@@ -75,16 +87,14 @@ class StreamMessage(ChatMessage):
     def at(cls, source: MessageSource, mark: Any) -> StreamMessage:
         """The message as of ``mark`` (O(1): nothing is joined yet)."""
         message: StreamMessage = _new(cls)
-        _set_dict(message, {"role": MessageRole.ASSISTANT})
-        _set_fields_set(message, set(_MESSAGE_FIELDS))
-        _set_extra(message, None)
-        _set_private(message, None)
+        _slot("__dict__").__set__(message, {"role": MessageRole.ASSISTANT})
+        _init_slots(message, _MESSAGE_FIELDS)
         _set_source(message, source)
         _set_mark(message, mark)
         return message
 
     def _assembled(self) -> dict[str, Any]:
-        fields = _get_dict(self)
+        fields: dict[str, Any] = _slot("__dict__").__get__(self)
         # A copy or an unpickled instance has no source slot: its fields are already there.
         source: MessageSource | None = getattr(self, "_source", None)
         if source is not None and "blocks" not in fields:
@@ -99,12 +109,13 @@ class StreamMessage(ChatMessage):
 
     @__dict__.setter
     def __dict__(self, value: dict[str, Any]) -> None:
-        _set_dict(self, value)
+        _slot("__dict__").__set__(self, value)
 
     def __getattr__(self, name: str) -> Any:
         if name in _LAZY_FIELDS:
             return self._assembled()[name]
-        return _base_getattr(self, name)
+        base: Callable[[BaseModel, str], Any] = BaseModel.__getattr__  # type: ignore[attr-defined]
+        return base(self, name)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ChatMessage):
@@ -123,22 +134,79 @@ _set_source: Callable[[StreamMessage, Any], None] = vars(StreamMessage)["_source
 _set_mark: Callable[[StreamMessage, Any], None] = vars(StreamMessage)["_mark"].__set__
 
 
-def fast_response(
-    message: ChatMessage, delta: str, raw: dict[str, Any], additional_kwargs: dict[str, Any]
-) -> ChatResponse:
-    """``ChatResponse(...)`` without validation (the values are built right by the caller)."""
-    response: ChatResponse = _new(ChatResponse)
-    _set_dict(
-        response,
-        {
-            "message": message,
-            "raw": raw,
-            "delta": delta,
-            "logprobs": None,
-            "additional_kwargs": additional_kwargs,
-        },
-    )
-    _set_fields_set(response, set(_RESPONSE_FIELDS))
-    _set_extra(response, None)
-    _set_private(response, None)
-    return response
+def _init_slots(instance: BaseModel, fields: tuple[str, ...]) -> None:
+    _slot("__pydantic_fields_set__").__set__(instance, set(fields))
+    _slot("__pydantic_extra__").__set__(instance, None)
+    _slot("__pydantic_private__").__set__(instance, None)
+
+
+class _Probe:
+    def assemble(self, mark: Any) -> tuple[list[ContentBlock], dict[str, Any]]:
+        return [TextBlock(text=str(mark))], {"probe": mark}
+
+
+def probe_pydantic() -> str | None:
+    """None if the lazy messages work with the installed pydantic, else what changed."""
+    missing = _missing_slots()
+    if missing:
+        return f"pydantic no longer has the slot descriptor(s) {', '.join(missing)}"
+    if not callable(getattr(BaseModel, "__getattr__", None)):
+        return "pydantic's BaseModel no longer defines __getattr__"
+    try:
+        dumped = StreamMessage.at(_Probe(), "ok").model_dump()
+    except Exception as exc:  # any failure means the internals moved: fall back
+        return f"a lazy ChatMessage cannot be dumped any more ({type(exc).__name__}: {exc})"
+    expected = {"role": MessageRole.ASSISTANT, "additional_kwargs": {"probe": "ok"}}
+    if dumped.get("blocks") != [{"block_type": "text", "text": "ok"}] or any(
+        dumped.get(key) != value for key, value in expected.items()
+    ):
+        return f"pydantic no longer dumps a model through its __dict__ (got {dumped!r})"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Build:
+    """How a stream's messages and responses are made: lazily, or the plain pydantic way."""
+
+    lazy: bool
+
+    def make_message(self, source: MessageSource, mark: Any) -> ChatMessage:
+        """The assistant message of ``source`` as of ``mark``."""
+        if self.lazy:
+            return StreamMessage.at(source, mark)
+        blocks, kwargs = source.assemble(mark)
+        return ChatMessage.model_construct(
+            role=MessageRole.ASSISTANT, blocks=blocks, additional_kwargs=kwargs
+        )
+
+    def make_response(
+        self,
+        message: ChatMessage,
+        delta: str,
+        raw: dict[str, Any],
+        additional_kwargs: dict[str, Any],
+    ) -> ChatResponse:
+        """``ChatResponse(...)`` without validation (the caller builds the values right)."""
+        if not self.lazy:
+            return ChatResponse.model_construct(
+                message=message, raw=raw, delta=delta, additional_kwargs=additional_kwargs
+            )
+        response: ChatResponse = _new(ChatResponse)
+        _slot("__dict__").__set__(
+            response,
+            {
+                "message": message,
+                "raw": raw,
+                "delta": delta,
+                "logprobs": None,
+                "additional_kwargs": additional_kwargs,
+            },
+        )
+        _init_slots(response, _RESPONSE_FIELDS)
+        return response
+
+
+#: Why the lazy path is off with the installed pydantic (None: it is on).
+FALLBACK_REASON: str | None = probe_pydantic()
+#: What the streams use: lazy messages unless :data:`FALLBACK_REASON` says otherwise.
+DEFAULT_BUILD = Build(lazy=FALLBACK_REASON is None)

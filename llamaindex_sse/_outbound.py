@@ -1,16 +1,17 @@
-"""LlamaIndex values to the OpenAI request shape, and tool calls back: pure, no I/O.
+"""LlamaIndex messages and call arguments to the request body: pure, no I/O.
 
 Messages become OpenAI chat messages (text, images, audio and files as content parts on user
 turns; ``ToolCallBlock``s as ``tool_calls``; tool results with their ``tool_call_id``);
 ``ThinkingBlock``s are dropped unless reasoning passback is on, when they travel as
-``reasoning_content`` (the DeepSeek / vLLM field). Tools become OpenAI function tools.
+``reasoning_content`` (the DeepSeek / vLLM field). :func:`request_body` puts them together
+with the model's settings and the call's keyword arguments. Tools: :mod:`._tools`.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from llama_index.core.base.llms.types import (
     AudioBlock,
@@ -24,26 +25,18 @@ from llama_index.core.base.llms.types import (
     ThinkingBlock,
     ToolCallBlock,
 )
-from llama_index.core.llms.llm import ToolSelection
-from llama_index.core.llms.utils import parse_partial_json
 
+from llamaindex_sse._tools import legacy_call
 from sse_core import ConfigurationError
 
-if TYPE_CHECKING:
-    from llama_index.core.tools.types import BaseTool
+__all__ = ["Headers", "request_body", "to_openai_messages"]
 
-__all__ = [
-    "keep_first_tool_call",
-    "to_openai_messages",
-    "to_openai_tools",
-    "tool_choice_payload",
-    "tool_selections",
-]
+#: Per-call headers (``extra_headers=``), or None.
+Headers = dict[str, str] | None
 
 # Roles other frameworks use for the model's own turns.
 _ASSISTANT_ALIASES = frozenset({MessageRole.CHATBOT, MessageRole.MODEL})
 _STRING_ROLES = frozenset({"assistant", "system", "developer", "tool", "function"})
-_CHOICES = frozenset({"auto", "none", "required"})
 
 
 def to_openai_messages(
@@ -97,7 +90,7 @@ def _assistant_extras(
     """Tool calls (from blocks, else legacy ``additional_kwargs``) and passed-back reasoning."""
     legacy = kwargs.get("tool_calls")
     if not calls and legacy:
-        calls = [_legacy_call(call) for call in legacy]
+        calls = [legacy_call(call) for call in legacy]
     if calls:
         result["tool_calls"] = calls
         if not result["content"]:
@@ -152,77 +145,33 @@ def _tool_call(block: ToolCallBlock, position: int) -> dict[str, Any]:
     }
 
 
-def _legacy_call(call: Any) -> dict[str, Any]:
-    """A tool call kept in ``additional_kwargs`` (a dict, or an OpenAI SDK object)."""
-    if hasattr(call, "model_dump"):
-        call = call.model_dump(exclude_none=True)
-    return dict(call) if isinstance(call, Mapping) else {"value": call}
+def request_body(
+    model: str,
+    messages: Sequence[ChatMessage],
+    *,
+    settings: Mapping[str, Any],
+    call_kwargs: Mapping[str, Any],
+    reasoning_passback: bool = False,
+) -> tuple[dict[str, Any], Headers]:
+    """The request body of one call, and its per-call headers.
 
-
-def to_openai_tools(
-    tools: Sequence[BaseTool], *, strict: bool | None = None
-) -> list[dict[str, Any]]:
-    """OpenAI function tools for LlamaIndex tools."""
-    specs = []
-    for tool in tools:
-        spec = tool.metadata.to_openai_tool(skip_length_check=True)
-        if strict is not None:
-            spec["function"]["strict"] = strict
-        specs.append(spec)
-    return specs
-
-
-def tool_choice_payload(tool_choice: str | dict[str, Any] | None, tool_required: bool) -> Any:
-    """``tool_choice`` for the request: a tool name becomes a forced function choice."""
-    if tool_choice is None:
-        return "required" if tool_required else "auto"
-    if isinstance(tool_choice, str) and tool_choice not in _CHOICES:
-        return {"type": "function", "function": {"name": tool_choice}}
-    return tool_choice
-
-
-def keep_first_tool_call(message: ChatMessage) -> None:
-    """Drop every tool call of ``message`` but the first (parallel calls not allowed)."""
-    calls = [block for block in message.blocks if isinstance(block, ToolCallBlock)]
-    if len(calls) > 1:
-        message.blocks = [
-            block
-            for block in message.blocks
-            if not isinstance(block, ToolCallBlock) or block is calls[0]
-        ]
-        legacy = message.additional_kwargs.get("tool_calls")
-        if isinstance(legacy, list):
-            message.additional_kwargs["tool_calls"] = legacy[:1]
-
-
-def tool_selections(message: ChatMessage) -> list[ToolSelection]:
-    """The tool calls of an assistant message; arguments still streaming parse as far as
-    they go (an unparsable prefix gives ``{}``), so this never raises on a partial call."""
-    calls: list[tuple[str, str, Any]] = [
-        (block.tool_call_id or "", block.tool_name, block.tool_kwargs)
-        for block in message.blocks
-        if isinstance(block, ToolCallBlock)
-    ]
-    if not calls:
-        for call in message.additional_kwargs.get("tool_calls") or []:
-            data = _legacy_call(call)
-            function = data.get("function") or {}
-            calls.append(
-                (str(data.get("id") or ""), function.get("name") or "", function.get("arguments"))
-            )
-    return [
-        ToolSelection(tool_id=call_id, tool_name=name, tool_kwargs=_arguments(arguments))
-        for call_id, name, arguments in calls
-    ]
-
-
-def _arguments(arguments: Any) -> dict[str, Any]:
-    if isinstance(arguments, dict):
-        return arguments
-    if not isinstance(arguments, str) or not arguments.strip():
-        return {}
-    try:
-        parsed = parse_partial_json(arguments)
-    except (ValueError, TypeError):
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
+    Args:
+        model: The model name.
+        messages: The conversation.
+        settings: The model's own parameters (``temperature``, ``additional_kwargs``, ...),
+            in order; None values are left out.
+        call_kwargs: The call's keyword arguments: request parameters (None values left
+            out, later ones win), except ``extra_headers``, the headers of this call.
+        reasoning_passback: Send ThinkingBlocks back as ``reasoning_content``.
+    """
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": to_openai_messages(messages, reasoning_passback=reasoning_passback),
+    }
+    body.update((key, value) for key, value in settings.items() if value is not None)
+    body.update(
+        (key, value)
+        for key, value in call_kwargs.items()
+        if value is not None and key != "extra_headers"
+    )
+    return body, call_kwargs.get("extra_headers")

@@ -1,8 +1,14 @@
-"""``SSELLM``: a LlamaIndex ``FunctionCallingLLM`` over the sse_core streaming client."""
+"""``SSELLM``: a LlamaIndex ``FunctionCallingLLM`` over the sse_core streaming client.
+
+The framework class and nothing else: its fields, the eight chat/completion endpoints wired
+to LlamaIndex's callbacks and the closing layer (:mod:`._closing`), and the function-calling
+hooks. Connection settings are checked by :meth:`sse_core.ClientConfig.build` and clients
+come from one :class:`sse_core.ClientPool`; requests are built by :mod:`._outbound` and
+:mod:`._tools`, answers mapped by :mod:`._inbound`, I/O done by :mod:`._streams`.
+"""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,42 +29,50 @@ from llama_index.core.base.llms.types import (
     CompletionResponseAsyncGen,
     CompletionResponseGen,
     LLMMetadata,
-    MessageRole,
 )
-from llama_index.core.bridge.pydantic import (
-    Field,
-    PrivateAttr,
-    SecretStr,
-    field_validator,
-    model_validator,
-)
+from llama_index.core.bridge.pydantic import Field, PrivateAttr, SecretStr, model_validator
 from llama_index.core.constants import DEFAULT_CONTEXT_WINDOW
 from llama_index.core.instrumentation.span import active_span_id
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import ToolSelection
 
-from llamaindex_sse._clients import ClientCache
 from llamaindex_sse._closing import aclosing, closing, collecting, track
-from llamaindex_sse._completion import chat_response
-from llamaindex_sse._outbound import (
-    keep_first_tool_call,
-    to_openai_messages,
-    to_openai_tools,
-    tool_choice_payload,
-    tool_selections,
-)
+from llamaindex_sse._inbound import chat_response
+from llamaindex_sse._outbound import Headers, request_body
 from llamaindex_sse._streams import aresponses, awhole, responses, whole
-from sse_core import AsyncChatClient, ChatClient, Timeouts
-from sse_core.sse import DEFAULT_MAX_EVENT_BYTES
+from llamaindex_sse._tools import (
+    keep_first_tool_call,
+    tool_request,
+    tool_selections,
+    with_user_message,
+)
+from sse_core import AsyncChatClient, ChatClient, ClientConfig, ClientPool, Timeouts
+from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 
 if TYPE_CHECKING:
     from llama_index.core.tools.types import BaseTool
 
 __all__ = ["SSELLM"]
 
+#: The SSELLM fields that are connection settings (ClientConfig.build keywords).
+_CONNECTION = (
+    "base_url",
+    "api_key",
+    "path",
+    "default_headers",
+    "timeout",
+    "max_retries",
+    "include_usage",
+    "extra_body",
+    "max_event_bytes",
+)
 
-_Request = tuple[dict[str, Any], dict[str, str] | None]
+
+def _connection(data: dict[str, Any]) -> ClientConfig:
+    """The checked configuration for the given field values (environment fallbacks too)."""
+    settings = {name: data[name] for name in _CONNECTION if data.get(name) is not None}
+    return ClientConfig.build(**settings)
 
 
 class SSELLM(FunctionCallingLLM):
@@ -121,7 +135,7 @@ class SSELLM(FunctionCallingLLM):
     is_function_calling_model: bool = Field(default=True)
     max_event_bytes: int = Field(default=DEFAULT_MAX_EVENT_BYTES, gt=0)
 
-    _clients: ClientCache = PrivateAttr(default_factory=ClientCache)
+    _pool: ClientPool = PrivateAttr(default_factory=ClientPool)
 
     def __init__(
         self,
@@ -131,26 +145,15 @@ class SSELLM(FunctionCallingLLM):
         **data: Any,
     ) -> None:
         super().__init__(**data)
-        self._clients = ClientCache(http_client, async_http_client)
+        self._pool = ClientPool(http_client, async_http_client)
 
     @model_validator(mode="before")
     @classmethod
-    def _from_environment(cls, data: Any) -> Any:
+    def _check_connection(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            if data.get("base_url") is None and os.environ.get("SSE_BASE_URL"):
-                data = {**data, "base_url": os.environ["SSE_BASE_URL"]}
-            if data.get("api_key") is None and os.environ.get("SSE_API_KEY"):
-                data = {**data, "api_key": os.environ["SSE_API_KEY"]}
+            config = _connection(data)  # env fallbacks; a bad value raises, naming the field
+            data = {**data, "base_url": config.base_url, "api_key": config.api_key}
         return data
-
-    @field_validator("base_url")
-    @classmethod
-    def _check_base_url(cls, value: str) -> str:
-        if not value.startswith(("http://", "https://")):
-            raise ValueError(
-                f"base_url must be an http(s) URL such as http://host/v1, got {value!r}"
-            )
-        return value
 
     @classmethod
     def class_name(cls) -> str:
@@ -168,53 +171,40 @@ class SSELLM(FunctionCallingLLM):
             model_name=self.model,
         )
 
-    def _client_config(self) -> dict[str, Any]:
-        return {
-            "base_url": self.base_url,
-            "api_key": self.api_key,
-            "path": self.path,
-            "default_headers": self.default_headers,
-            "timeout": self.timeout,
-            "max_retries": self.max_retries,
-            "include_usage": self.include_usage,
-            "extra_body": self.extra_body,
-            "max_event_bytes": self.max_event_bytes,
-        }
-
-    def _request(self, messages: Sequence[ChatMessage], kwargs: dict[str, Any]) -> _Request:
+    def _request(
+        self, messages: Sequence[ChatMessage], kwargs: dict[str, Any]
+    ) -> tuple[dict[str, Any], Headers]:
         """The request body and per-call headers (``extra_headers=``)."""
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": to_openai_messages(messages, reasoning_passback=self.reasoning_passback),
+        settings = {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "stop": self.stop,
+            **self.additional_kwargs,
         }
-        for key, value in (
-            ("temperature", self.temperature),
-            ("max_tokens", self.max_tokens),
-            ("stop", self.stop),
-        ):
-            if value is not None:
-                body[key] = value
-        body.update(self.additional_kwargs)
-        body.update(
-            (key, value)
-            for key, value in kwargs.items()
-            if value is not None and key != "extra_headers"
+        return request_body(
+            self.model,
+            messages,
+            settings=settings,
+            call_kwargs=kwargs,
+            reasoning_passback=self.reasoning_passback,
         )
-        return body, kwargs.get("extra_headers")
+
+    def _config(self) -> ClientConfig:
+        return _connection({name: getattr(self, name) for name in _CONNECTION})
 
     def _sync_client(self) -> ChatClient:
-        return self._clients.sync(self._client_config())
+        return self._pool.sync(self._config())
 
     def _async_client(self) -> AsyncChatClient:
-        return self._clients.for_loop(self._client_config())
+        return self._pool.async_(self._config())
 
     def close(self) -> None:
         """Close the pooled sync connections (injected httpx clients are left open)."""
-        self._clients.close()
+        self._pool.close()
 
     async def aclose(self) -> None:
         """Close the running loop's pooled async connections."""
-        await self._clients.aclose()
+        await self._pool.aclose()
 
     # -- chat ---------------------------------------------------------------------------
 
@@ -329,20 +319,15 @@ class SSELLM(FunctionCallingLLM):
         **kwargs: Any,
     ) -> dict[str, Any]:
         """The ``chat`` arguments that offer ``tools`` to the model."""
-        messages = list(chat_history or [])
-        if isinstance(user_msg, str):
-            user_msg = ChatMessage(role=MessageRole.USER, content=user_msg)
-        if user_msg is not None:
-            messages.append(user_msg)
-        if not tools:
-            return {"messages": messages, **kwargs}
-        return {
-            "messages": messages,
-            "tools": to_openai_tools(tools, strict=strict),
-            "tool_choice": tool_choice_payload(tool_choice, tool_required),
-            "parallel_tool_calls": allow_parallel_tool_calls,
-            **kwargs,
-        }
+        request = tool_request(
+            tools,
+            with_user_message(chat_history, user_msg),
+            parallel=allow_parallel_tool_calls,
+            required=tool_required,
+            choice=tool_choice,
+            strict=strict,
+        )
+        return {**request, **kwargs}
 
     def _validate_chat_with_tools_response(
         self,

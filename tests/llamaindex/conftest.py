@@ -6,16 +6,13 @@ from ``sse_core.emulator.pytest_plugin``, registered in ``tests/conftest.py``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from li_support import API_KEY, SPASS_HEADERS, TIMEOUT
+from li_support import API_KEY, SPASS_HEADERS, TIMEOUT, LLMFactory
 
 from llamaindex_sse import SSELLM
 from sse_core.emulator import Emulator
-
-LLMFactory = Callable[..., SSELLM]
 
 
 @pytest.fixture

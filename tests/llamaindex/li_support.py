@@ -1,19 +1,29 @@
-"""Helpers for the SSELLM tests: MockTransport streams, event capture, shared settings."""
+"""Helpers for the SSELLM tests: MockTransport streams, event capture, a pure stream feed,
+shared settings."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import httpx
+from llama_index.core.base.llms.types import ChatResponse
+from llama_index.core.callbacks import CallbackManager, LlamaDebugHandler
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 from pydantic import Field
 
-from sse_core import Timeouts
+from llamaindex_sse._inbound import ResponseStream
+from llamaindex_sse._lazy import DEFAULT_BUILD, Build
+from llamaindex_sse.model import SSELLM
+from sse_core import Accumulator, GatewayEvent, StreamEvent, Timeouts, merge_read
+from sse_core.emulator import RequestRecord
+
+#: ``make_llm(dialect="openai", fault=None, **fields)``: an SSELLM on the emulator.
+LLMFactory = Callable[..., SSELLM]
 
 #: Bounds every request of a test: nothing here may hang.
 TIMEOUT = Timeouts(connect=2.0, first_byte=10.0, idle=10.0, total=60.0)
@@ -25,6 +35,23 @@ ALL_DIALECTS = ("openai", *SEED_DIALECTS)
 #: Dialects whose wire carries reasoning (the others hide it).
 REASONING_DIALECTS = frozenset({"openai", "shroud", "aivene"})
 API_KEY = "sk-llamaindex-test-secret-0123456789"
+#: A stream far longer than any bound in the tests (count to 200: about 10 s).
+SLOW = "slow; delay=0.05"
+#: Seconds from our close to the emulator seeing the client leave.
+PROMPTLY = 0.5
+
+
+def slow_llm(make_llm: LLMFactory, debug: bool) -> SSELLM:
+    """A slow-streaming SSELLM, with a LlamaDebugHandler (which keeps exceptions) if asked."""
+    handlers = [LlamaDebugHandler()] if debug else []
+    return make_llm(fault=SLOW, callback_manager=CallbackManager(handlers))
+
+
+def closed_promptly(record: RequestRecord, since: float) -> None:
+    """The request was cut by the client within :data:`PROMPTLY` of ``since``."""
+    assert record.disconnected and not record.completed
+    assert record.disconnected_at is not None
+    assert record.disconnected_at - since < PROMPTLY
 
 
 def frame(payload: dict[str, Any] | str, event: str | None = None) -> bytes:
@@ -101,3 +128,24 @@ def collect_events() -> Iterator[EventCollector]:
         yield collector
     finally:
         root.event_handlers.remove(collector)
+
+
+class Feed:
+    """A :class:`ResponseStream` over its own accumulator, fed one read at a time the way the
+    transport feeds it: the events go into the accumulator first, then the read is mapped."""
+
+    def __init__(self, build: Build = DEFAULT_BUILD) -> None:
+        self.answer = Accumulator()
+        self.stream = ResponseStream(self.answer, build)
+        self.events: tuple[GatewayEvent, ...] = ()
+
+    def add(self, batch: list[StreamEvent]) -> ChatResponse | None:
+        """Feed one read; its ChatResponse, or None (its named events in ``events``)."""
+        self.answer.extend(batch)
+        read = merge_read(batch, self.answer.followed)
+        self.events = read.events
+        return self.stream.respond(read)
+
+    def last(self) -> ChatResponse | None:
+        """The end of the stream."""
+        return self.stream.last()

@@ -1,16 +1,15 @@
-"""SSELLM against the emulator: every dialect, sync and async, the eight endpoints, events."""
+"""The stream twins through SSELLM against the emulator: every dialect, sync and async, the
+eight endpoints, and the LlamaIndex events of each."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from conftest import LLMFactory
-from li_support import ALL_DIALECTS, REASONING_DIALECTS, SEED_DIALECTS, collect_events
+from li_support import ALL_DIALECTS, REASONING_DIALECTS, SEED_DIALECTS, LLMFactory, collect_events
 from llama_index.core.base.llms.types import ChatResponse, TextBlock, ThinkingBlock
 from llama_index.core.llms import ChatMessage
 
-from llamaindex_sse import SSEGatewayEvent
 from sse_core.emulator import Emulator
 
 ASK = [ChatMessage(role="user", content="count to 12")]
@@ -138,31 +137,6 @@ def test_chat_and_complete_emit_one_start_and_end(make_llm: LLMFactory) -> None:
         "LLMCompletionStartEvent",
         "LLMCompletionEndEvent",
     ]
-
-
-@pytest.mark.parametrize("dialect", ["spass", "openai"])
-def test_named_events_are_dispatched_under_the_call_span(
-    make_llm: LLMFactory, dialect: str
-) -> None:
-    fault = "named-event; name=spass.tool-cap; after=1, named-event; name=acme.notice; after=3"
-    with collect_events() as seen:
-        responses = list(make_llm(dialect, fault=fault).stream_chat(ASK))
-    assert "".join(r.delta or "" for r in responses) == ANSWER
-    gateway = [e for e in seen.events if isinstance(e, SSEGatewayEvent)]
-    trailer = ["spass.cost"] if dialect == "spass" else []  # SPASS's usage trailer is one too
-    assert [e.name for e in gateway] == ["spass.tool-cap", "acme.notice", *trailer]
-    assert all(isinstance(e.data, dict) for e in gateway)
-    (start,) = seen.named("LLMChatStartEvent")
-    assert {e.span_id for e in gateway} == {start.span_id}
-    assert gateway[0].model_dump()["class_name"] == "SSEGatewayEvent"
-
-
-async def test_named_events_in_async_chat(make_llm: LLMFactory) -> None:
-    with collect_events() as seen:
-        await make_llm(fault="named-event; name=acme.notice").achat(ASK)
-    (event,) = [e for e in seen.events if isinstance(e, SSEGatewayEvent)]
-    (start,) = seen.named("LLMChatStartEvent")
-    assert event.name == "acme.notice" and event.span_id == start.span_id
 
 
 def test_spass_usage_trailer_and_c1_path(emulator: Emulator, make_llm: LLMFactory) -> None:

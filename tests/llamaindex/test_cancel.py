@@ -11,36 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import LLMFactory
-from li_support import collect_events
+from li_support import PROMPTLY, LLMFactory, closed_promptly, collect_events, slow_llm
 from llama_index.core.agent.workflow import AgentStream, FunctionAgent
-from llama_index.core.callbacks import CallbackManager, LlamaDebugHandler
 from llama_index.core.llms import ChatMessage
 from llama_index.core.tools import FunctionTool
 
 from llamaindex_sse import SSELLM
-from llamaindex_sse._closing import collecting
-from sse_core.emulator import Emulator, RequestRecord
+from sse_core.emulator import Emulator
 
-SLOW = "slow; delay=0.05"  # count to 200: about 10 s of stream, far longer than any bound here
 ASK = [ChatMessage(role="user", content="count to 200")]
 PROMPT = "count to 200"
-PROMPTLY = 0.5  # seconds from our close to the server seeing the client leave
-
-
-def slow_llm(make_llm: LLMFactory, debug: bool) -> SSELLM:
-    handlers = [LlamaDebugHandler()] if debug else []
-    return make_llm(fault=SLOW, callback_manager=CallbackManager(handlers))
-
-
-def closed_promptly(record: RequestRecord, since: float) -> None:
-    assert record.disconnected and not record.completed
-    assert record.disconnected_at is not None
-    assert record.disconnected_at - since < PROMPTLY
 
 
 @pytest.mark.parametrize("debug", [False, True], ids=["plain", "llama-debug"])
@@ -136,38 +119,3 @@ async def test_a_workflow_cancel_run(emulator: Emulator, make_llm: LLMFactory, d
     since = time.monotonic()
     await handler.cancel_run()
     closed_promptly(await emulator.wait_for_disconnect_async(2.0), since)
-
-
-async def test_the_gap_is_real_without_the_closing_layer(
-    emulator: Emulator, make_llm: LLMFactory
-) -> None:
-    """Control: the decorated method alone leaves the stream open while a handler keeps the
-    exception, so the tests above would catch a regression of the fix."""
-    llm = slow_llm(make_llm, debug=True)
-    with collecting() as opened:
-        wrapped = await llm._astream_chat_events(ASK)
-    async for _ in wrapped:
-        break
-    await wrapped.aclose()
-    with pytest.raises(TimeoutError):
-        await emulator.wait_for_disconnect_async(0.3)
-    since = time.monotonic()
-    await opened[0].aclose()
-    closed_promptly(await emulator.wait_for_disconnect_async(2.0), since)
-
-
-def test_the_sync_gap_is_real_without_the_closing_layer(
-    emulator: Emulator, make_llm: LLMFactory
-) -> None:
-    llm = slow_llm(make_llm, debug=True)
-    with collecting() as opened:
-        wrapped = llm._stream_chat_events(ASK)
-    for _ in wrapped:
-        break
-    wrapped.close()
-    with pytest.raises(TimeoutError):
-        emulator.wait_for_disconnect(0.3)
-    since = time.monotonic()
-    close: Callable[[], None] = opened[0].close
-    close()
-    closed_promptly(emulator.wait_for_disconnect(2.0), since)

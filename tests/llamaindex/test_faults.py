@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import LLMFactory
-from li_support import ALL_DIALECTS, SPASS_HEADERS, TIMEOUT
+from li_support import ALL_DIALECTS, SPASS_HEADERS, TIMEOUT, LLMFactory
 from llama_index.core.base.llms.types import ChatResponse
 from llama_index.core.llms import ChatMessage
 

@@ -1,13 +1,9 @@
-"""LlamaIndex messages and tools to the OpenAI request shape, and tool calls back (pure)."""
+"""LlamaIndex messages and call arguments to the request body (pure)."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from li_support import Feed
 from llama_index.core.base.llms.types import (
     ChatMessage,
     ImageBlock,
@@ -17,21 +13,9 @@ from llama_index.core.base.llms.types import (
     ToolCallBlock,
     VideoBlock,
 )
-from llama_index.core.tools import FunctionTool
 
-from llamaindex_sse._convert import ResponseStream
-from llamaindex_sse._outbound import (
-    to_openai_messages,
-    to_openai_tools,
-    tool_choice_payload,
-    tool_selections,
-)
+from llamaindex_sse._outbound import request_body, to_openai_messages
 from sse_core import ConfigurationError, ToolCallDelta
-
-
-def add(a: int, b: int) -> int:
-    """Add two numbers."""
-    return a + b
 
 
 def test_plain_messages_keep_role_and_text() -> None:
@@ -98,7 +82,7 @@ def test_legacy_tool_calls_in_additional_kwargs_are_sent() -> None:
 
 
 def test_a_streamed_message_is_sent_back_as_the_gateway_wrote_it() -> None:
-    stream = ResponseStream()
+    stream = Feed()
     stream.add([ToolCallDelta(index=0, id="call_9", name="add", arguments='{"a": 1')])
     last = stream.add([ToolCallDelta(index=0, arguments=', "b": 2}')])
     assert last is not None
@@ -137,60 +121,28 @@ def test_chatbot_and_model_roles_are_the_assistant() -> None:
     assert to_openai_messages(messages)[0]["role"] == "assistant"
 
 
-def test_tools_become_openai_function_tools() -> None:
-    tool = FunctionTool.from_defaults(add)
-    (spec,) = to_openai_tools([tool], strict=True)
-    assert spec["type"] == "function"
-    assert spec["function"]["name"] == "add"
-    assert spec["function"]["strict"] is True
-    assert set(spec["function"]["parameters"]["properties"]) == {"a", "b"}
-
-
-@pytest.mark.parametrize(
-    ("choice", "required", "expected"),
-    [
-        (None, False, "auto"),
-        (None, True, "required"),
-        ("none", False, "none"),
-        ("add", False, {"type": "function", "function": {"name": "add"}}),
-        (
-            {"type": "function", "function": {"name": "x"}},
-            False,
-            {"type": "function", "function": {"name": "x"}},
-        ),
-    ],
-)
-def test_tool_choice(choice: Any, required: bool, expected: Any) -> None:
-    assert tool_choice_payload(choice, required) == expected
-
-
-ARGUMENTS = json.dumps({"city": "Paris", "days": [1, 2], "note": 'say "hi"\n', "deep": {"x": None}})
-
-
-@given(st.integers(min_value=0, max_value=len(ARGUMENTS)))
-def test_tool_selections_never_raise_on_partial_arguments(cut: int) -> None:
-    stream = ResponseStream()
-    response = stream.add([ToolCallDelta(index=0, id="c1", name="f", arguments=ARGUMENTS[:cut])])
-    assert response is not None
-    (selection,) = tool_selections(response.message)
-    assert selection.tool_id == "c1" and selection.tool_name == "f"
-    assert isinstance(selection.tool_kwargs, dict)
-    if cut == len(ARGUMENTS):
-        assert selection.tool_kwargs == json.loads(ARGUMENTS)
-
-
-@given(st.text(max_size=40))
-def test_tool_selections_never_raise_on_any_text(arguments: str) -> None:
-    message = ChatMessage(
-        role="assistant",
-        blocks=[ToolCallBlock(tool_call_id="c", tool_name="f", tool_kwargs=arguments)],
+def test_request_body_layers_settings_and_call_arguments() -> None:
+    body, headers = request_body(
+        "m",
+        [ChatMessage(role="user", content="hi")],
+        settings={"temperature": 0.2, "max_tokens": None, "top_p": 0.9},
+        call_kwargs={"top_p": 0.5, "seed": None, "extra_headers": {"X-Trace": "t1"}},
     )
-    (selection,) = tool_selections(message)
-    assert isinstance(selection.tool_kwargs, dict)
+    assert body == {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "temperature": 0.2,
+        "top_p": 0.5,
+    }
+    assert headers == {"X-Trace": "t1"}
 
 
-def test_tool_selections_read_legacy_additional_kwargs() -> None:
-    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}}
-    message = ChatMessage(role="assistant", content="", additional_kwargs={"tool_calls": [call]})
-    (selection,) = tool_selections(message)
-    assert (selection.tool_id, selection.tool_name, selection.tool_kwargs) == ("c1", "f", {"x": 1})
+def test_request_body_passes_reasoning_back_when_asked() -> None:
+    message = ChatMessage(
+        role="assistant", blocks=[ThinkingBlock(content="hmm"), TextBlock(text="Hi")]
+    )
+    body, headers = request_body(
+        "m", [message], settings={}, call_kwargs={}, reasoning_passback=True
+    )
+    assert body["messages"] == [{"role": "assistant", "content": "Hi", "reasoning_content": "hmm"}]
+    assert headers is None

@@ -1,22 +1,19 @@
-"""StreamEvents to ChatResponses (pure): the per-chunk contract and the lazy running message."""
+"""Core values to ChatResponses (pure): the per-chunk contract of ResponseStream, over the
+core's accumulator, with lazy and with plain messages; and a whole Completion (chat)."""
 
 from __future__ import annotations
 
-import copy
-import pickle
-
+import pytest
+from li_support import Feed
 from llama_index.core.base.llms.types import (
-    ChatMessage,
     MessageRole,
     TextBlock,
     ThinkingBlock,
     ToolCallBlock,
 )
-from pydantic import BaseModel
 
-from llamaindex_sse._completion import chat_response
-from llamaindex_sse._convert import ResponseStream
-from llamaindex_sse._lazy import RunningText, StreamMessage
+from llamaindex_sse._inbound import chat_response, message_parts
+from llamaindex_sse._lazy import Build, StreamMessage
 from sse_core import (
     Completion,
     Done,
@@ -44,8 +41,13 @@ USAGE = Usage(
 )
 
 
-def test_each_response_has_the_delta_and_the_running_text_in_one_text_block() -> None:
-    stream = ResponseStream()
+@pytest.fixture(params=[True, False], ids=["lazy", "plain"])
+def stream(request: pytest.FixtureRequest) -> Feed:
+    """A fed ResponseStream; every contract holds with lazy messages and with the fallback."""
+    return Feed(Build(lazy=request.param))
+
+
+def test_each_response_has_the_delta_and_the_running_text_in_one_text_block(stream: Feed) -> None:
     first = stream.add([Metadata(id="c1", model="m"), TextDelta(text="Hel")])
     second = stream.add([TextDelta(text="lo"), TextDelta(text=" you")])
     assert first is not None and second is not None
@@ -59,8 +61,16 @@ def test_each_response_has_the_delta_and_the_running_text_in_one_text_block() ->
     assert (second.raw["id"], second.raw["model"]) == ("c1", "m")
 
 
-def test_reasoning_is_a_thinking_block_and_thinking_delta() -> None:
-    stream = ResponseStream()
+def test_the_message_kind_follows_the_build() -> None:
+    lazy = Feed(Build(lazy=True)).add([TextDelta(text="a")])
+    plain = Feed(Build(lazy=False)).add([TextDelta(text="a")])
+    assert lazy is not None and plain is not None
+    assert isinstance(lazy.message, StreamMessage)
+    assert not isinstance(plain.message, StreamMessage)
+    assert lazy.model_dump() == plain.model_dump()
+
+
+def test_reasoning_is_a_thinking_block_and_thinking_delta(stream: Feed) -> None:
     first = stream.add([ReasoningDelta(text="Let me ")])
     second = stream.add([ReasoningDelta(text="think."), TextDelta(text="Hi")])
     assert first is not None and second is not None
@@ -72,10 +82,11 @@ def test_reasoning_is_a_thinking_block_and_thinking_delta() -> None:
     assert isinstance(text, TextBlock) and text.text == "Hi"
     third = stream.add([TextDelta(text="!")])
     assert third is not None and "thinking_delta" not in third.additional_kwargs
+    assert second.raw is not None
+    assert second.raw["choices"][0]["delta"] == {"content": "Hi", "reasoning_content": "think."}
 
 
-def test_interleaved_tool_calls_stay_two_calls_with_ids_set_once() -> None:
-    stream = ResponseStream()
+def test_interleaved_tool_calls_stay_two_calls_with_ids_set_once(stream: Feed) -> None:
     stream.add([ToolCallDelta(index=0, id="call_a", name="add", arguments='{"a": ')])
     stream.add([ToolCallDelta(index=1, id="call_b", name="mul", arguments='{"x": 2')])
     stream.add([ToolCallDelta(index=0, id="call_a", name="add", arguments="1}")])
@@ -93,8 +104,42 @@ def test_interleaved_tool_calls_stay_two_calls_with_ids_set_once() -> None:
     assert last.additional_kwargs["finish_reason"] == "tool_calls"
 
 
-def test_a_tool_call_without_an_id_gets_a_stable_one() -> None:
-    stream = ResponseStream()
+def test_raw_tool_call_fragments_are_the_reads_merged(stream: Feed) -> None:
+    response = stream.add(
+        [
+            ToolCallDelta(index=0, id="call_a", name="add", arguments='{"a": '),
+            ToolCallDelta(index=0, arguments="1}"),
+            ToolCallDelta(index=1, id="call_b", name="mul"),
+        ]
+    )
+    assert response is not None and response.raw is not None
+    assert response.raw["choices"][0]["delta"]["tool_calls"] == [
+        {
+            "index": 0,
+            "id": "call_a",
+            "type": "function",
+            "function": {"name": "add", "arguments": '{"a": 1}'},
+        },
+        {
+            "index": 1,
+            "id": "call_b",
+            "type": "function",
+            "function": {"name": "mul", "arguments": ""},
+        },
+    ]
+
+
+def test_an_earlier_chunk_keeps_its_own_tool_calls(stream: Feed) -> None:
+    first = stream.add([ToolCallDelta(index=0, id="c1", name="f", arguments='{"a"')])
+    stream.add(
+        [ToolCallDelta(index=0, arguments=": 1}"), ToolCallDelta(index=1, id="c2", name="g")]
+    )
+    assert first is not None
+    (block,) = [b for b in first.message.blocks if isinstance(b, ToolCallBlock)]
+    assert (block.tool_call_id, block.tool_kwargs) == ("c1", '{"a"')
+
+
+def test_a_tool_call_without_an_id_gets_a_stable_one(stream: Feed) -> None:
     response = stream.add([ToolCallDelta(index=2, name="f", arguments="{}")])
     assert response is not None
     (block,) = [b for b in response.message.blocks if isinstance(b, ToolCallBlock)]
@@ -102,17 +147,17 @@ def test_a_tool_call_without_an_id_gets_a_stable_one() -> None:
     assert response.message.additional_kwargs["tool_calls"][0]["id"] == "call_2"
 
 
-def test_refusal_goes_to_message_additional_kwargs() -> None:
-    stream = ResponseStream()
+def test_refusal_goes_to_message_additional_kwargs(stream: Feed) -> None:
     stream.add([RefusalDelta(text="I can't ")])
     response = stream.add([RefusalDelta(text="help."), Finish(reason="stop")])
     assert response is not None
     assert response.message.additional_kwargs["refusal"] == "I can't help."
     assert response.message.content == ""
+    assert response.raw is not None
+    assert response.raw["choices"][0]["delta"] == {"refusal": "help."}
 
 
-def test_the_last_response_carries_usage_and_finish_reason() -> None:
-    stream = ResponseStream()
+def test_the_last_response_carries_usage_and_finish_reason(stream: Feed) -> None:
     stream.add([TextDelta(text="Hi")])
     stream.add([Finish(reason="stop")])
     last = stream.add([UsageUpdate(usage=USAGE), Done()])
@@ -140,24 +185,30 @@ def test_the_last_response_carries_usage_and_finish_reason() -> None:
     assert stream.last() is None  # something was yielded: no extra response
 
 
-def test_a_stream_with_nothing_to_show_still_gives_one_response() -> None:
-    stream = ResponseStream()
+def test_a_later_usage_report_replaces_the_earlier_one(stream: Feed) -> None:
+    stream.add([UsageUpdate(usage=Usage(prompt_tokens=1, completion_tokens=1, total_tokens=2))])
+    last = stream.add([UsageUpdate(usage=USAGE)])
+    assert last is not None and last.raw is not None
+    assert last.additional_kwargs["total_tokens"] == 18
+    assert last.raw["usage"]["total_tokens"] == 18
+
+
+def test_a_stream_with_nothing_to_show_still_gives_one_response(stream: Feed) -> None:
     assert stream.add([Metadata(id="c1"), Done()]) is None
     response = stream.last()
     assert response is not None
     assert response.delta == "" and response.message.content == ""
     assert response.raw is not None and response.raw["usage"] is None
+    assert response.raw["id"] == "c1"
 
 
-def test_gateway_events_are_collected_and_not_shown_as_content() -> None:
-    stream = ResponseStream()
+def test_gateway_events_are_not_shown_as_content(stream: Feed) -> None:
     event = GatewayEvent(name="spass.tool-cap", data={"cap": 3})
     assert stream.add([event]) is None
-    assert stream.gateway_events == [event]
+    assert stream.events == (event,)  # what the stream loop dispatches
 
 
-def test_only_the_first_choice_is_followed() -> None:
-    stream = ResponseStream()
+def test_only_the_first_choice_is_followed(stream: Feed) -> None:
     response = stream.add(
         [
             TextDelta(text="A", choice=0),
@@ -170,49 +221,17 @@ def test_only_the_first_choice_is_followed() -> None:
     assert "finish_reason" not in response.additional_kwargs
 
 
-def test_the_lazy_message_behaves_as_a_chat_message() -> None:
-    stream = ResponseStream()
-    stream.add([ReasoningDelta(text="hmm")])
-    response = stream.add([TextDelta(text="Hi"), ToolCallDelta(index=0, id="c", name="f")])
-    assert response is not None
-    message = response.message
-    assert isinstance(message, StreamMessage) and isinstance(message, ChatMessage)
-    plain = ChatMessage(
-        role="assistant", blocks=message.blocks, additional_kwargs=message.additional_kwargs
-    )
-    dumped = response.model_dump()
-    assert dumped["message"] == plain.model_dump()
-    assert message == plain and plain == message
-    assert copy.deepcopy(message) == plain
-    assert pickle.loads(pickle.dumps(message)) == plain
-    assert ChatMessage.model_validate_json(message.model_dump_json()) == plain
-    assert str(message) == "assistant: Hi"
-
-
-def test_the_lazy_message_can_be_changed_like_any_other() -> None:
-    stream = ResponseStream()
-    response = stream.add([TextDelta(text="Hi")])
-    assert response is not None
-    response.message.additional_kwargs["extra"] = 1
-    response.message.content = "Bye"
-    assert response.message.content == "Bye"
-    assert response.message.additional_kwargs == {"extra": 1}
-    assert response.message.model_dump()["blocks"] == [{"block_type": "text", "text": "Bye"}]
-
-
-def test_nothing_is_joined_until_a_message_is_read() -> None:
-    stream = ResponseStream()
-    responses = [stream.add([TextDelta(text=str(i % 10))]) for i in range(1000)]
-    raw_dict = BaseModel.__dict__["__dict__"].__get__  # the instance dict, bypassing assembly
-    assert all("blocks" not in raw_dict(r.message) for r in responses if r is not None)
-    assert responses[-1] is not None and responses[-1].message.content == "0123456789" * 100
-    assert responses[9] is not None and responses[9].message.content == "0123456789"
-
-
-def test_running_text_reuses_the_previous_join_when_read_in_order() -> None:
-    text = RunningText()
-    text.parts.extend(["a", "b", "c"])
-    assert [text.upto(n) for n in (1, 2, 3, 2, 0)] == ["a", "ab", "abc", "ab", ""]
+def test_message_parts_order_the_blocks() -> None:
+    call = ToolCall(index=0, id="c1", name="f", arguments="{}")
+    blocks, kwargs = message_parts("Hi", "hmm", "no", (call,))
+    assert [type(b) for b in blocks] == [ThinkingBlock, TextBlock, ToolCallBlock]
+    assert kwargs == {
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ],
+        "refusal": "no",
+    }
+    assert message_parts("", "", "", ()) == ([TextBlock(text="")], {})
 
 
 def test_chat_response_maps_a_whole_completion() -> None:
@@ -241,3 +260,23 @@ def test_chat_response_maps_a_whole_completion() -> None:
     assert response.raw["choices"][0]["message"]["reasoning_content"] == "hmm"
     assert response.additional_kwargs["finish_reason"] == "tool_calls"
     assert response.additional_kwargs["reasoning_tokens"] == 4
+
+
+def test_chat_response_and_the_last_streamed_response_agree(stream: Feed) -> None:
+    events = [
+        Metadata(id="r1", model="m"),
+        ReasoningDelta(text="hmm"),
+        TextDelta(text="Hi"),
+        ToolCallDelta(index=0, id="c1", name="f", arguments='{"x": 1}'),
+        Finish(reason="tool_calls"),
+        UsageUpdate(usage=USAGE),
+    ]
+    last = stream.add(events)
+    whole = chat_response(stream.answer.completion())
+    assert last is not None and last.raw is not None and whole.raw is not None
+    assert last.message.blocks == whole.message.blocks
+    assert last.message.additional_kwargs == whole.message.additional_kwargs
+    assert last.raw["usage"] == whole.raw["usage"]
+    assert {k: v for k, v in last.additional_kwargs.items() if k != "thinking_delta"} == (
+        whole.additional_kwargs
+    )

@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from conftest import LLMFactory
+from li_support import LLMFactory
 from llama_index.core.agent.workflow import (
     AgentOutput,
     AgentStream,

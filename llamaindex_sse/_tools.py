@@ -1,0 +1,143 @@
+"""Tools both ways, pure: LlamaIndex tools to the request, tool calls back to selections.
+
+Outbound: LlamaIndex tools become OpenAI function tools, ``tool_choice`` names and flags
+become the request's ``tool_choice`` (:func:`tool_request` is what
+``SSELLM._prepare_chat_with_tools`` returns). Inbound: the tool calls of an assistant
+message (``ToolCallBlock``s first, else legacy ``additional_kwargs["tool_calls"]``) become
+``ToolSelection``s; arguments still streaming parse as far as they go, so an agent that
+reads every chunk never sees an exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
+from llama_index.core.llms.llm import ToolSelection
+from llama_index.core.llms.utils import parse_partial_json
+
+if TYPE_CHECKING:
+    from llama_index.core.tools.types import BaseTool
+
+__all__ = [
+    "keep_first_tool_call",
+    "legacy_call",
+    "parse_arguments",
+    "to_openai_tools",
+    "tool_choice_payload",
+    "tool_request",
+    "tool_selections",
+    "with_user_message",
+]
+
+_CHOICES = frozenset({"auto", "none", "required"})
+
+
+def to_openai_tools(
+    tools: Sequence[BaseTool], *, strict: bool | None = None
+) -> list[dict[str, Any]]:
+    """OpenAI function tools for LlamaIndex tools."""
+    specs = []
+    for tool in tools:
+        spec = tool.metadata.to_openai_tool(skip_length_check=True)
+        if strict is not None:
+            spec["function"]["strict"] = strict
+        specs.append(spec)
+    return specs
+
+
+def tool_choice_payload(tool_choice: str | dict[str, Any] | None, tool_required: bool) -> Any:
+    """``tool_choice`` for the request: a tool name becomes a forced function choice."""
+    if tool_choice is None:
+        return "required" if tool_required else "auto"
+    if isinstance(tool_choice, str) and tool_choice not in _CHOICES:
+        return {"type": "function", "function": {"name": tool_choice}}
+    return tool_choice
+
+
+def tool_request(
+    tools: Sequence[BaseTool],
+    messages: list[ChatMessage],
+    *,
+    parallel: bool,
+    required: bool,
+    choice: str | dict[str, Any] | None,
+    strict: bool | None,
+) -> dict[str, Any]:
+    """The ``chat`` arguments that offer ``tools`` (just the messages when there are none)."""
+    if not tools:
+        return {"messages": messages}
+    return {
+        "messages": messages,
+        "tools": to_openai_tools(tools, strict=strict),
+        "tool_choice": tool_choice_payload(choice, required),
+        "parallel_tool_calls": parallel,
+    }
+
+
+def with_user_message(
+    history: Sequence[ChatMessage] | None, user_msg: str | ChatMessage | None
+) -> list[ChatMessage]:
+    """A copy of ``history`` with ``user_msg`` (text or a message) appended, if given."""
+    messages = list(history or [])
+    if isinstance(user_msg, str):
+        user_msg = ChatMessage(role=MessageRole.USER, content=user_msg)
+    if user_msg is not None:
+        messages.append(user_msg)
+    return messages
+
+
+def keep_first_tool_call(message: ChatMessage) -> None:
+    """Drop every tool call of ``message`` but the first (parallel calls not allowed)."""
+    calls = [block for block in message.blocks if isinstance(block, ToolCallBlock)]
+    if len(calls) > 1:
+        message.blocks = [
+            block
+            for block in message.blocks
+            if not isinstance(block, ToolCallBlock) or block is calls[0]
+        ]
+        legacy = message.additional_kwargs.get("tool_calls")
+        if isinstance(legacy, list):
+            message.additional_kwargs["tool_calls"] = legacy[:1]
+
+
+def legacy_call(call: Any) -> dict[str, Any]:
+    """A tool call kept in ``additional_kwargs`` (a dict, or an OpenAI SDK object)."""
+    if hasattr(call, "model_dump"):
+        call = call.model_dump(exclude_none=True)
+    return dict(call) if isinstance(call, Mapping) else {"value": call}
+
+
+def tool_selections(message: ChatMessage) -> list[ToolSelection]:
+    """The tool calls of an assistant message; arguments still streaming parse as far as
+    they go (an unparsable prefix gives ``{}``), so this never raises on a partial call."""
+    calls: list[tuple[str, str, Any]] = [
+        (block.tool_call_id or "", block.tool_name, block.tool_kwargs)
+        for block in message.blocks
+        if isinstance(block, ToolCallBlock)
+    ]
+    if not calls:
+        for call in message.additional_kwargs.get("tool_calls") or []:
+            data = legacy_call(call)
+            function = data.get("function") or {}
+            calls.append(
+                (str(data.get("id") or ""), function.get("name") or "", function.get("arguments"))
+            )
+    return [
+        ToolSelection(tool_id=call_id, tool_name=name, tool_kwargs=parse_arguments(arguments))
+        for call_id, name, arguments in calls
+    ]
+
+
+def parse_arguments(arguments: Any) -> dict[str, Any]:
+    """Tool-call arguments as a dict: a JSON object, or as much of one as has arrived."""
+    if isinstance(arguments, dict):
+        return arguments
+    if not isinstance(arguments, str) or not arguments.strip():
+        return {}
+    try:
+        parsed = parse_partial_json(arguments)
+    except (ValueError, TypeError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
