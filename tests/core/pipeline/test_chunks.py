@@ -20,7 +20,6 @@ from sse_core import (
     IncompleteStreamError,
     Metadata,
     ReasoningDelta,
-    RefusalDelta,
     ServerSentEvent,
     StreamDecoder,
     StreamProtocolError,
@@ -113,7 +112,9 @@ def test_content_as_array_of_text_and_thinking_parts() -> None:
 
 def test_content_parts_of_unknown_shape_are_skipped() -> None:
     parts = [1, "x", {"type": "image", "url": "u"}, {"type": "text", "text": 5}, {"type": "text"}]
-    result = decode(sse(delta(content=[*parts, {"type": "text", "text": "kept"}]), delta(finish="stop")))
+    result = decode(
+        sse(delta(content=[*parts, {"type": "text", "text": "kept"}]), delta(finish="stop"))
+    )
     assert (result.content, result.reasoning) == ("kept", "")
 
 

@@ -142,10 +142,6 @@ def test_httpx_errors_are_mapped_once(exc: httpx.HTTPError, in_body: bool, cls: 
     assert type(error) is cls and URL in str(error)
 
 
-def test_timeouts_of() -> None:
-    assert Timeouts.of(5) == Timeouts(connect=5, first_byte=5, idle=5, data_idle=5, total=None)
-    assert Timeouts.of(None).idle is None
-    with pytest.raises(ConfigurationError):
-        Timeouts.of(-1)
+def test_head_timeout_is_bounded_by_what_remains() -> None:
     head = head_timeout(Timeouts(connect=1, first_byte=100, idle=5), 2.0)
     assert (head.connect, head.read) == (1, 2.0)
