@@ -1,0 +1,110 @@
+"""``sse_core.errors``: the tree its docstring draws, ``is_retryable`` per class, the fields
+each error carries, and the partial answer of stream errors."""
+
+from __future__ import annotations
+
+import pytest
+
+import sse_core
+from sse_core import (
+    AuthenticationError,
+    BadRequestError,
+    Completion,
+    ConfigurationError,
+    GatewayConnectionError,
+    GatewayHTTPError,
+    GatewayStreamError,
+    IncompleteStreamError,
+    RateLimitError,
+    RedirectError,
+    RetryableRequestError,
+    ServerError,
+    SSEConnectorError,
+    StreamError,
+    StreamProtocolError,
+    StreamTimeoutError,
+    UnexpectedResponseError,
+)
+from sse_core import errors as errors_module
+
+TREE = {
+    ConfigurationError: SSEConnectorError,
+    GatewayConnectionError: SSEConnectorError,
+    GatewayHTTPError: SSEConnectorError,
+    AuthenticationError: GatewayHTTPError,
+    RateLimitError: GatewayHTTPError,
+    ServerError: GatewayHTTPError,
+    RetryableRequestError: GatewayHTTPError,
+    BadRequestError: GatewayHTTPError,
+    RedirectError: GatewayHTTPError,
+    UnexpectedResponseError: GatewayHTTPError,
+    StreamError: SSEConnectorError,
+    GatewayStreamError: StreamError,
+    IncompleteStreamError: StreamError,
+    StreamTimeoutError: StreamError,
+    StreamProtocolError: StreamError,
+}
+RETRYABLE = {GatewayConnectionError, RateLimitError, ServerError, RetryableRequestError}
+
+
+@pytest.mark.parametrize(("cls", "parent"), TREE.items(), ids=lambda c: c.__name__)
+def test_the_tree(cls: type, parent: type) -> None:
+    assert cls.__bases__[0] is parent
+    assert cls.__name__ in errors_module.__doc__  # drawn in the module docstring
+    assert getattr(sse_core, cls.__name__) is cls  # importable from sse_core
+
+
+def test_every_class_of_the_module_is_in_the_tree() -> None:
+    exported = {getattr(errors_module, name) for name in errors_module.__all__}
+    assert exported == set(TREE) | {SSEConnectorError}
+
+
+@pytest.mark.parametrize("cls", [SSEConnectorError, *TREE], ids=lambda c: c.__name__)
+def test_is_retryable_on_the_class(cls: type[SSEConnectorError]) -> None:
+    assert cls.is_retryable is (cls in RETRYABLE)
+
+
+def test_a_configuration_error_is_a_value_error() -> None:
+    assert issubclass(ConfigurationError, ValueError)
+    assert ConfigurationError("x").message == "x" and SSEConnectorError().message == ""
+
+
+def test_http_error_fields() -> None:
+    error = RateLimitError(
+        "slow down",
+        status_code=429,
+        type="rate_limit",
+        code="rl",
+        retry_after=2.5,
+        headers={"retry-after": "2.5"},
+    )
+    assert (error.status_code, error.error_message, error.type, error.code) == (
+        429,
+        "slow down",
+        "rate_limit",
+        "rl",
+    )
+    assert error.retry_after == 2.5 and error.headers == {"retry-after": "2.5"}
+    assert GatewayHTTPError("m", status_code=500).headers == {}
+
+
+def test_a_redirect_says_where() -> None:
+    error = RedirectError("moved", status_code=307, headers={"location": "https://x/v1"})
+    assert error.location == "https://x/v1"
+    assert RedirectError("moved", status_code=301).location is None
+
+
+def test_stream_errors_carry_a_partial() -> None:
+    bare = IncompleteStreamError("cut")
+    assert not bare.has_partial and bare.partial == Completion() and bare.events == ()
+    partial = Completion(done=True)
+    error = StreamProtocolError("bad", partial=partial)
+    assert error.has_partial and error.partial is partial
+    bare.partial = partial
+    assert bare.has_partial and bare.partial is partial
+
+
+def test_gateway_stream_error_fields() -> None:
+    error = GatewayStreamError("boom", type="t", code=5, data={"error": "boom"})
+    assert (error.type, error.code, error.data) == ("t", 5, {"error": "boom"})
+    assert not error.is_retryable and isinstance(error, StreamError)
