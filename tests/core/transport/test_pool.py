@@ -1,0 +1,130 @@
+"""``ClientPool`` (``transport/pool.py``): one client per configuration (and per event loop
+for async), never a stale one; copies and pickles start empty; injected httpx clients are
+shared and never closed by the pool."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import pickle
+import threading
+
+import httpx
+import pytest
+
+from sse_core import AsyncChatClient, ChatClient, ClientConfig, ClientPool
+
+
+def config(**settings: object) -> ClientConfig:
+    settings.setdefault("base_url", "http://gw.test/v1")
+    return ClientConfig.build(environ={}, **settings)  # type: ignore[arg-type]
+
+
+def test_sync_clients_are_reused_per_configuration() -> None:
+    pool = ClientPool()
+    first = pool.sync(config(api_key="sk-1"))
+    assert isinstance(first, ChatClient)
+    assert pool.sync(config(api_key="sk-1")) is first  # an equal configuration
+    other = pool.sync(config(api_key="sk-2"))
+    assert other is not first and other.config.api_key is not None
+    assert other.config.api_key.get_secret_value() == "sk-2"  # never a stale client
+    pool.close()
+
+
+def test_sync_from_many_threads_makes_one_client() -> None:
+    pool = ClientPool()
+    seen: list[ChatClient] = []
+    start = threading.Barrier(8)
+
+    def grab() -> None:
+        start.wait()
+        seen.append(pool.sync(config()))
+
+    threads = [threading.Thread(target=grab) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert len(seen) == 8 and len({id(client) for client in seen}) == 1
+    pool.close()
+
+
+def test_only_a_few_configurations_are_kept() -> None:
+    pool = ClientPool()
+    clients = [pool.sync(config(api_key=f"sk-{n}")) for n in range(10)]
+    assert pool.sync(config(api_key="sk-9")) is clients[9]
+    assert pool.sync(config(api_key="sk-0")) is not clients[0]  # the oldest was dropped
+    pool.close()
+
+
+def test_async_clients_are_per_configuration_and_per_loop() -> None:
+    pool = ClientPool()
+
+    async def grab() -> tuple[AsyncChatClient, AsyncChatClient, AsyncChatClient]:
+        one, two = pool.async_(config()), pool.async_(config())
+        other = pool.async_(config(path="/c1/chat"))
+        await pool.aclose()
+        return one, two, other
+
+    one, two, other = asyncio.run(grab())
+    assert one is two and other is not one and isinstance(one, AsyncChatClient)
+    again, _, _ = asyncio.run(grab())
+    assert again is not one  # another event loop, another client
+
+
+def test_async_outside_a_running_loop_is_an_error() -> None:
+    with pytest.raises(RuntimeError):
+        ClientPool().async_(config())
+
+
+def test_close_closes_owned_clients_and_leaves_injected_ones_open() -> None:
+    injected = httpx.Client()
+    shared = ClientPool(http_client=injected)
+    owned = ClientPool()
+    uses_injected, owns = shared.sync(config()), owned.sync(config())
+    assert uses_injected._http is injected
+    shared.close()
+    owned.close()
+    assert not injected.is_closed and owns._http.is_closed
+    assert shared.sync(config()) is not uses_injected  # a closed pool starts afresh
+    injected.close()
+
+
+def test_aclose_closes_the_loops_clients_and_leaves_an_injected_one_open() -> None:
+    async def main() -> None:
+        injected = httpx.AsyncClient()
+        shared, owned = ClientPool(async_http_client=injected), ClientPool()
+        uses_injected, owns = shared.async_(config()), owned.async_(config())
+        assert uses_injected._http is injected
+        await shared.aclose()
+        await owned.aclose()
+        assert not injected.is_closed and owns._http.is_closed
+        await injected.aclose()
+
+    asyncio.run(main())
+
+
+def test_deepcopy_is_an_empty_pool_sharing_the_injected_clients() -> None:
+    injected, ainjected = httpx.Client(), httpx.AsyncClient()
+    pool = ClientPool(injected, ainjected)
+    client = pool.sync(config())
+    twin = copy.deepcopy(pool)
+    assert twin is not pool and twin.http_client is injected
+    assert twin.async_http_client is ainjected
+    assert repr(twin) == "ClientPool(sync=0, loops=0)"
+    assert twin.sync(config()) is not client and twin.sync(config())._http is injected
+    injected.close()
+    asyncio.run(ainjected.aclose())
+
+
+def test_pickle_gives_an_empty_pool_without_injected_clients() -> None:
+    pool = ClientPool(httpx.Client())
+    pool.sync(config(api_key="sk-pickled-secret"))
+    data = pickle.dumps(pool)
+    assert b"sk-pickled-secret" not in data
+    back = pickle.loads(data)
+    assert back.http_client is None and back.async_http_client is None
+    assert repr(back) == "ClientPool(sync=0, loops=0)"
+    assert isinstance(back.sync(config()), ChatClient)  # and it works
+    back.close()
+    pool.close()
