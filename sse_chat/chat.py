@@ -3,75 +3,150 @@
 With no ``--base-url`` it starts the gateway emulator on loopback, so a new user sees every
 part work with no key and no network. When the model calls the demo ``get_weather`` tool, the
 command runs it locally and streams the model's answer to the result (a full tool round trip).
+Retries are shown as they happen; ``--record DIR`` records every model call for replay.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import os
+import inspect
+import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, TextIO
 
+import httpx
 from pydantic_core import to_json
 
 from sse_chat.demo_tool import WEATHER_TOOL, run_tool
-from sse_chat.render import Renderer
-from sse_core import ChatClient, Completion, SSEConnectorError, StreamError, ToolCall
+from sse_chat.extras import missing_extra
+from sse_chat.options import (
+    add_gateway_arguments,
+    api_key,
+    fault_arg,
+    fault_help,
+    request_headers,
+)
+from sse_chat.render import Renderer, render_partial
+from sse_core import (
+    ChatClient,
+    Completion,
+    IncompleteStreamError,
+    SSEConnectorError,
+    StreamError,
+    ToolCall,
+)
+from sse_core.transport.recording import recording_client
 
 __all__ = ["add_chat_arguments", "run_chat"]
 
 DEFAULT_PROMPT = "What is the weather in Paris?"
+_RECORDED = "[0-9][0-9][0-9]*.sse"
 
 
 def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``chat`` subcommand's options."""
-    parser.add_argument("prompt", nargs="?", default=DEFAULT_PROMPT)
+    """The ``chat`` subcommand's arguments and options."""
     parser.add_argument(
-        "--base-url",
-        default=os.environ.get("SSE_BASE_URL"),
-        help="gateway URL with its version prefix; default: start the emulator",
+        "prompt",
+        nargs="?",
+        default=DEFAULT_PROMPT,
+        help=f"what to ask (default: {DEFAULT_PROMPT!r})",
     )
-    parser.add_argument("--model", default="demo-think")
+    add_gateway_arguments(
+        parser,
+        model_default="demo-think",
+        model_help="the model to ask (default: demo-think, which the emulator answers "
+        "with reasoning)",
+    )
+    parser.add_argument("--fault", type=fault_arg, metavar="SPEC", help=fault_help())
     parser.add_argument(
-        "--dialect",
-        default="openai",
-        choices=["openai", "shroud", "streamchat", "spass", "gateway", "aivene"],
-        help="emulator dialect (only without --base-url)",
+        "--no-tools",
+        action="store_true",
+        help="do not offer the demo get_weather tool (by default the model may call it, "
+        "and its result is sent back)",
     )
-    parser.add_argument("--path", default="/chat/completions")
-    parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE")
-    parser.add_argument("--no-tools", action="store_true", help="do not offer the demo tool")
-    parser.add_argument("--fault", help="emulator fault to inject (X-Emulator-Fault)")
     parser.add_argument(
         "--via",
         default="core",
         choices=["core", "langchain", "llamaindex"],
-        help="stream through sse_core, LangChain's ChatSSE or LlamaIndex's SSELLM",
+        help="stream through sse_core's ChatClient (default), LangChain's ChatSSE or "
+        "LlamaIndex's SSELLM",
+    )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="DIR",
+        help="record every model call into DIR as NNN.sse + NNN.json, for "
+        "'sse-chat emulator --replay DIR' or Emulator(replay=DIR); keys are never written",
     )
 
 
+def _driver(via: str) -> Callable[..., None]:
+    if via == "langchain":
+        from sse_chat.via_langchain import run_langchain_chat
+
+        return run_langchain_chat
+    from sse_chat.via_llamaindex import run_llamaindex_chat
+
+    return run_llamaindex_chat
+
+
+def _refusal(args: argparse.Namespace) -> str | None:
+    """Why the chat cannot start (a missing extra, --record not plumbed), or None."""
+    if args.via != "core" and (said := missing_extra(args.via, f"--via {args.via}")):
+        return said
+    if not args.base_url and (said := missing_extra("cli", "chat without --base-url")):
+        return said + " (the gateway emulator), or pass --base-url"
+    if args.record and args.via != "core" and not _takes_http_client(args.via):
+        module = f"sse_chat/via_{args.via}.py"
+        return f"--record with --via {args.via} needs an http_client parameter in {module}"
+    return None
+
+
+def _takes_http_client(via: str) -> bool:
+    return "http_client" in inspect.signature(_driver(via)).parameters
+
+
 @contextlib.contextmanager
-def _gateway(args: argparse.Namespace) -> Iterator[str]:
+def _gateway(args: argparse.Namespace, view: Renderer) -> Iterator[str]:
     if args.base_url:
         yield args.base_url
         return
     from sse_core.emulator import Emulator
 
     with Emulator() as emulator:
-        print(f"(no --base-url: started the gateway emulator at {emulator.url})", flush=True)
+        view.note(
+            f"no --base-url: started the gateway emulator at {emulator.url}, "
+            f"dialect {args.dialect}, model {args.model}"
+        )
         yield emulator.base_url(args.dialect)
 
 
-def _headers(args: argparse.Namespace) -> dict[str, str]:
-    headers = {"SPASS-User-Id": "demo-user"} if args.dialect == "spass" else {}
-    for item in args.header:
-        name, _, value = item.partition(":")
-        headers[name.strip()] = value.strip()
-    if args.fault:
-        headers["X-Emulator-Fault"] = args.fault
-    return headers
+class _RetryNotes(logging.Handler):
+    """Shows sse_core's retry log lines as notes: ``(429 from the gateway, retrying in 1 s)``."""
+
+    def __init__(self, view: Renderer) -> None:
+        super().__init__(logging.INFO)
+        self.view = view
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.view.note(record.getMessage().replace("; retrying", ", retrying"))
+
+
+@contextlib.contextmanager
+def _showing_retries(view: Renderer) -> Iterator[None]:
+    logger = logging.getLogger("sse_core")
+    handler, level = _RetryNotes(view), logger.level
+    logger.addHandler(handler)
+    if logger.getEffectiveLevel() > logging.INFO:
+        logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def _tool_messages(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
@@ -99,23 +174,21 @@ def _turn(client: ChatClient, payload: dict[str, Any], view: Renderer) -> Comple
         for event in stream:
             view.event(event)
     completion = stream.completion
-    assert completion is not None
+    assert completion is not None  # the stream ended well, or raised
     finish = completion.finish_reason or ("[DONE]" if completion.done else None)
     view.summary(finish, completion.usage)
     return completion
 
 
-def _run_core(args: argparse.Namespace, base_url: str, view: Renderer) -> None:
+def _run_core(
+    args: argparse.Namespace, settings: dict[str, Any], view: Renderer, http: httpx.Client | None
+) -> None:
     messages: list[dict[str, Any]] = [{"role": "user", "content": args.prompt}]
-    with ChatClient(
-        base_url=base_url,
-        api_key=os.environ.get("SSE_API_KEY", "demo-key"),
-        path=args.path,
-        default_headers=_headers(args),
-    ) as client:
-        payload: dict[str, Any] = {"model": args.model, "messages": messages}
-        if not args.no_tools:
-            payload["tools"] = [WEATHER_TOOL]
+    payload: dict[str, Any] = {"model": args.model, "messages": messages}
+    if not args.no_tools:
+        payload["tools"] = [WEATHER_TOOL]
+    headers = settings.pop("headers")
+    with ChatClient(**settings, default_headers=headers, http_client=http) as client:
         completion = _turn(client, payload, view)
         if completion.tool_calls:
             messages += _tool_messages(completion.tool_calls)
@@ -123,42 +196,74 @@ def _run_core(args: argparse.Namespace, base_url: str, view: Renderer) -> None:
             _turn(client, {**payload, "messages": messages}, view)
 
 
-def _run_framework(args: argparse.Namespace, base_url: str, view: Renderer) -> None:
-    if args.via == "langchain":
-        from sse_chat.via_langchain import run_langchain_chat as driver
-    else:
-        from sse_chat.via_llamaindex import run_llamaindex_chat as driver
-    driver(
-        base_url=base_url,
-        api_key=os.environ.get("SSE_API_KEY", "demo-key"),
+def _run_framework(
+    args: argparse.Namespace, settings: dict[str, Any], view: Renderer, http: httpx.Client | None
+) -> None:
+    extra = {} if http is None else {"http_client": http}
+    _driver(args.via)(
+        **settings,
         model=args.model,
-        path=args.path,
-        headers=_headers(args),
         prompt=args.prompt,
         tool=None if args.no_tools else WEATHER_TOOL,
         run_tool=run_tool,
         view=view,
+        **extra,
     )
 
 
+def _converse(args: argparse.Namespace, view: Renderer, http: httpx.Client | None) -> None:
+    with _gateway(args, view) as base_url, _showing_retries(view):
+        settings: dict[str, Any] = {
+            "base_url": base_url,
+            "api_key": api_key(args, emulated=not args.base_url),
+            "path": args.path,
+            "headers": request_headers(args, fault=args.fault),
+        }
+        run = _run_core if args.via == "core" else _run_framework
+        run(args, settings, view, http)
+
+
+def _why_cut(error: IncompleteStreamError) -> str:
+    cause = error.__cause__
+    if cause is not None:
+        return f"the connection broke ({type(cause).__name__})"
+    return "the gateway ended it without a finish_reason and without [DONE]"
+
+
+def _recorder(args: argparse.Namespace) -> httpx.Client | None:
+    if not args.record:
+        return None
+    key = api_key(args, emulated=not args.base_url)
+    return recording_client(args.record, secrets=[key] if key else [])
+
+
 def run_chat(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Run the chat; returns the exit code (1 on a gateway or stream error)."""
-    out = out or sys.stdout
-    view = Renderer(out)
-    try:
-        with _gateway(args) as base_url:
-            if args.via == "core":
-                _run_core(args, base_url, view)
-            else:
-                _run_framework(args, base_url, view)
-    except ImportError as exc:
-        out.write(f"error: --via {args.via} needs the '{args.via}' extra ({exc})\n")
+    """Run the chat; returns the exit code (1 on a gateway or stream error, 2 on a refusal)."""
+    if said := _refusal(args):
+        print(f"sse-chat chat: {said}", file=sys.stderr)
         return 2
+    view = Renderer(out or sys.stdout)
+    before = len(list(args.record.glob(_RECORDED))) if args.record else 0
+    code = 0
+    try:
+        with contextlib.ExitStack() as stack:
+            http = _recorder(args)
+            if http is not None:
+                stack.enter_context(http)
+            _converse(args, view, http)
+    except IncompleteStreamError as exc:
+        view.line(f"error: the stream was cut before the answer finished: {_why_cut(exc)}")
+        render_partial(exc.partial, view)
+        code = 1
     except StreamError as exc:
-        out.write(f"\nerror: {type(exc).__name__}: {exc}\n")
-        out.write(f"(partial answer kept: {len(exc.partial.content)} characters)\n")
-        return 1
+        view.line(f"error: {type(exc).__name__}: {exc}")
+        render_partial(exc.partial, view)
+        code = 1
     except SSEConnectorError as exc:
-        out.write(f"\nerror: {type(exc).__name__}: {exc}\n")
-        return 1
-    return 0
+        view.line(f"error: {type(exc).__name__}: {exc}")
+        code = 1
+    if args.record:
+        count = len(list(args.record.glob(_RECORDED))) - before
+        view.note(f"recorded {count} model call(s) in {args.record}; replay them with "
+                  f"'sse-chat emulator --replay {args.record}'")  # fmt: skip
+    return code

@@ -2,8 +2,11 @@
 
 Subcommands:
     chat [PROMPT]   stream a chat live (starts the gateway emulator when no --base-url)
-    decode FILE     decode a captured SSE body and print the assembled message
-    emulator        run the gateway emulator on 127.0.0.1
+    decode FILE     decode a captured SSE body (or ``-``: stdin) and print the message
+    probe           characterize a gateway with a few small requests
+    emulator        run the gateway emulator on 127.0.0.1 (its own options and checks)
+
+Commands that need an extra that is not installed say which, in one line (exit status 2).
 """
 
 from __future__ import annotations
@@ -11,34 +14,43 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from sse_chat.chat import add_chat_arguments
-from sse_chat.render import render_completion
-from sse_core import SSEConnectorError, StreamError, decode
+from sse_chat.decoding import add_decode_arguments, run_decode
+from sse_chat.extras import missing_extra
+from sse_chat.probe.command import add_probe_arguments
+from sse_core import __version__
 
 __all__ = ["main"]
 
 
-def _cmd_decode(args: argparse.Namespace) -> int:
-    path = Path(args.file)
-    try:
-        body = path.read_bytes()
-    except OSError as exc:
-        print(f"sse-chat: cannot read {path}: {exc.strerror}", file=sys.stderr)
-        return 2
-    try:
-        completion = decode(body)
-    except StreamError as exc:
-        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        print("partial result received before the error:", file=sys.stderr)
-        render_completion(exc.partial, sys.stdout)
-        return 1
-    except SSEConnectorError as exc:
-        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
-    render_completion(completion, sys.stdout)
-    return 0
+class _Formatter(argparse.HelpFormatter):
+    """Wraps descriptions as usual, but keeps an ``examples:`` epilog as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+EXAMPLES = """\
+examples:
+  sse-chat chat                                   a chat with the built-in gateway emulator
+  sse-chat chat --base-url https://host/v1 --model my-model "Hello"
+  sse-chat chat --record recordings/first         record every model call for replay
+  sse-chat decode recordings/first/001.sse        decode a recorded or captured body
+  sse-chat probe --base-url https://host/v1 --model my-model
+  sse-chat emulator --port 8000 --replay recordings/first
+"""
+CHAT_EXAMPLES = """\
+examples:
+  sse-chat chat                                   emulator, demo tool, reasoning model
+  sse-chat chat "weather in Paris and Tokyo"      two tool calls, then the answer
+  sse-chat chat --no-tools --fault "rate-limit; retry-after=1" hello
+  sse-chat chat --dialect spass --via langchain "weather in Rome"
+  SSE_API_KEY=... sse-chat chat --base-url https://host/v1 --model my-model "Hi"
+  sse-chat chat --base-url https://host/v1 --model m --record recordings/session
+"""
 
 
 def _cmd_chat(args: argparse.Namespace) -> int:
@@ -47,38 +59,86 @@ def _cmd_chat(args: argparse.Namespace) -> int:
     return run_chat(args)
 
 
-def _cmd_emulator(args: argparse.Namespace) -> int:
-    from sse_core.emulator.__main__ import main as emulator_main
+def _cmd_probe(args: argparse.Namespace) -> int:
+    from sse_chat.probe.command import run_probe
 
-    argv = ["--port", str(args.port), "--dialect", args.dialect]
-    if args.api_key:
-        argv += ["--api-key", args.api_key]
-    return emulator_main(argv)
+    return run_probe(args)
+
+
+def _cmd_emulator(args: argparse.Namespace) -> int:
+    if said := missing_extra("emulator", "the gateway emulator"):
+        print(f"sse-chat emulator: {said}", file=sys.stderr)
+        return 2
+    from sse_core.emulator.cli import run
+
+    return run(args)
+
+
+def _add_emulator(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    emulator = sub.add_parser(
+        "emulator",
+        help="run the gateway emulator on 127.0.0.1",
+        description="Serve the deterministic OpenAI-compatible gateway emulator on "
+        "127.0.0.1 until Ctrl-C (docs/emulator.md).",
+    )
+    try:
+        from sse_core.emulator.cli import add_arguments
+    except ImportError:  # no uvicorn: accept anything, and say what to install
+        emulator.add_argument("options", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    else:
+        add_arguments(emulator)
+    emulator.set_defaults(func=_cmd_emulator)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="sse-chat", description="Stream chats from OpenAI-compatible gateways."
+        prog="sse-chat",
+        description="Stream chats from OpenAI-compatible gateways, decode captures, probe "
+        "and record gateways, and run the gateway emulator.",
+        epilog=EXAMPLES,
+        formatter_class=_Formatter,
     )
-    sub = parser.add_subparsers(dest="command", required=True)
-    chat = sub.add_parser("chat", help="stream a chat live (emulator by default)")
+    parser.add_argument("--version", action="version", version=f"sse-chat {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    chat = sub.add_parser(
+        "chat",
+        help="stream a chat live (the gateway emulator when no --base-url)",
+        description="Stream a chat: reasoning, answer, tool calls (the demo get_weather tool "
+        "is run locally and its result sent back) and usage.",
+        epilog=CHAT_EXAMPLES,
+        formatter_class=_Formatter,
+    )
     add_chat_arguments(chat)
     chat.set_defaults(func=_cmd_chat)
-    dec = sub.add_parser("decode", help="decode a captured SSE body and print the message")
-    dec.add_argument("file", help="a file holding the raw text/event-stream body")
-    dec.set_defaults(func=_cmd_decode)
-    emu = sub.add_parser("emulator", help="run the gateway emulator on 127.0.0.1")
-    emu.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free)")
-    emu.add_argument("--dialect", default="openai", help="dialect of the plain /v1 path")
-    emu.add_argument("--api-key", default=None, help="require 'Authorization: Bearer KEY'")
-    emu.set_defaults(func=_cmd_emulator)
+    decode = sub.add_parser(
+        "decode",
+        help="decode a captured SSE body and print the message",
+        description="Decode a captured text/event-stream body and print the assembled message.",
+    )
+    add_decode_arguments(decode)
+    decode.set_defaults(func=run_decode)
+    probe = sub.add_parser(
+        "probe",
+        help="characterize a gateway with a few small requests",
+        description="Send a handful of small requests, record them, and report how the "
+        "gateway streams: end of stream, usage, reasoning, tool calls, named events, errors; "
+        "then the ChatSSE and SSELLM settings that fit.",
+        formatter_class=_Formatter,
+    )
+    add_probe_arguments(probe)
+    probe.set_defaults(func=_cmd_probe)
+    _add_emulator(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sse-chat``; returns the process exit code."""
     args = _parser().parse_args(argv)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+    except KeyboardInterrupt:
+        print("(interrupted)", file=sys.stderr)
+        return 130
     return code
 
 

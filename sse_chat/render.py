@@ -1,4 +1,8 @@
-"""Terminal rendering: StreamEvents as they arrive, and a whole Completion."""
+"""Terminal rendering: StreamEvents as they arrive, a whole Completion, and what was cut.
+
+Sections (``[reasoning]``, ``[answer]``, ``[tool call]``, ...) start on their own line;
+nothing is followed by a blank line; colours only on a terminal without ``NO_COLOR``.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +27,9 @@ from sse_core import (
     UsageUpdate,
 )
 
-__all__ = ["Renderer", "render_completion", "usage_line"]
+__all__ = ["Renderer", "finish_line", "render_completion", "render_partial", "usage_line"]
+
+_DETAILS = ("cached_tokens", "cache_write_tokens", "reasoning_tokens")
 
 
 class Renderer:
@@ -37,52 +43,61 @@ class Renderer:
     def _style(self, code: str, text: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.color else text
 
+    def end_line(self) -> None:
+        """End the section being written, if any, so the next output starts a line."""
+        if self._section:
+            self.out.write("\n")
+            self._section = ""
+
     def _enter(self, section: str, *, again: bool = False) -> None:
         if again or section != self._section:
-            if self._section:
-                self.out.write("\n")
+            self.end_line()
             self.out.write(self._style("1;36", f"[{section}]") + " ")
             self._section = section
+
+    def _write(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
 
     def reasoning(self, text: str) -> None:
         """A piece of reasoning."""
         self._enter("reasoning")
-        self.out.write(self._style("2", text))
-        self.out.flush()
+        self._write(self._style("2", text))
 
     def text(self, text: str) -> None:
         """A piece of the answer."""
         self._enter("answer")
-        self.out.write(text)
-        self.out.flush()
+        self._write(text)
 
     def refusal(self, text: str) -> None:
         """A piece of a refusal."""
         self._enter("refusal")
-        self.out.write(self._style("31", text))
-        self.out.flush()
+        self._write(self._style("31", text))
 
     def tool_call(self, name: str | None, arguments: str) -> None:
         """A tool-call fragment; a name starts a new call on its own line."""
         if name:
             self._enter("tool call", again=True)
             self.out.write(self._style("33", name) + " ")
-        self.out.write(arguments)
-        self.out.flush()
+        elif not self._section:
+            self._enter("tool call")
+        self._write(arguments)
 
     def gateway_event(self, name: str, data: object) -> None:
         """A named gateway event, on a line of its own."""
-        self._enter(f"event {name}", again=True)
-        self.out.write(to_json(data).decode() + "\n")
-        self._section = ""
-        self.out.flush()
+        self.end_line()
+        self.out.write(self._style("1;36", f"[event {name}]") + " ")
+        self._write(to_json(data).decode() + "\n")
 
     def note(self, text: str) -> None:
-        """A line of commentary from the command itself."""
-        if self._section:
-            self.out.write("\n")
-            self._section = ""
-        self.out.write(self._style("2", f"({text})") + "\n")
+        """A line of commentary from the command itself, in parentheses."""
+        self.end_line()
+        self._write(self._style("2", f"({text})") + "\n")
+
+    def line(self, text: str) -> None:
+        """A plain line (an error, a heading)."""
+        self.end_line()
+        self._write(text + "\n")
 
     def event(self, event: StreamEvent) -> None:
         """Render one sse_core StreamEvent."""
@@ -103,54 +118,69 @@ class Renderer:
     def summary(self, finish_reason: str | None, usage: Usage | str | None) -> None:
         """The end of a turn: finish reason and usage (a Usage, or a line already made)."""
         line = usage if isinstance(usage, str) else usage_line(usage)
-        self._section = ""
-        self.out.write("\n" + self._style("2", f"finish_reason={finish_reason}  {line}") + "\n")
-        self.out.flush()
+        self.end_line()
+        self._write(self._style("2", f"finish_reason={finish_reason}  {line}") + "\n")
 
 
 def usage_line(usage: Usage | None) -> str:
+    """``usage: prompt=.. completion=.. total=..`` and the details the gateway sent."""
     if usage is None:
         return "usage: not reported"
-    extra = [
-        f"{name}={value}"
-        for name in ("cached_tokens", "cache_write_tokens", "reasoning_tokens")
-        if (value := getattr(usage, name)) is not None
-    ]
-    return (
-        f"usage: prompt={usage.prompt_tokens} completion={usage.completion_tokens} "
-        f"total={usage.total_tokens} {' '.join(extra)}"
-    ).rstrip()
+    extra = [f"{name}={value}" for name in _DETAILS if (value := getattr(usage, name)) is not None]
+    counts = f"prompt={usage.prompt_tokens} completion={usage.completion_tokens}"
+    return " ".join([f"usage: {counts} total={usage.total_tokens}", *extra])
 
 
-def render_completion(completion: Completion, out: TextIO) -> None:
-    """Print a Completion as a person reads it: reasoning, text, tool calls, usage, finish."""
+def finish_line(completion: Completion, reason: str | None, *, ended: str | None) -> str:
+    """The ``[finish_reason]`` line; when none arrived, why (never ``None``)."""
+    if reason is not None:
+        return f"[finish_reason] {reason}"
+    if ended:
+        return f"[finish_reason] none: {ended}"
+    if completion.done:
+        return "[finish_reason] none: the stream ended with [DONE] without one"
+    return "[finish_reason] none arrived"
+
+
+def render_completion(completion: Completion, out: TextIO, *, ended: str | None = None) -> None:
+    """Print a Completion as a person reads it: reasoning, text, tool calls, usage, finish.
+
+    Args:
+        completion: What to print.
+        out: Where to.
+        ended: How a stream that did not finish ended (``"the stream was cut"``), for
+            the finish line of a choice without a finish reason.
+    """
     if completion.model or completion.id:
         out.write(f"model: {completion.model or '-'}   id: {completion.id or '-'}\n")
     for choice in completion.choices:
         if len(completion.choices) > 1:
             out.write(f"--- choice {choice.index}\n")
-        if choice.reasoning:
-            out.write(f"[reasoning]\n{choice.reasoning}\n")
-        if choice.content:
-            out.write(f"[content]\n{choice.content}\n")
-        if choice.refusal:
-            out.write(f"[refusal]\n{choice.refusal}\n")
+        for label, text in (("reasoning", choice.reasoning), ("content", choice.content),
+                            ("refusal", choice.refusal)):  # fmt: skip
+            if text:
+                out.write(f"[{label}]\n{text}\n")
         for call in choice.tool_calls:
             out.write(f"[tool call {call.index}] {call.name}({call.arguments}) id={call.id}\n")
-        out.write(f"[finish_reason] {choice.finish_reason}\n")
+        out.write(finish_line(completion, choice.finish_reason, ended=ended) + "\n")
+    if not completion.choices:
+        out.write("(no choice arrived)\n")
     for event in completion.events:
         out.write(f"[event {event.name}] {to_json(event.data).decode()}\n")
-    usage = completion.usage
-    if usage is None:
-        out.write("[usage] not reported\n")
-    else:
-        details = [
-            f"{name}={value}"
-            for name in ("cached_tokens", "cache_write_tokens", "reasoning_tokens")
-            if (value := getattr(usage, name)) is not None
-        ]
-        out.write(
-            f"[usage] prompt={usage.prompt_tokens} completion={usage.completion_tokens} "
-            f"total={usage.total_tokens} {' '.join(details)}".rstrip()
-            + "\n"
-        )
+    out.write(f"[usage] {usage_line(completion.usage).removeprefix('usage: ')}\n")
+
+
+def render_partial(completion: Completion, view: Renderer) -> None:
+    """``the answer so far:`` and what had arrived of it, for a stream that ended badly."""
+    choice = completion.choices[0] if completion.choices else None
+    if choice is None or not (choice.reasoning or choice.content or choice.tool_calls):
+        view.line("the answer so far: nothing had arrived")
+        return
+    view.line("the answer so far:")
+    if choice.reasoning:
+        view.reasoning(choice.reasoning)
+    if choice.content:
+        view.text(choice.content)
+    for call in choice.tool_calls:
+        view.tool_call(call.name or "?", call.arguments)
+    view.end_line()

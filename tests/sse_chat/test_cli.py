@@ -9,7 +9,7 @@ import pytest
 from sse_chat.cli import main
 from sse_core.emulator import Emulator
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 
 
 def test_decode_prints_the_assembled_message(capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,7 +66,7 @@ def test_chat_reports_a_truncated_stream(
         ]
     )
     assert code == 1
-    assert "IncompleteStreamError" in capsys.readouterr().out
+    assert "error: the stream was cut before the answer finished" in capsys.readouterr().out
 
 
 def test_chat_shows_named_gateway_events(
@@ -104,4 +104,4 @@ def test_chat_through_each_framework_reports_truncation(
 ) -> None:
     args = ["chat", "--via", via, "--base-url", emulator.base_url(), "--no-tools"]
     assert main([*args, "--fault", "truncate; after=3", "hello"]) == 1
-    assert "IncompleteStreamError" in capsys.readouterr().out
+    assert "error: the stream was cut before the answer finished" in capsys.readouterr().out

@@ -1,0 +1,123 @@
+"""The options ``chat`` and ``probe`` share: where the gateway is, and how to talk to it.
+
+``--header`` is checked as it is parsed (``sse_core``'s own header check), so a header
+that cannot be sent is a one-line usage error, not a traceback later.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from sse_core.errors import ConfigurationError
+from sse_core.transport.config import check_header
+
+__all__ = [
+    "DIALECT_NAMES",
+    "add_gateway_arguments",
+    "api_key",
+    "fault_arg",
+    "fault_help",
+    "header_arg",
+    "request_headers",
+]
+
+#: The emulator's dialects (kept here so the parser builds without the emulator installed).
+DIALECT_NAMES = ("openai", "shroud", "streamchat", "spass", "gateway", "aivene")
+#: The key the emulator is sent when the user gave none (it accepts any).
+EMULATOR_KEY = "demo-key"
+
+
+def header_arg(text: str) -> tuple[str, str]:
+    """An argparse type: ``NAME:VALUE`` as a header that can be sent.
+
+    Raises:
+        argparse.ArgumentTypeError: No colon, an empty or invalid name, or a value
+            with a character HTTP cannot carry (secret values are not shown).
+    """
+    name, colon, value = text.partition(":")
+    if not colon:
+        raise argparse.ArgumentTypeError(f"expected NAME:VALUE, got {text[:40]!r} (no colon)")
+    if not name.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME:VALUE, got an empty name in {text[:40]!r}")
+    try:
+        return check_header(name.strip(), value, field="header")
+    except ConfigurationError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("header: ")) from None
+
+
+def fault_arg(text: str) -> str:
+    """An argparse type: an ``X-Emulator-Fault`` value that can be sent as a header."""
+    try:
+        return check_header("X-Emulator-Fault", text, field="fault")[1]
+    except ConfigurationError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("fault: ")) from None
+
+
+def fault_help() -> str:
+    """The ``--fault`` help: the emulator's fault catalogue, or where it is documented."""
+    try:
+        from sse_core.emulator import FAULTS
+    except ImportError:
+        names = "see docs/emulator.md for the list"
+    else:
+        names = "one of: " + ", ".join(FAULTS)
+    return (
+        "faults for the emulator to inject (sent as X-Emulator-Fault), comma-separated, each "
+        f"with optional '; key=value' parameters, e.g. 'truncate; after=3'; {names}"
+    )
+
+
+def add_gateway_arguments(
+    parser: argparse.ArgumentParser, *, model_default: str | None, model_help: str
+) -> None:
+    """Add --base-url, --model, --path, --header, --api-key and --dialect to ``parser``."""
+    parser.add_argument(
+        "--base-url",
+        default=os.environ.get("SSE_BASE_URL"),
+        metavar="URL",
+        help="the gateway URL with its version prefix, e.g. https://host/v1 (default: "
+        "$SSE_BASE_URL; without either, the built-in gateway emulator is started)",
+    )
+    parser.add_argument("--model", default=model_default, help=model_help)
+    parser.add_argument(
+        "--path",
+        default="/chat/completions",
+        help="appended to the base URL (default: /chat/completions; SPASS: /c1/chat)",
+    )
+    parser.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        type=header_arg,
+        metavar="NAME:VALUE",
+        help="a header to send with every request (repeat for more)",
+    )
+    parser.add_argument(
+        "--api-key",
+        default=None,
+        metavar="KEY",
+        help="the bearer key (default: $SSE_API_KEY); never printed",
+    )
+    parser.add_argument(
+        "--dialect",
+        default="openai",
+        choices=DIALECT_NAMES,
+        help="the emulator's dialect, without --base-url (default: openai); spass also "
+        "sends the SPASS-User-Id header it requires",
+    )
+
+
+def api_key(args: argparse.Namespace, *, emulated: bool) -> str:
+    """The key to send: --api-key, else $SSE_API_KEY, else a demo key for the emulator."""
+    key: str = args.api_key or os.environ.get("SSE_API_KEY") or ""
+    return key or (EMULATOR_KEY if emulated else "")
+
+
+def request_headers(args: argparse.Namespace, *, fault: str | None = None) -> dict[str, str]:
+    """The headers to send: SPASS's user id for that dialect, the --header values, a fault."""
+    headers = {"SPASS-User-Id": "demo-user"} if args.dialect == "spass" else {}
+    headers.update(dict(args.header))
+    if fault:
+        headers["X-Emulator-Fault"] = fault
+    return headers

@@ -1,0 +1,143 @@
+"""``sse-chat probe``: its options, and running it against a gateway or the built-in emulator."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+from sse_chat.extras import missing_extra
+from sse_chat.options import add_gateway_arguments, api_key, request_headers
+from sse_chat.probe.analyse import find
+from sse_chat.probe.report import as_json, fatal_line, human
+from sse_chat.probe.steps import Target, run_probe_steps
+from sse_core import ConfigurationError, GatewayConnectionError
+from sse_core.transport.config import public_url
+
+__all__ = ["add_probe_arguments", "run_probe"]
+
+EMULATOR_MODEL = "emulator"
+EXAMPLES = """\
+examples:
+  sse-chat probe                                  the built-in emulator, dialect openai
+  sse-chat probe --dialect streamchat --json
+  sse-chat probe --base-url https://host/v1 --model my-model --timeout 20
+  sse-chat probe --base-url https://host/v1 --model m --header "X-Team: a" --record probe/
+"""
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 600:
+        raise argparse.ArgumentTypeError(f"expected seconds in (0, 600], got {text!r}")
+    return value
+
+
+def add_probe_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``probe`` subcommand's options."""
+    add_gateway_arguments(
+        parser,
+        model_default=None,
+        model_help=f"the model to probe (needed with --base-url; the emulator: {EMULATOR_MODEL})",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object instead of the report"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=30.0,
+        metavar="S",
+        help="the limit for each request, in every phase, in seconds (default: 30)",
+    )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="DIR",
+        help="keep the probe's recordings in DIR, one folder per request (default: a "
+        "temporary folder, removed afterwards)",
+    )
+    parser.epilog = EXAMPLES
+
+
+@contextlib.contextmanager
+def _gateway(args: argparse.Namespace) -> Iterator[str]:
+    if args.base_url:
+        yield args.base_url
+        return
+    from sse_core.emulator import Emulator
+
+    with Emulator() as emulator:
+        yield emulator.base_url(args.dialect)
+
+
+@contextlib.contextmanager
+def _folder(record: Path | None) -> Iterator[Path]:
+    if record is not None:
+        record.mkdir(parents=True, exist_ok=True)
+        yield record
+        return
+    with tempfile.TemporaryDirectory(prefix="sse-probe-") as folder:
+        yield Path(folder)
+
+
+def _refusal(args: argparse.Namespace) -> str | None:
+    if not args.base_url:
+        said = missing_extra("cli", "probe without --base-url")
+        return f"{said} (the gateway emulator), or pass --base-url" if said else None
+    if not args.model:
+        return "--base-url needs --model (the model to probe)"
+    return None
+
+
+def run_probe(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Probe and report; 0 when the gateway answered, 1 when it could not be probed."""
+    out = out or sys.stdout
+    if said := _refusal(args):
+        print(f"sse-chat probe: {said}", file=sys.stderr)
+        return 2
+    emulated = not args.base_url
+    with _gateway(args) as base_url, _folder(args.record) as root:
+        target = Target(
+            base_url=base_url,
+            model=args.model or EMULATOR_MODEL,
+            path=args.path,
+            api_key=api_key(args, emulated=emulated),
+            headers=request_headers(args),
+            timeout=args.timeout,
+        )
+        try:
+            probe = run_probe_steps(target, root)
+        except ConfigurationError as error:
+            print(f"sse-chat probe: {error}", file=sys.stderr)
+            return 2
+    fatal = probe.errors.get("plain")
+    if fatal is not None:
+        line = fatal_line(fatal, args.timeout)
+        url = public_url(target.base_url + target.path)
+        if args.json:
+            reachable = not isinstance(fatal, GatewayConnectionError)
+            report = {"url": url, "model": target.model, "reachable": reachable, "error": line}
+            out.write(json.dumps(report) + "\n")
+        else:
+            out.write(f"sse-chat probe: {url}: {line}\n")
+        return 1
+    findings = find(probe.exchanges)
+    report = as_json(findings, target, requests=probe.requests, errors=probe.errors)
+    if args.json:
+        out.write(json.dumps(report, ensure_ascii=False) + "\n")
+    else:
+        if emulated:
+            out.write(f"(no --base-url: probing the gateway emulator, dialect {args.dialect})\n")
+        out.write("\n".join(human(report, findings)) + "\n")
+        if args.record:
+            out.write(f"(the recordings are in {args.record}, one folder per request)\n")
+    return 0

@@ -1,0 +1,152 @@
+"""The probe's requests: each sent through ``ChatClient`` and recorded to a folder of its own.
+
+Every request is small, bounded by the probe's timeout in every phase, and not retried
+(``ChatClient`` still drops ``stream_options`` once if the gateway rejects it: the
+recording then holds both answers, which is how the probe sees the rejection).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic_core import from_json
+
+from sse_chat.demo_tool import WEATHER_TOOL
+from sse_chat.probe.analyse import Exchange, exchange, reasoning_field
+from sse_core import ChatClient, SSEConnectorError, Timeouts
+from sse_core.transport.recording import recording_client
+
+__all__ = ["Probe", "Step", "Target", "plan", "run_probe_steps"]
+
+PROMPT = "Reply with one short sentence: hello."
+TOOL_PROMPT = "What is the weather in Paris? Call the get_weather tool."
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Target:
+    """The gateway to probe and how to reach it."""
+
+    base_url: str
+    model: str
+    path: str = "/chat/completions"
+    api_key: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    timeout: float = 30.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Step:
+    """One probe request: its name, its body, whether it asks for stream usage."""
+
+    name: str
+    what: str
+    payload: dict[str, Any]
+    include_usage: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Probe:
+    """Every step's recorded exchanges and the error each step ended with (if any)."""
+
+    exchanges: dict[str, tuple[Exchange, ...]]
+    errors: dict[str, SSEConnectorError]
+    requests: int
+
+
+def plan(model: str) -> dict[str, Step]:
+    """The steps by name, in the order they run (``thinking-kwargs`` only when needed)."""
+    ask = [{"role": "user", "content": PROMPT}]
+    steps = [
+        Step(name="plain", what="plain text", payload={"model": model, "messages": ask}),
+        Step(
+            name="usage",
+            what="stream_options.include_usage",
+            payload={"model": model, "messages": ask},
+            include_usage=True,
+        ),
+        Step(
+            name="thinking",
+            what="reasoning_effort",
+            payload={"model": model, "messages": ask, "reasoning_effort": "low"},
+        ),
+        Step(
+            name="thinking-kwargs",
+            what="chat_template_kwargs.enable_thinking",
+            payload={
+                "model": model,
+                "messages": ask,
+                "chat_template_kwargs": {"enable_thinking": True},
+            },
+        ),
+        Step(
+            name="tools",
+            what="a tool to call",
+            payload={
+                "model": model,
+                "tools": [WEATHER_TOOL],
+                "messages": [{"role": "user", "content": TOOL_PROMPT}],
+            },
+        ),
+        Step(name="failure", what="no messages", payload={"model": model, "messages": []}),
+    ]
+    return {step.name: step for step in steps}
+
+
+def _load(directory: Path) -> tuple[Exchange, ...]:
+    """The exchanges recorded in ``directory``, in order."""
+    found = []
+    for body in sorted(directory.glob("*.sse")):
+        meta = from_json(body.with_suffix(".json").read_bytes())
+        found.append(exchange(meta, body.read_bytes()))
+    return tuple(found)
+
+
+def run_step(target: Target, step: Step, directory: Path) -> SSEConnectorError | None:
+    """Send one step's request, recorded into ``directory``; the error it ended with."""
+    seconds = target.timeout
+    timeouts = Timeouts(connect=seconds, first_byte=seconds, idle=seconds, total=seconds)
+    secrets = [target.api_key] if target.api_key else []
+    with (
+        recording_client(directory, secrets=secrets) as http,
+        ChatClient(
+            base_url=target.base_url,
+            api_key=target.api_key or None,
+            path=target.path,
+            default_headers=dict(target.headers),
+            timeout=timeouts,
+            max_retries=0,
+            include_usage=step.include_usage,
+            http_client=http,
+        ) as client,
+    ):
+        try:
+            client.complete(step.payload)
+        except SSEConnectorError as error:
+            return error
+    return None
+
+
+def run_probe_steps(target: Target, root: Path) -> Probe:
+    """Run the steps, recording into ``root/<n>-<step>``; stops after a failed first step.
+
+    Raises:
+        ConfigurationError: The target's settings cannot work (a bad URL, key or header).
+    """
+    steps = plan(target.model)
+    exchanges: dict[str, tuple[Exchange, ...]] = {}
+    errors: dict[str, SSEConnectorError] = {}
+    for number, step in enumerate(steps.values(), start=1):
+        if step.name == "thinking-kwargs" and reasoning_field(exchanges["thinking"]):
+            continue  # the first switch worked: no need for the second
+        directory = root / f"{number}-{step.name}"
+        error = run_step(target, step, directory)
+        exchanges[step.name] = _load(directory)
+        if error is not None:
+            errors[step.name] = error
+            if step.name == "plain":
+                break
+    requests = sum(len(found) for found in exchanges.values())
+    return Probe(exchanges=exchanges, errors=errors, requests=requests)
