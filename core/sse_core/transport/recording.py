@@ -305,7 +305,8 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         """Write one call's files, the body first."""
         stem = self.directory / f"{number:03d}"
         _write_atomic(stem.with_suffix(".sse"), body)
-        text = json.dumps(meta, indent=2, ensure_ascii=False) + "\n"
+        lines = (f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in meta.items())
+        text = "{\n" + ",\n".join(lines) + "\n}\n"
         _write_atomic(stem.with_suffix(".json"), text.encode())
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
