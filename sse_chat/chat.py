@@ -97,11 +97,11 @@ def _refusal(args: argparse.Namespace) -> str | None:
     """Why the chat cannot start (a missing extra, --record not plumbed), or None."""
     if args.via != "core" and (said := missing_extra(args.via, f"--via {args.via}")):
         return said
-    if not args.base_url and (said := missing_extra("cli", "chat without --base-url")):
-        return said + " (the gateway emulator), or pass --base-url"
     if args.record and args.via != "core" and not _takes_http_client(args.via):
         module = f"sse_chat/via_{args.via}.py"
         return f"--record with --via {args.via} needs an http_client parameter in {module}"
+    if not args.base_url:
+        return missing_extra("cli", "without --base-url it starts the gateway emulator, which")
     return None
 
 

@@ -21,7 +21,7 @@ from sse_chat.extras import missing_extra
 from sse_chat.probe.command import add_probe_arguments
 from sse_core import __version__
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main"]
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -90,7 +90,7 @@ def _add_emulator(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     emulator.set_defaults(func=_cmd_emulator)
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sse-chat",
         description="Stream chats from OpenAI-compatible gateways, decode captures, probe "
@@ -133,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sse-chat``; returns the process exit code."""
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         code: int = args.func(args)
     except KeyboardInterrupt:

@@ -91,8 +91,7 @@ def _folder(record: Path | None) -> Iterator[Path]:
 
 def _refusal(args: argparse.Namespace) -> str | None:
     if not args.base_url:
-        said = missing_extra("cli", "probe without --base-url")
-        return f"{said} (the gateway emulator), or pass --base-url" if said else None
+        return missing_extra("cli", "without --base-url it probes the gateway emulator, which")
     if not args.model:
         return "--base-url needs --model (the model to probe)"
     return None

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
+import sse_chat.chat
 from sse_chat.cli import main
+from sse_core import ChatClient
 from sse_core.emulator import Emulator
+
+pytestmark = pytest.mark.timeout(60)
 
 ROOT = Path(__file__).parents[2]
 
@@ -105,3 +111,73 @@ def test_chat_through_each_framework_reports_truncation(
     args = ["chat", "--via", via, "--base-url", emulator.base_url(), "--no-tools"]
     assert main([*args, "--fault", "truncate; after=3", "hello"]) == 1
     assert "error: the stream was cut before the answer finished" in capsys.readouterr().out
+
+
+# --- chat --record ---
+
+
+def test_chat_records_every_model_call_for_replay(
+    emulator: Emulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "session"
+    argv = ["chat", "--base-url", emulator.base_url(), "--api-key", "sk-record-canary-1234"]
+    assert main([*argv, "--record", str(record), "weather in Paris"]) == 0
+    live = capsys.readouterr().out.splitlines()
+    assert live[-1] == (
+        f"(recorded 2 model call(s) in {record}; replay them with "
+        f"'sse-chat emulator --replay {record}')"
+    )
+    assert sorted(p.name for p in record.iterdir()) == [
+        "001.json",
+        "001.sse",
+        "002.json",
+        "002.sse",
+    ]
+    assert "sk-record-canary" not in "".join(p.read_text() for p in record.iterdir())
+    # the recording decodes, and replays as the live chat ran
+    assert main(["decode", str(record / "001.sse")]) == 0
+    decoded = capsys.readouterr().out
+    assert '[tool call 0] get_weather({"city":"Paris"})' in decoded
+    assert "[finish_reason] tool_calls" in decoded
+    with Emulator(replay=record) as replay:
+        assert main(["chat", "--base-url", replay.base_url(), "anything"]) == 0
+    assert capsys.readouterr().out.splitlines() == live[:-1]
+
+
+def test_record_through_a_framework_driver_passes_the_recording_client(
+    emulator: Emulator,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    seen: dict[str, Any] = {}
+
+    def driver(*, base_url: str, http_client: httpx.Client, **rest: Any) -> None:
+        seen.update(rest, http_client=http_client)
+        with ChatClient(base_url=base_url, http_client=http_client) as client:
+            client.complete(
+                {"model": rest["model"], "messages": [{"role": "user", "content": "hi"}]}
+            )
+
+    monkeypatch.setattr(sse_chat.chat, "_driver", lambda via: driver)
+    argv = ["chat", "--via", "langchain", "--base-url", emulator.base_url()]
+    assert main([*argv, "--record", str(tmp_path), "--no-tools"]) == 0
+    assert isinstance(seen["http_client"], httpx.Client)
+    assert seen["http_client"].is_closed  # the command closes what it opened
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["001.json", "001.sse"]
+    assert "(recorded 1 model call(s) in" in capsys.readouterr().out
+
+
+def test_record_through_a_driver_without_http_client_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def driver(*, base_url: str, **rest: Any) -> None:
+        raise AssertionError("not called")
+
+    monkeypatch.setattr(sse_chat.chat, "_driver", lambda via: driver)
+    argv = ["chat", "--via", "llamaindex", "--base-url", "http://127.0.0.1:9/v1"]
+    assert main([*argv, "--record", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        "sse-chat chat: --record with --via llamaindex needs an http_client parameter in "
+        "sse_chat/via_llamaindex.py\n"
+    )
