@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from langchain_core.exceptions import ModelRefusalError
 
-    from langchain_sse._convert import PROVIDER
     from langchain_sse._errors import (
         AuthenticationError,
         BadRequestError,
@@ -29,7 +28,8 @@ if TYPE_CHECKING:
         StreamProtocolError,
         StreamTimeoutError,
     )
-    from langchain_sse.chat_models import ChatSSE
+    from langchain_sse._inbound import PROVIDER
+    from langchain_sse.model import ChatSSE
     from sse_core import (
         ConfigurationError,
         GatewayHTTPError,
@@ -63,8 +63,8 @@ __all__ = [
 ]
 
 _HOMES = {
-    "ChatSSE": "langchain_sse.chat_models",
-    "PROVIDER": "langchain_sse._convert",
+    "ChatSSE": "langchain_sse.model",
+    "PROVIDER": "langchain_sse._inbound",
     "ModelRefusalError": "langchain_core.exceptions",
     **dict.fromkeys(
         ("ConfigurationError", "GatewayHTTPError", "SSEConnectorError", "StreamError", "Timeouts"),

@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages import content as types
 from langchain_core.messages.block_translators import register_translator
 
-from langchain_sse._convert import PROVIDER
+from langchain_sse._inbound import PROVIDER
 
 __all__ = ["register", "translate_content", "translate_content_chunk"]
 
@@ -24,13 +24,13 @@ __all__ = ["register", "translate_content", "translate_content_chunk"]
 REFUSAL_FINISH_REASONS = frozenset({"content_filter"})
 
 
-def _block(**fields: Any) -> types.ContentBlock:
+def _make_block(**fields: Any) -> types.ContentBlock:
     # The block TypedDicts mark optional keys with typing.NotRequired, which mypy cannot
     # see under python_version 3.10: it would call every optional key missing.
     return cast("types.ContentBlock", fields)
 
 
-def _leading(message: AIMessage) -> list[types.ContentBlock]:
+def _translate_leading(message: AIMessage) -> list[types.ContentBlock]:
     """The reasoning and text blocks; list content is left to LangChain's own parsing."""
     if not isinstance(message.content, str):
         # Not ChatSSE's shape (a hand-built message, or v1 content): best-effort parsing.
@@ -38,19 +38,19 @@ def _leading(message: AIMessage) -> list[types.ContentBlock]:
     blocks: list[types.ContentBlock] = []
     reasoning = message.additional_kwargs.get("reasoning_content")
     if isinstance(reasoning, str) and reasoning:
-        blocks.append(_block(type="reasoning", reasoning=reasoning))
+        blocks.append(_make_block(type="reasoning", reasoning=reasoning))
     if message.content:
-        blocks.append(_block(type="text", text=message.content))
+        blocks.append(_make_block(type="text", text=message.content))
     return blocks
 
 
-def _tool_calls(message: AIMessage) -> list[types.ContentBlock]:
+def _translate_calls(message: AIMessage) -> list[types.ContentBlock]:
     blocks = [
-        _block(type="tool_call", name=call["name"], args=call["args"], id=call.get("id"))
+        _make_block(type="tool_call", name=call["name"], args=call["args"], id=call.get("id"))
         for call in message.tool_calls
     ]
     blocks.extend(
-        _block(
+        _make_block(
             type="invalid_tool_call",
             name=bad.get("name"),
             args=bad.get("args"),
@@ -62,7 +62,7 @@ def _tool_calls(message: AIMessage) -> list[types.ContentBlock]:
     return blocks
 
 
-def _tool_call_chunks(chunk: AIMessageChunk) -> list[types.ContentBlock]:
+def _translate_call_chunks(chunk: AIMessageChunk) -> list[types.ContentBlock]:
     blocks: list[types.ContentBlock] = []
     for piece in chunk.tool_call_chunks:
         fields: dict[str, Any] = {
@@ -72,17 +72,17 @@ def _tool_call_chunks(chunk: AIMessageChunk) -> list[types.ContentBlock]:
         }
         if (index := piece.get("index")) is not None:
             fields["index"] = index
-        blocks.append(_block(type="tool_call_chunk", **fields))
+        blocks.append(_make_block(type="tool_call_chunk", **fields))
     return blocks
 
 
-def _refusal(message: AIMessage) -> list[types.ContentBlock]:
+def _translate_refusal(message: AIMessage) -> list[types.ContentBlock]:
     refusal = message.additional_kwargs.get("refusal")
     if isinstance(refusal, str) and refusal:
-        return [_block(type="refusal", refusal=refusal)]
+        return [_make_block(type="refusal", refusal=refusal)]
     finish = message.response_metadata.get("finish_reason")
     if finish in REFUSAL_FINISH_REASONS:
-        return [_block(type="refusal", refusal="", extras={"finish_reason": finish})]
+        return [_make_block(type="refusal", refusal="", extras={"finish_reason": finish})]
     return []
 
 
@@ -92,7 +92,7 @@ def translate_content(message: AIMessage) -> list[types.ContentBlock]:
     Raises:
         NotImplementedError: For list content, so LangChain parses it best-effort.
     """
-    return [*_leading(message), *_tool_calls(message), *_refusal(message)]
+    return [*_translate_leading(message), *_translate_calls(message), *_translate_refusal(message)]
 
 
 def translate_content_chunk(chunk: AIMessageChunk) -> list[types.ContentBlock]:
@@ -101,8 +101,9 @@ def translate_content_chunk(chunk: AIMessageChunk) -> list[types.ContentBlock]:
     Raises:
         NotImplementedError: For list content, so LangChain parses it best-effort.
     """
-    calls = _tool_calls(chunk) if chunk.chunk_position == "last" else _tool_call_chunks(chunk)
-    return [*_leading(chunk), *calls, *_refusal(chunk)]
+    last = chunk.chunk_position == "last"
+    calls = _translate_calls(chunk) if last else _translate_call_chunks(chunk)
+    return [*_translate_leading(chunk), *calls, *_translate_refusal(chunk)]
 
 
 def register() -> None:

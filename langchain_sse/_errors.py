@@ -47,7 +47,7 @@ __all__ = [
     "ServerError",
     "StreamProtocolError",
     "StreamTimeoutError",
-    "to_langchain_error",
+    "convert_error",
 ]
 
 
@@ -95,9 +95,9 @@ class _PartialMessage:
     @property
     def partial_message(self) -> AIMessage:
         """What arrived before the failure, as an ``AIMessage``."""
-        from langchain_sse._convert import completion_to_message
+        from langchain_sse._inbound import convert_completion
 
-        return completion_to_message(self.partial)
+        return convert_completion(self.partial)
 
 
 class GatewayStreamError(_PartialMessage, sse_core.GatewayStreamError, lc.ModelAPIError):
@@ -136,7 +136,7 @@ _OVERFLOW_WORDS = ("maximum context length", "context window", "context length e
 E = TypeVar("E", bound=sse_core.SSEConnectorError)
 
 
-def _refined(error: sse_core.SSEConnectorError) -> type[sse_core.SSEConnectorError] | None:
+def _pick_class(error: sse_core.SSEConnectorError) -> type[sse_core.SSEConnectorError] | None:
     """The adapter class for ``error``, refined by status and code where LangChain has one."""
     cls = _BY_CORE_CLASS.get(type(error))
     if isinstance(error, sse_core.GatewayHTTPError):
@@ -151,7 +151,7 @@ def _refined(error: sse_core.SSEConnectorError) -> type[sse_core.SSEConnectorErr
     return cls
 
 
-def to_langchain_error(error: E) -> E:
+def convert_error(error: E) -> E:
     """The same error as an instance of the class that also inherits LangChain's type.
 
     The attributes (status, retry_after, partial, ...) and the traceback are carried over;
@@ -163,7 +163,7 @@ def to_langchain_error(error: E) -> E:
     Returns:
         An instance of a subclass of ``type(error)``, or ``error`` itself.
     """
-    cls = _refined(error)
+    cls = _pick_class(error)
     if cls is None or type(error) is cls:
         return error
     mapped: E = cls.__new__(cls)  # type: ignore[assignment]

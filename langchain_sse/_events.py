@@ -1,5 +1,7 @@
 """Gateway named events as LangChain custom callback events, under the chat model's own run.
 
+Also the run link that lets them reach that run from the base class's streaming path.
+
 Two traps decide the shape of this module (langchain-core 1.8):
 
 - ``run_manager.on_custom_event`` on an LLM run manager is the no-op handler-mixin method:
@@ -44,9 +46,9 @@ __all__ = [
     "RunLink",
     "RunLinkedChatModel",
     "SyncEmit",
-    "async_emitter",
     "link_config",
-    "sync_emitter",
+    "make_async_emitter",
+    "make_emitter",
 ]
 
 #: The keyword under which ``stream``/``astream`` pass the :class:`RunLink` to ``_stream``.
@@ -80,7 +82,7 @@ def link_config(
 Manager = TypeVar("Manager", CallbackManager, AsyncCallbackManager)
 
 
-def _target(
+def _build_target(
     kind: type[Manager],
     model: BaseChatModel,
     run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None,
@@ -111,39 +113,47 @@ def _target(
 _NO_LINK = RunLink(config=RunnableConfig(), run_id=UUID(int=0))
 
 
-def sync_emitter(
+def _drop(event: GatewayEvent) -> None:
+    """Where gateway events go when no run hears them (they stay in ``response_metadata``)."""
+
+
+async def _adrop(event: GatewayEvent) -> None:
+    """Async twin of :func:`_drop`."""
+
+
+def make_emitter(
     model: BaseChatModel, run_manager: CallbackManagerForLLMRun | None, link: RunLink | None
-) -> SyncEmit | None:
-    """A function that sends a GatewayEvent to the run's handlers; None without a run.
+) -> SyncEmit:
+    """A function that sends a GatewayEvent to the run's handlers (a no-op without a run).
 
     The callback manager is built on the first event: most streams have none.
     """
     if run_manager is None and link is None:
-        return None
+        return _drop
     target: list[tuple[CallbackManager, UUID]] = []
 
     def emit(event: GatewayEvent) -> None:
         if not target:
-            target.append(_target(CallbackManager, model, run_manager, link or _NO_LINK))
+            target.append(_build_target(CallbackManager, model, run_manager, link or _NO_LINK))
         manager, run_id = target[0]
         manager.on_custom_event(event.name, event.data, run_id=run_id)
 
     return emit
 
 
-def async_emitter(
+def make_async_emitter(
     model: BaseChatModel,
     run_manager: AsyncCallbackManagerForLLMRun | None,
     link: RunLink | None,
-) -> AsyncEmit | None:
-    """Async twin of :func:`sync_emitter`."""
+) -> AsyncEmit:
+    """Async twin of :func:`make_emitter`."""
     if run_manager is None and link is None:
-        return None
+        return _adrop
     target: list[tuple[AsyncCallbackManager, UUID]] = []
 
     async def emit(event: GatewayEvent) -> None:
         if not target:
-            target.append(_target(AsyncCallbackManager, model, run_manager, link or _NO_LINK))
+            target.append(_build_target(AsyncCallbackManager, model, run_manager, link or _NO_LINK))
         manager, run_id = target[0]
         await manager.on_custom_event(event.name, event.data, run_id=run_id)
 

@@ -1,42 +1,53 @@
-"""StreamEvents to LangChain chunks: the pure inbound mapping, no I/O.
+"""StreamEvents and core snapshots to LangChain chunks and messages: the pure inbound mapping.
 
 One delta event gives one ``AIMessageChunk`` (or, when coalescing, one network read gives
-one chunk); the bookkeeping events (usage, finish, metadata, ``[DONE]``) give none, because
-the core's accumulator already keeps them: the one final chunk is built from the
-:class:`~sse_core.Completion` when the stream ends. That chunk alone carries
-``usage_metadata`` and the string metadata, since LangChain sums usage and concatenates
-strings when it merges chunks.
+one chunk, from :func:`sse_core.merge_read`); the bookkeeping events (usage, finish,
+metadata, ``[DONE]``) give none, because the core's accumulator keeps them: the one final
+chunk is built from the :class:`~sse_core.Completion` when the stream ends, and the whole
+answer (``invoke``, ``on_llm_end``, ``on_llm_error``) from what the core received. That
+final chunk alone carries ``usage_metadata`` and the string metadata, since LangChain sums
+usage and concatenates strings when it merges chunks.
+
+The choice to follow is the core's (:attr:`sse_core.Accumulator.followed`); the mapper keeps
+only whether the stream's first chunk was tagged.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from enum import Enum
 from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.ai import InputTokenDetails, OutputTokenDetails, UsageMetadata
 from langchain_core.messages.tool import ToolCallChunk, tool_call_chunk
 from langchain_core.messages.utils import message_chunk_to_message
-from langchain_core.outputs import ChatGenerationChunk
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
 
 from sse_core import (
     Completion,
     GatewayEvent,
+    ReadDelta,
     ReasoningDelta,
     RefusalDelta,
     StreamEvent,
     TextDelta,
     ToolCallDelta,
     Usage,
+    merge_read,
 )
 
 __all__ = [
     "DEFAULT_RESPONSE_HEADERS",
     "PROVIDER",
     "ChunkMapper",
-    "completion_to_message",
-    "usage_metadata",
-    "whole_chunk",
+    "Item",
+    "MapMode",
+    "build_whole_chunk",
+    "combine_llm_outputs",
+    "convert_completion",
+    "fill_llm_output",
+    "map_usage",
 ]
 
 #: The ``model_provider`` tag of every message ChatSSE makes (its content-block translator).
@@ -52,12 +63,22 @@ DEFAULT_RESPONSE_HEADERS: tuple[str, ...] = (
     "x-ratelimit-remaining-tokens",
 )
 
+#: ``llm_output`` keys taken from the final ``response_metadata``.
+_LLM_OUTPUT_KEYS = ("token_usage", "model_name", "id", "system_fingerprint")
+
+#: What mapping one read gives: chunks, and the named gateway events between them.
 Item = ChatGenerationChunk | GatewayEvent
-_DELTAS = (TextDelta, ReasoningDelta, ToolCallDelta, RefusalDelta)
 
 
-def _chunk(message: AIMessageChunk) -> ChatGenerationChunk:
-    return ChatGenerationChunk(message=message)
+class MapMode(Enum):
+    """How a :class:`ChunkMapper` maps a read."""
+
+    EACH = "each"
+    """One chunk per delta event."""
+    COALESCE = "coalesce"
+    """At most one chunk per network read."""
+    QUIET = "quiet"
+    """No chunk at all: the caller wants only the whole answer."""
 
 
 # Only the first chunk, refusal chunks and the last chunk carry ``model_provider``: it tells
@@ -66,94 +87,106 @@ def _chunk(message: AIMessageChunk) -> ChatGenerationChunk:
 # dict less per chunk is a tenth of the adapter's CPU and memory on long streams.
 
 
-def text_chunk(text: str) -> ChatGenerationChunk:
-    """A chunk of answer text."""
-    return _chunk(AIMessageChunk(content=text))
+def _wrap(message: AIMessageChunk) -> ChatGenerationChunk:
+    return ChatGenerationChunk(message=message)
 
 
-def reasoning_chunk(text: str) -> ChatGenerationChunk:
-    """A chunk of reasoning: ``additional_kwargs["reasoning_content"]``."""
-    return _chunk(AIMessageChunk(content="", additional_kwargs={"reasoning_content": text}))
+def _make_text(event: TextDelta) -> ChatGenerationChunk:
+    return _wrap(AIMessageChunk(content=event.text))
 
 
-def refusal_chunk(text: str) -> ChatGenerationChunk:
-    """A chunk of a refusal: ``additional_kwargs["refusal"]``."""
-    return _chunk(
+def _make_reasoning(event: ReasoningDelta) -> ChatGenerationChunk:
+    return _wrap(AIMessageChunk(content="", additional_kwargs={"reasoning_content": event.text}))
+
+
+def _make_refusal(event: RefusalDelta) -> ChatGenerationChunk:
+    return _wrap(
         AIMessageChunk(
             content="",
-            additional_kwargs={"refusal": text},
+            additional_kwargs={"refusal": event.text},
             response_metadata={"model_provider": PROVIDER},
         )
     )
 
 
-def tool_chunk(calls: list[ToolCallChunk]) -> ChatGenerationChunk:
-    """A chunk of tool-call fragments (``id``/``name`` only on a call's first fragment)."""
-    return _chunk(AIMessageChunk(content="", tool_call_chunks=calls))
+def _make_tool_piece(event: ToolCallDelta) -> ChatGenerationChunk:
+    """A tool-call fragment (``id``/``name`` only on a call's first fragment)."""
+    return _wrap(AIMessageChunk(content="", tool_call_chunks=[_fragment(event)]))
+
+
+def _pass_on(event: GatewayEvent) -> GatewayEvent:
+    return event
 
 
 def _fragment(event: ToolCallDelta) -> ToolCallChunk:
     return tool_call_chunk(name=event.name, args=event.arguments, id=event.id, index=event.index)
 
 
-class ChunkMapper:
-    """Maps the events of one response to chunks; keeps only which choice is followed.
+#: The item each event type gives, by exact type (a dict lookup per event, no match chain).
+_PER_EVENT: dict[type[StreamEvent], Callable[[Any], Item]] = {
+    TextDelta: _make_text,
+    ReasoningDelta: _make_reasoning,
+    ToolCallDelta: _make_tool_piece,
+    RefusalDelta: _make_refusal,
+    GatewayEvent: _pass_on,
+}
 
-    LangChain messages hold one choice: the first choice seen (index 0 unless the gateway
-    numbers otherwise) is followed, the others are left in the Completion.
+
+class ChunkMapper:
+    """Maps the reads of one response to chunks; keeps only whether the first was tagged.
+
+    LangChain messages hold one choice: the core's followed choice (the first one seen);
+    the others stay in the Completion.
     """
 
-    __slots__ = ("_choice", "_headers", "_model", "_tagged")
+    __slots__ = ("_headers", "_model", "_tagged", "read")
 
     def __init__(
-        self, *, model: str | None = None, headers: Sequence[str] = DEFAULT_RESPONSE_HEADERS
+        self,
+        *,
+        model: str | None = None,
+        headers: Sequence[str] = DEFAULT_RESPONSE_HEADERS,
+        mode: MapMode = MapMode.EACH,
     ) -> None:
         """Start a response.
 
         Args:
             model: The model asked for, named when the gateway sends no model name.
             headers: The response headers to copy into ``response_metadata``.
+            mode: One chunk per delta, one per read, or none.
         """
-        self._choice: int | None = None
         self._model = model
         self._headers = headers
         self._tagged = False
+        #: ``read(events, followed)``: the items of one read (see :class:`MapMode`).
+        self.read: Callable[[Sequence[StreamEvent], int | None], list[Item]] = {
+            MapMode.EACH: self.map_each,
+            MapMode.COALESCE: self.map_coalesced,
+            MapMode.QUIET: _map_nothing,
+        }[mode]
 
-    def _ours(self, choice: int) -> bool:
-        if self._choice is None:
-            self._choice = choice
-        return choice == self._choice
-
-    def feed(self, events: Iterable[StreamEvent]) -> list[Item]:
-        """One chunk per delta event, and the named gateway events, in arrival order."""
+    def map_each(self, events: Sequence[StreamEvent], followed: int | None) -> list[Item]:
+        """One chunk per delta event of the ``followed`` choice, and the named gateway
+        events, in arrival order."""
         items: list[Item] = []
         for event in events:
-            if isinstance(event, TextDelta):
-                if event.choice == self._choice or self._ours(event.choice):
-                    items.append(text_chunk(event.text))
-            elif isinstance(event, ReasoningDelta):
-                if self._ours(event.choice):
-                    items.append(reasoning_chunk(event.text))
-            elif isinstance(event, ToolCallDelta):
-                if self._ours(event.choice):
-                    items.append(tool_chunk([_fragment(event)]))
-            elif isinstance(event, RefusalDelta):
-                if self._ours(event.choice):
-                    items.append(refusal_chunk(event.text))
-            elif isinstance(event, GatewayEvent):
-                items.append(event)
+            make = _PER_EVENT.get(type(event))
+            if make is not None and getattr(event, "choice", followed) == followed:
+                items.append(make(event))
         if not self._tagged:
             self._tag_first(items)
         return items
 
-    def follow(self, events: Iterable[StreamEvent]) -> list[Item]:
-        """Only note which choice is followed; no chunk (for a caller that wants none)."""
-        if self._choice is None:
-            for event in events:
-                if isinstance(event, _DELTAS):
-                    self._choice = event.choice
-                    break
-        return []
+    def map_coalesced(self, events: Sequence[StreamEvent], followed: int | None) -> list[Item]:
+        """At most one chunk for what one network read added, then its gateway events."""
+        if len(events) <= 1:  # a slow stream: nothing to merge, no cost to pay
+            return self.map_each(events, followed)
+        delta = merge_read(events, followed)
+        if not delta.has_delta:
+            return list(delta.events)
+        tag = bool(delta.refusal) or not self._tagged
+        self._tagged = True
+        return [_merge_delta(delta, tag=tag), *delta.events]
 
     def _tag_first(self, items: list[Item]) -> None:
         """Put ``model_provider`` on the stream's first chunk."""
@@ -163,69 +196,65 @@ class ChunkMapper:
                 self._tagged = True
                 return
 
-    def coalesce(self, events: Sequence[StreamEvent]) -> list[Item]:
-        """At most one chunk for everything that arrived in one network read."""
-        if len(events) <= 1:  # a slow stream: nothing to merge, no cost to pay
-            return self.feed(events)
-        texts: list[str] = []
-        reasoning: list[str] = []
-        refusal: list[str] = []
-        calls: dict[int, ToolCallChunk] = {}
-        named: list[Item] = []
-        for event in events:
-            match event:
-                case TextDelta(text=piece, choice=choice) if self._ours(choice):
-                    texts.append(piece)
-                case ReasoningDelta(text=piece, choice=choice) if self._ours(choice):
-                    reasoning.append(piece)
-                case RefusalDelta(text=piece, choice=choice) if self._ours(choice):
-                    refusal.append(piece)
-                case ToolCallDelta(choice=choice) if self._ours(choice):
-                    _merge_fragment(calls, event)
-                case GatewayEvent():
-                    named.append(event)
-                case _:
-                    pass
-        if not (texts or reasoning or refusal or calls):
-            return named
-        tag = bool(refusal) or not self._tagged
-        self._tagged = True
-        return [_merged(texts, reasoning, refusal, calls, tag=tag), *named]
-
-    def final(self, completion: Completion) -> ChatGenerationChunk:
+    def build_final(self, completion: Completion, followed: int | None) -> ChatGenerationChunk:
         """The one last chunk: usage (mapped once) and the response metadata.
 
         Args:
             completion: What the stream delivered, as the core assembled it.
+            followed: The choice the chunks followed.
         """
-        return _chunk(
+        return _wrap(
             AIMessageChunk(
                 content="",
                 chunk_position="last",
-                usage_metadata=usage_metadata(completion.usage) if completion.usage else None,
-                response_metadata=response_metadata(
-                    completion, choice=self._choice, model=self._model, headers=self._headers
+                usage_metadata=map_usage(completion.usage) if completion.usage else None,
+                response_metadata=_build_response_metadata(
+                    completion, choice=followed, model=self._model, headers=self._headers
                 ),
             )
         )
 
-    def whole(self, completion: Completion, *, last: bool = True) -> AIMessageChunk:
-        """The whole answer as one chunk, as merging every chunk of :meth:`feed` would give.
+    def build_whole(
+        self, completion: Completion, followed: int | None, *, last: bool = True
+    ) -> AIMessageChunk:
+        """The whole answer as one chunk, as merging every chunk of :meth:`map_each` would give.
 
-        Built from the Completion (the followed choice), so a caller need not keep the
-        chunks of a long stream to report the answer at its end.
+        Built from the Completion, so nobody keeps the chunks of a long stream to report the
+        answer at its end.
 
         Args:
             completion: What the stream delivered (or the partial answer of a failed one).
+            followed: The choice the chunks followed.
             last: Mark the chunk ``chunk_position="last"`` (False for an unfinished answer,
                 whose tool-call arguments may be cut).
         """
-        return whole_chunk(
-            completion, choice=self._choice, model=self._model, headers=self._headers, last=last
+        return build_whole_chunk(
+            completion, choice=followed, model=self._model, headers=self._headers, last=last
         )
 
 
-def whole_chunk(
+def _map_nothing(events: Sequence[StreamEvent], followed: int | None) -> list[Item]:
+    return []
+
+
+def _merge_delta(delta: ReadDelta, *, tag: bool) -> ChatGenerationChunk:
+    """One chunk of a read's merged pieces, naming only the fields that have something."""
+    fields: dict[str, Any] = {"content": delta.text}
+    extra = {}
+    if delta.reasoning:
+        extra["reasoning_content"] = delta.reasoning
+    if delta.refusal:
+        extra["refusal"] = delta.refusal
+    if extra:
+        fields["additional_kwargs"] = extra
+    if delta.tool_calls:
+        fields["tool_call_chunks"] = [_fragment(call) for call in delta.tool_calls]
+    if tag:
+        fields["response_metadata"] = {"model_provider": PROVIDER}
+    return _wrap(AIMessageChunk(**fields))
+
+
+def build_whole_chunk(
     completion: Completion,
     *,
     choice: int | None,
@@ -249,51 +278,15 @@ def whole_chunk(
         ]
     return AIMessageChunk(
         **fields,
-        usage_metadata=usage_metadata(completion.usage) if completion.usage else None,
-        response_metadata=response_metadata(
+        usage_metadata=map_usage(completion.usage) if completion.usage else None,
+        response_metadata=_build_response_metadata(
             completion, choice=choice, model=model, headers=headers
         ),
         chunk_position="last" if last else None,
     )
 
 
-def _merged(
-    texts: list[str],
-    reasoning: list[str],
-    refusal: list[str],
-    calls: dict[int, ToolCallChunk],
-    *,
-    tag: bool,
-) -> ChatGenerationChunk:
-    """One chunk of a read's pieces, naming only the fields that have something."""
-    fields: dict[str, Any] = {"content": "".join(texts)}
-    extra = {}
-    if reasoning:
-        extra["reasoning_content"] = "".join(reasoning)
-    if refusal:
-        extra["refusal"] = "".join(refusal)
-    if extra:
-        fields["additional_kwargs"] = extra
-    if calls:
-        fields["tool_call_chunks"] = list(calls.values())
-    if tag:
-        fields["response_metadata"] = {"model_provider": PROVIDER}
-    return _chunk(AIMessageChunk(**fields))
-
-
-def _merge_fragment(calls: dict[int, ToolCallChunk], event: ToolCallDelta) -> None:
-    known = calls.get(event.index)
-    if known is None:
-        calls[event.index] = _fragment(event)
-        return
-    known["args"] = (known["args"] or "") + event.arguments
-    if known["id"] is None:
-        known["id"] = event.id
-    if known["name"] is None:
-        known["name"] = event.name
-
-
-def usage_metadata(usage: Usage) -> UsageMetadata | None:
+def map_usage(usage: Usage) -> UsageMetadata | None:
     """LangChain's ``UsageMetadata`` from the core's Usage, or None when it has no counts.
 
     ``cached_tokens`` becomes ``input_token_details.cache_read``, ``cache_write_tokens``
@@ -322,7 +315,7 @@ def usage_metadata(usage: Usage) -> UsageMetadata | None:
     return result
 
 
-def response_metadata(
+def _build_response_metadata(
     completion: Completion,
     *,
     choice: int | None = None,
@@ -346,18 +339,18 @@ def response_metadata(
         meta["token_usage"] = dict(completion.usage.raw)
     if completion.events:
         meta["gateway_events"] = [{"name": e.name, "data": e.data} for e in completion.events]
-    picked = _headers(completion.headers, headers)
+    picked = _pick_headers(completion.headers, headers)
     if picked:
         meta["headers"] = picked
     return meta
 
 
-def _headers(received: Mapping[str, str], wanted: Sequence[str]) -> dict[str, str]:
+def _pick_headers(received: Mapping[str, str], wanted: Sequence[str]) -> dict[str, str]:
     lowered = {key.lower(): value for key, value in received.items()}
     return {name: lowered[name] for name in wanted if name in lowered}
 
 
-def completion_to_message(completion: Completion, *, model: str | None = None) -> AIMessage:
+def convert_completion(completion: Completion, *, model: str | None = None) -> AIMessage:
     """A whole ``AIMessage`` from a Completion (e.g. the partial answer of a failed stream).
 
     It has the shape the aggregated stream has: text ``content``, ``reasoning_content`` and
@@ -365,7 +358,29 @@ def completion_to_message(completion: Completion, *, model: str | None = None) -
     ``usage_metadata`` and ``response_metadata``.
     """
     first = completion.choices[0].index if completion.choices else None
-    chunk = whole_chunk(completion, choice=first, model=model)
+    chunk = build_whole_chunk(completion, choice=first, model=model)
     message = message_chunk_to_message(chunk)
     assert isinstance(message, AIMessage)
     return message
+
+
+def fill_llm_output(result: ChatResult) -> ChatResult:
+    """Fill ``llm_output`` (legacy callers read ``token_usage`` and ``model_name`` there)."""
+    meta = result.generations[0].message.response_metadata
+    result.llm_output = {key: meta[key] for key in _LLM_OUTPUT_KEYS if key in meta}
+    return result
+
+
+def combine_llm_outputs(outputs: Sequence[dict[str, Any] | None], model: str) -> dict[str, Any]:
+    """One ``llm_output`` for a ``generate`` batch: token counts summed."""
+    usage: dict[str, int] = {}
+    combined: dict[str, Any] = {"model_name": model}
+    for output in filter(None, outputs):
+        for key, value in (output.get("token_usage") or {}).items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                usage[key] = usage.get(key, 0) + value
+        combined["model_name"] = output.get("model_name", combined["model_name"])
+        if "system_fingerprint" in output:
+            combined.setdefault("system_fingerprint", output["system_fingerprint"])
+    combined["token_usage"] = usage
+    return combined

@@ -1,9 +1,11 @@
-"""LangChain messages to OpenAI chat-completions message dicts: the pure outbound mapping.
+"""LangChain messages and call settings to the request: the pure outbound mapping.
 
-Our own converter rather than ``convert_to_openai_messages``, which passes v1 ``reasoning``
-blocks through into ``content``: output-only blocks (reasoning, thinking, tool calls, which
-travel as ``tool_calls``) never go back to the gateway. Standard data blocks (image, audio,
-file; v0 and v1 shapes) become OpenAI parts. Reasoning is sent back only on request
+:func:`build_outbound` makes the request body (and the call's extra headers) from the
+messages, the model's settings and the call's kwargs. The messages go through our own
+converter rather than ``convert_to_openai_messages``, which passes v1 ``reasoning`` blocks
+through into ``content``: output-only blocks (reasoning, thinking, tool calls, which travel
+as ``tool_calls``) never go back to the gateway. Standard data blocks (image, audio, file;
+v0 and v1 shapes) become OpenAI parts. Reasoning is sent back only on request
 (``reasoning_passback``), as ``reasoning_content`` on the assistant messages after the last
 user message: DeepSeek and Qwen thinking modes want it inside a tool loop and not on
 earlier turns.
@@ -12,7 +14,8 @@ earlier turns.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import (
@@ -27,7 +30,7 @@ from langchain_core.messages import (
     is_data_content_block,
 )
 
-__all__ = ["to_openai_messages"]
+__all__ = ["Outbound", "build_outbound", "convert_messages"]
 
 #: Blocks a model produced that are not sent back as content.
 _OUTPUT_ONLY = frozenset(
@@ -50,8 +53,57 @@ _OPENAI_PARTS = frozenset({"input_audio", "file"})
 
 Content = str | list[dict[str, Any]] | None
 
+#: Request keys that only make sense with tools, dropped when the tool list is empty.
+_TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
+#: Call kwargs LangChain passes along that are not request fields.
+_NOT_PAYLOAD = ("stream", "ls_structured_output_format", "structured_output_format")
 
-def to_openai_messages(
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outbound:
+    """What one call sends: the JSON body, and the call's own extra headers."""
+
+    payload: dict[str, Any]
+    headers: dict[str, str] | None = None
+
+
+def build_outbound(
+    messages: Sequence[BaseMessage],
+    *,
+    model: str,
+    settings: Mapping[str, Any],
+    model_kwargs: Mapping[str, Any],
+    call_kwargs: dict[str, Any],
+    disabled_params: Mapping[str, Any] | None,
+    reasoning_passback: bool,
+) -> Outbound:
+    """The request body, and the extra headers of this call (``extra_headers``).
+
+    Precedence, lowest first: ``model`` and ``settings`` (None and ``[]`` are not sent),
+    ``model_kwargs``, the call's kwargs (bound tools, ``response_format``, overrides).
+    Tool fields are dropped with an empty tool list; ``disabled_params`` last. The keys
+    that are not request fields are popped from ``call_kwargs``.
+    """
+    for key in _NOT_PAYLOAD:
+        call_kwargs.pop(key, None)
+    headers: dict[str, str] | None = call_kwargs.pop("extra_headers", None)
+    payload: dict[str, Any] = {
+        "model": model,
+        "messages": convert_messages(messages, reasoning_passback=reasoning_passback),
+    }
+    payload.update((key, value) for key, value in settings.items() if value not in (None, []))
+    payload.update(model_kwargs)
+    payload.update(call_kwargs)
+    if not payload.get("tools"):
+        for key in _TOOL_KEYS:
+            payload.pop(key, None)
+    for key, values in (disabled_params or {}).items():
+        if key in payload and (values is None or payload[key] in values):
+            del payload[key]
+    return Outbound(payload=payload, headers=headers)
+
+
+def convert_messages(
     messages: Sequence[BaseMessage], *, reasoning_passback: bool = False
 ) -> list[dict[str, Any]]:
     """Convert a conversation to the ``messages`` of a chat-completions request.
@@ -66,28 +118,28 @@ def to_openai_messages(
     """
     last_user = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
     return [
-        _message(message, passback=reasoning_passback and at > last_user)
+        _convert_message(message, passback=reasoning_passback and at > last_user)
         for at, message in enumerate(messages)
     ]
 
 
-def _message(message: BaseMessage, *, passback: bool) -> dict[str, Any]:
+def _convert_message(message: BaseMessage, *, passback: bool) -> dict[str, Any]:
     if isinstance(message, AIMessage):
-        return _assistant(message, passback=passback)
+        return _convert_assistant(message, passback=passback)
     if isinstance(message, HumanMessage):
-        out = {"role": "user", "content": _content(message.content, keep_parts=True)}
+        out = {"role": "user", "content": _convert_content(message.content, keep_parts=True)}
     elif isinstance(message, SystemMessage):
-        out = {"role": "system", "content": _content(message.content)}
+        out = {"role": "system", "content": _convert_content(message.content)}
     elif isinstance(message, ToolMessage):
         out = {
             "role": "tool",
             "tool_call_id": message.tool_call_id,
-            "content": _content(message.content) or "",
+            "content": _convert_content(message.content) or "",
         }
     elif isinstance(message, FunctionMessage):
-        out = {"role": "function", "content": _content(message.content) or ""}
+        out = {"role": "function", "content": _convert_content(message.content) or ""}
     elif isinstance(message, ChatMessage):
-        out = {"role": message.role, "content": _content(message.content, keep_parts=True)}
+        out = {"role": message.role, "content": _convert_content(message.content, keep_parts=True)}
     else:
         raise ValueError(
             f"ChatSSE cannot send a {type(message).__name__} to a chat-completions gateway; "
@@ -98,14 +150,14 @@ def _message(message: BaseMessage, *, passback: bool) -> dict[str, Any]:
     return out
 
 
-def _assistant(message: AIMessage, *, passback: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": "assistant", "content": _content(message.content)}
+def _convert_assistant(message: AIMessage, *, passback: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": "assistant", "content": _convert_content(message.content)}
     calls = [
-        _call(call["id"], call["name"], json.dumps(call["args"], ensure_ascii=False))
+        _format_call(call["id"], call["name"], json.dumps(call["args"], ensure_ascii=False))
         for call in message.tool_calls
     ]
     calls.extend(
-        _call(call.get("id"), call.get("name"), call.get("args") or "")
+        _format_call(call.get("id"), call.get("name"), call.get("args") or "")
         for call in message.invalid_tool_calls
     )
     if calls:
@@ -113,16 +165,16 @@ def _assistant(message: AIMessage, *, passback: bool) -> dict[str, Any]:
         out["content"] = out["content"] or None  # OpenAI: null content beside tool calls
     if message.name:
         out["name"] = message.name
-    if passback and (reasoning := _reasoning(message)):
+    if passback and (reasoning := _find_reasoning(message)):
         out["reasoning_content"] = reasoning
     return out
 
 
-def _call(call_id: str | None, name: str | None, arguments: str) -> dict[str, Any]:
+def _format_call(call_id: str | None, name: str | None, arguments: str) -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def _reasoning(message: AIMessage) -> str:
+def _find_reasoning(message: AIMessage) -> str:
     """The message's reasoning: ``reasoning_content``, else v1 reasoning blocks."""
     text = message.additional_kwargs.get("reasoning_content")
     if isinstance(text, str) and text:
@@ -136,7 +188,9 @@ def _reasoning(message: AIMessage) -> str:
     return ""
 
 
-def _content(content: str | list[str | dict[str, Any]], *, keep_parts: bool = False) -> Content:
+def _convert_content(
+    content: str | list[str | dict[str, Any]], *, keep_parts: bool = False
+) -> Content:
     """Message content as a string, or as OpenAI parts when there is more than text.
 
     Args:
@@ -146,29 +200,33 @@ def _content(content: str | list[str | dict[str, Any]], *, keep_parts: bool = Fa
     """
     if isinstance(content, str):
         return content
-    parts = [part for item in content if (part := _part(item)) is not None]
+    parts = [part for item in content if (part := _convert_part(item)) is not None]
     if not keep_parts and all(part.get("type") == "text" for part in parts):
         return "".join(str(part["text"]) for part in parts)
     return parts
 
 
-def _part(item: str | dict[str, Any]) -> dict[str, Any] | None:
+def _convert_part(item: str | dict[str, Any]) -> dict[str, Any] | None:
     """One content item as an OpenAI part, or None for output-only blocks."""
     if isinstance(item, str):
         return {"type": "text", "text": item}
     kind = item.get("type")
     if kind in _OUTPUT_ONLY:
         return None
+    if kind == "non_standard":
+        value = item.get("value")
+        return _convert_part(value) if isinstance(value, dict) else None
+    return _convert_block(item, kind)
+
+
+def _convert_block(item: dict[str, Any], kind: object) -> dict[str, Any]:
+    """A block that is sent: OpenAI parts as they are, standard data blocks converted."""
     if kind == "text" and "source_type" not in item:
         return {"type": "text", "text": item.get("text", "")}
     if kind == "image_url":
         url = item.get("image_url")
         return {"type": "image_url", "image_url": {"url": url} if isinstance(url, str) else url}
-    if kind in _OPENAI_PARTS and kind in item:  # {"type": "file", "file": {...}} and the like
-        return dict(item)
-    if kind == "non_standard":
-        value = item.get("value")
-        return _part(value) if isinstance(value, dict) else None
-    if is_data_content_block(item):
+    already_openai = kind in _OPENAI_PARTS and kind in item  # {"type": "file", "file": {...}}
+    if not already_openai and is_data_content_block(item):
         return convert_to_openai_data_block(item)
-    return dict(item)  # a part this converter does not know: the gateway may
+    return dict(item)  # an OpenAI part, or one this converter does not know: the gateway may

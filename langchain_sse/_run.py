@@ -16,52 +16,83 @@ callback handler sees what the base class would show it:
 Two message conversions are langchain-core's own (private) functions, so that what the
 model sends and what traces show cannot drift from the base class: without them, or
 without the model methods the loop calls (a langchain-core that renamed them), ChatSSE
-falls back to the base class's loop.
-This module is the pure part; ``ChatSSE.stream``/``astream`` are the sync/async twins.
+falls back to the base class's loop (:data:`MISSING` names what is missing; a test fails
+loudly on it).
+
+This module is the pure part: the run's plan and the stamping of its chunks. The loop is
+:mod:`langchain_sse._call` (the chunks, the run's end) and ``ChatSSE.stream``/``astream``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 from uuid import UUID
 
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessageChunk, BaseMessage
-from langchain_core.outputs import ChatGenerationChunk, LLMResult
+from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.runnables import RunnableConfig, ensure_config
 from langchain_core.utils.function_calling import convert_to_json_schema
 from langchain_core.utils.utils import LC_ID_PREFIX
-
-from sse_core import Completion
-
-if TYPE_CHECKING:
-    from langchain_sse._convert import ChunkMapper
 
 Convert = Callable[[list[BaseMessage]], list[BaseMessage]]
 
 try:
     from langchain_core.language_models._utils import _normalize_messages
-    from langchain_core.language_models.chat_models import _format_for_tracing
 
     normalize: Convert | None = _normalize_messages
+except ImportError:  # pragma: no cover - only on a langchain-core that moved it
+    normalize = None
+try:
+    from langchain_core.language_models.chat_models import _format_for_tracing
+
     format_for_tracing: Convert | None = _format_for_tracing
-except ImportError:  # pragma: no cover - only on a langchain-core that moved them
-    normalize = format_for_tracing = None
+except ImportError:  # pragma: no cover - only on a langchain-core that moved it
+    format_for_tracing = None
 
-__all__ = ["OWN_LOOP", "RunPlan", "Stamp", "Turn", "ended", "failed", "plan_run"]
+__all__ = [
+    "MISSING",
+    "MODEL_METHODS",
+    "OWN_LOOP",
+    "RunPlan",
+    "Stamp",
+    "Token",
+    "Unstamped",
+    "find_missing",
+    "plan_run",
+]
 
-#: Whether ChatSSE can run its own loop (else it uses BaseChatModel's): the helpers above
-#: and the model methods the loop calls are all there.
-OWN_LOOP = (
-    normalize is not None
-    and format_for_tracing is not None
-    and all(
-        hasattr(BaseChatModel, name)
-        for name in ("_convert_input", "_get_ls_params_with_defaults", "_serialized")
-    )
+#: The private ``BaseChatModel`` methods the loop calls (as the base class's loop does).
+MODEL_METHODS = (
+    "_convert_input",
+    "_get_invocation_params",
+    "_get_ls_params_with_defaults",
+    "_serialized",
 )
+
+
+def find_missing() -> list[str]:
+    """The langchain-core private names the own loop needs that this langchain-core lacks."""
+    missing = [
+        name
+        for name, found in (
+            ("langchain_core.language_models._utils._normalize_messages", normalize),
+            ("langchain_core.language_models.chat_models._format_for_tracing", format_for_tracing),
+        )
+        if found is None
+    ]
+    missing += [
+        f"BaseChatModel.{name}" for name in MODEL_METHODS if not hasattr(BaseChatModel, name)
+    ]
+    return missing
+
+
+#: What this langchain-core lacks of what the own loop needs (empty: the loop runs).
+MISSING = tuple(find_missing())
+#: Whether ChatSSE can run its own loop (else it uses BaseChatModel's, which keeps chunks).
+OWN_LOOP = not MISSING
 
 #: Block types of finished tool calls, which carry no stream index.
 _WHOLE_CALLS = frozenset({"tool_call", "invalid_tool_call"})
@@ -102,7 +133,7 @@ def plan_run(
     options = {
         "stop": stop,
         **{key: params[key] for key in kwargs if key in params},
-        **_structured_format(structured),
+        **_format_structured(structured),
     }
     metadata = {
         **(config.get("metadata") or {}),
@@ -133,7 +164,7 @@ def plan_run(
     )
 
 
-def _structured_format(structured: dict[str, Any] | None) -> dict[str, Any]:
+def _format_structured(structured: dict[str, Any] | None) -> dict[str, Any]:
     """The ``ls_structured_output_format`` option as traces show it (schema as JSON schema)."""
     if not structured:
         return {}
@@ -144,6 +175,24 @@ def _structured_format(structured: dict[str, Any] | None) -> dict[str, Any]:
     return {
         "ls_structured_output_format": {"kwargs": structured.get("kwargs", {}), "schema": schema}
     }
+
+
+#: What ``on_llm_new_token`` receives: text, or (v1 output) content blocks.
+Token = str | list[str | dict[str, Any]]
+
+
+class Unstamped:
+    """Leaves chunks as they are: the tokens of a ``_stream`` that LangChain's loop stamps."""
+
+    __slots__ = ()
+
+    def token(self, chunk: ChatGenerationChunk) -> Token:
+        """The token of ``chunk``: its text."""
+        return chunk.text
+
+    def whole(self, message: AIMessageChunk) -> ChatGenerationChunk:
+        """The generation of the whole answer, as it is."""
+        return ChatGenerationChunk(message=message)
 
 
 class Stamp:
@@ -163,20 +212,24 @@ class Stamp:
         if message.id is None:
             message.id = self.id
         if self.v1:
-            message, self._kind, self._index = _as_blocks(message, self._kind, self._index)
+            message, self._kind, self._index = _convert_to_blocks(message, self._kind, self._index)
             chunk.message = message
         return message
+
+    def token(self, chunk: ChatGenerationChunk) -> Token:
+        """Stamp ``chunk``; its token: the stamped content (blocks under v1)."""
+        return self(chunk).content
 
     def whole(self, message: AIMessageChunk) -> ChatGenerationChunk:
         """The generation of the whole answer, with the id and output version of the run."""
         if message.id is None:
             message.id = self.id
         if self.v1:
-            message = _as_blocks(message, "", -1, whole=True)[0]
+            message = _convert_to_blocks(message, "", -1, whole=True)[0]
         return ChatGenerationChunk(message=message)
 
 
-def _as_blocks(
+def _convert_to_blocks(
     message: AIMessageChunk, kind: str, index: int, *, whole: bool = False
 ) -> tuple[AIMessageChunk, str, int]:
     """The message with its content as standard blocks, each numbered by the run of its type.
@@ -200,43 +253,3 @@ def _as_blocks(
         }
     )
     return copy, kind, index
-
-
-class Turn:
-    """What ChatSSE's chunk generator leaves for the loop: its mapper and its stream."""
-
-    __slots__ = ("mapper", "received")
-
-    def __init__(self) -> None:
-        self.mapper: ChunkMapper | None = None
-        self.received: Callable[[], Completion] | None = None
-
-    def whole(self, *, last: bool = True) -> AIMessageChunk | None:
-        """The answer as one chunk (what arrived so far if the stream did not finish)."""
-        if self.mapper is None or self.received is None:
-            return None
-        return self.mapper.whole(self.received(), last=last)
-
-
-def ended(turn: Turn, stamp: Stamp) -> LLMResult:
-    """The ``on_llm_end`` result: the whole answer, built from the Completion."""
-    whole = turn.whole()
-    assert whole is not None  # the loop ended normally, so the stream was opened
-    return LLMResult(generations=[[stamp.whole(whole)]])
-
-
-def failed(turn: Turn, stamp: Stamp) -> LLMResult:
-    """The ``on_llm_error`` response: what had arrived, if anything.
-
-    Shaped as the base class shapes it: the partial answer as the first prompt's
-    generation, then the error's own generations (none: sse_core errors carry no
-    ``response`` object; their status, body and partial answer are on the error).
-    """
-    whole = turn.whole(last=False)
-    if whole is None or not _has_output(whole):
-        return LLMResult(generations=[[]])
-    return LLMResult(generations=[[stamp.whole(whole)], []])
-
-
-def _has_output(message: AIMessageChunk) -> bool:
-    return bool(message.content or message.additional_kwargs or message.tool_call_chunks)

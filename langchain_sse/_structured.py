@@ -25,12 +25,12 @@ from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
 
-from langchain_sse._tools import response_format
+from langchain_sse._tools import build_response_format
 
 if TYPE_CHECKING:
-    from langchain_sse.chat_models import ChatSSE
+    from langchain_sse.model import ChatSSE
 
-__all__ = ["Method", "structured_output"]
+__all__ = ["Method", "build_structured_output"]
 
 Method = Literal["function_calling", "json_schema", "json_mode"]
 Schema = Mapping[str, Any] | type
@@ -40,7 +40,7 @@ def _is_pydantic(schema: object) -> bool:
     return isinstance(schema, type) and is_basemodel_subclass(schema)
 
 
-def _parser(schema: Schema | None, method: Method) -> Runnable[Any, Any]:
+def _pick_parser(schema: Schema | None, method: Method) -> Runnable[Any, Any]:
     if method == "function_calling":
         assert schema is not None
         if _is_pydantic(schema):
@@ -52,7 +52,7 @@ def _parser(schema: Schema | None, method: Method) -> Runnable[Any, Any]:
     return JsonOutputParser()
 
 
-def _bound(
+def _bind_request(
     model: ChatSSE, schema: Schema | None, method: Method, strict: bool | None, **kwargs: Any
 ) -> Runnable[LanguageModelInput, AIMessage]:
     traced = {"kwargs": {"method": method, "strict": strict}, "schema": schema}
@@ -66,7 +66,7 @@ def _bound(
     if method == "json_schema":
         traced["schema"] = convert_to_openai_tool(schema)
         return model.bind(
-            response_format=response_format(schema, strict=strict),
+            response_format=build_response_format(schema, strict=strict),
             ls_structured_output_format=traced,
             **kwargs,
         )
@@ -85,7 +85,7 @@ def _bound(
     )
 
 
-def structured_output(
+def build_structured_output(
     model: ChatSSE,
     schema: Schema | None,
     *,
@@ -97,8 +97,8 @@ def structured_output(
     """The runnable ``ChatSSE.with_structured_output`` returns (see there)."""
     if strict is not None and method == "json_mode":
         raise ValueError("strict is not supported with method='json_mode'")
-    bound = _bound(model, schema, method, strict, **kwargs)
-    parser = _parser(schema, method)
+    bound = _bind_request(model, schema, method, strict, **kwargs)
+    parser = _pick_parser(schema, method)
     if not include_raw:
         return bound | parser
     parsed = RunnablePassthrough.assign(

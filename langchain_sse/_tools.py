@@ -18,10 +18,10 @@ from langchain_core.utils.function_calling import (
 
 __all__ = [
     "ToolLike",
+    "build_response_format",
     "format_tools",
+    "list_tool_names",
     "normalize_tool_choice",
-    "response_format",
-    "tool_names",
 ]
 
 ToolLike = Mapping[str, Any] | type | Callable[..., Any] | BaseTool
@@ -34,7 +34,7 @@ def format_tools(tools: Sequence[ToolLike], *, strict: bool | None) -> list[dict
     return [convert_to_openai_tool(tool, strict=strict) for tool in tools]
 
 
-def tool_names(tools: Sequence[Mapping[str, Any]]) -> list[str]:
+def list_tool_names(tools: Sequence[Mapping[str, Any]]) -> list[str]:
     """The function names of formatted tools."""
     return [tool["function"]["name"] for tool in tools if "function" in tool]
 
@@ -68,7 +68,9 @@ def normalize_tool_choice(choice: object, names: Sequence[str]) -> str | dict[st
     raise ValueError(f"tool_choice must be a str, bool or dict, got {type(choice).__name__}")
 
 
-def response_format(schema: Mapping[str, Any] | type, *, strict: bool | None) -> dict[str, Any]:
+def build_response_format(
+    schema: Mapping[str, Any] | type, *, strict: bool | None
+) -> dict[str, Any]:
     """A ``response_format`` of type ``json_schema`` for a schema (Pydantic, TypedDict, dict).
 
     A dict already in the OpenAI ``response_format`` shape is returned as given.

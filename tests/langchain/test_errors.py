@@ -17,7 +17,7 @@ from lc_support import ALL_DIALECTS, ModelFactory
 import langchain_sse
 import sse_core
 from langchain_sse import ChatSSE
-from langchain_sse._errors import to_langchain_error
+from langchain_sse._errors import convert_error
 
 MODES = ("sync", "async")
 
@@ -280,7 +280,7 @@ def test_conversion_keeps_attributes_cause_and_traceback() -> None:
                 "slow down", status_code=429, retry_after=3.0, headers={"retry-after": "3"}
             ) from exc
     except sse_core.RateLimitError as original:
-        mapped = to_langchain_error(original)
+        mapped = convert_error(original)
         traceback = original.__traceback__
     assert type(mapped) is langchain_sse.RateLimitError
     assert (mapped.status_code, mapped.retry_after, mapped.message) == (429, 3.0, "slow down")
@@ -292,9 +292,9 @@ def test_conversion_keeps_attributes_cause_and_traceback() -> None:
 
 def test_errors_without_a_langchain_counterpart_pass_unchanged() -> None:
     error = sse_core.ConfigurationError("bad")
-    assert to_langchain_error(error) is error
+    assert convert_error(error) is error
     mapped = langchain_sse.ServerError("x", status_code=500)
-    assert to_langchain_error(mapped) is mapped
+    assert convert_error(mapped) is mapped
 
 
 def test_stream_errors_are_not_retryable_and_status_errors_keep_their_flag() -> None:

@@ -1,5 +1,6 @@
-"""Callbacks: one ``on_llm_new_token`` per delta, and gateway events as custom events filed
-under the chat model's own run (not the parent chain's, and not lost), whichever path ran."""
+"""Callbacks (:mod:`langchain_sse._events`): one ``on_llm_new_token`` per delta, and gateway
+events as custom events filed under the chat model's own run (not the parent chain's, and
+not lost), whichever path ran; the run link that gets them there."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
 from lc_support import ModelFactory
+
+from langchain_sse._events import LINK_KEY, RunLink, link_config, make_emitter
+from sse_core import GatewayEvent
 
 NAMED = {"X-Emulator-Fault": "named-event; name=spass.tool-cap; after=2"}
 SPASS_NAMED = {"SPASS-User-Id": "u", **NAMED}
@@ -154,3 +158,20 @@ def test_trace_params_carry_no_plumbing(make_model: ModelFactory) -> None:
     (params,) = handler.params
     assert not any(key.startswith("_sse") for key in params)
     assert "api_key" not in params
+
+
+def test_without_a_run_gateway_events_go_nowhere(make_model: ModelFactory) -> None:
+    emit = make_emitter(make_model(), None, None)
+    emit(GatewayEvent(name="spass.tool-cap", data={}))  # nothing to reach, nothing raised
+
+
+def test_the_link_fixes_the_run_id_and_stays_out_of_params(make_model: ModelFactory) -> None:
+    config, kwargs = link_config({"tags": ["t"]}, {"seed": 1})
+    link = kwargs[LINK_KEY]
+    assert isinstance(link, RunLink)
+    assert config["run_id"] == link.run_id and link.config is config
+    assert repr(link) == f"RunLink(run_id={link.run_id})"
+    assert link_config({"run_id": link.run_id}, {})[0]["run_id"] == link.run_id
+    model = make_model()
+    assert LINK_KEY not in model._get_invocation_params(**kwargs)
+    assert model._get_llm_string(**kwargs) == model._get_llm_string(seed=1)

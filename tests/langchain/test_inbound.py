@@ -1,12 +1,17 @@
-"""The pure inbound mapping: StreamEvents to chunks, the final chunk, usage, content blocks."""
+"""The pure inbound mapping: StreamEvents to chunks, the final chunk, usage, content blocks.
+
+The mapper follows the choice the core's accumulator follows; :func:`_read` feeds an
+:class:`~sse_core.Accumulator` first, as the stream does before it hands a read over.
+"""
 
 from __future__ import annotations
 
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.outputs import ChatGenerationChunk
 
-from langchain_sse._convert import ChunkMapper, completion_to_message, usage_metadata
+from langchain_sse._inbound import ChunkMapper, Item, MapMode, convert_completion, map_usage
 from sse_core import (
+    Accumulator,
     Choice,
     Completion,
     Done,
@@ -22,6 +27,22 @@ from sse_core import (
     Usage,
     UsageUpdate,
 )
+
+
+def _read(events: list[StreamEvent], mapper: ChunkMapper | None = None) -> list[Item]:
+    """Map ``events`` as one read of a new stream (per event, unless ``mapper`` says)."""
+    answer = Accumulator()
+    answer.extend(events)
+    return (mapper or ChunkMapper()).read(events, answer.followed)
+
+
+def _reads(reads: list[list[StreamEvent]], mode: MapMode) -> list[Item]:
+    """Map several reads of one stream, the accumulator fed before each read is mapped."""
+    answer, mapper, items = Accumulator(), ChunkMapper(mode=mode), []
+    for read in reads:
+        answer.extend(read)
+        items += mapper.read(read, answer.followed)
+    return items
 
 
 def _messages(items: list[ChatGenerationChunk | GatewayEvent]) -> list[AIMessageChunk]:
@@ -74,7 +95,7 @@ COMPLETION = Completion(
 
 
 def test_each_delta_event_gives_one_chunk_and_bookkeeping_events_give_none() -> None:
-    chunks = _messages(ChunkMapper().feed(EVENTS))
+    chunks = _messages(_read(EVENTS))
     assert len(chunks) == 7
     assert [c.additional_kwargs.get("reasoning_content") for c in chunks[:2]] == ["Think ", "hard."]
     assert [c.content for c in chunks[2:4]] == ["Hel", "lo"]
@@ -91,7 +112,7 @@ def test_each_delta_event_gives_one_chunk_and_bookkeeping_events_give_none() -> 
 
 
 def test_refusal_goes_to_additional_kwargs_and_keeps_its_block() -> None:
-    _, message = _messages(ChunkMapper().feed([TextDelta(text="x"), RefusalDelta(text="No.")]))
+    _, message = _messages(_read([TextDelta(text="x"), RefusalDelta(text="No.")]))
     assert message.additional_kwargs == {"refusal": "No."}
     assert message.content == ""
     assert message.content_blocks == [{"type": "refusal", "refusal": "No."}]
@@ -103,7 +124,7 @@ def test_untagged_chunks_have_the_same_blocks_as_tagged_ones() -> None:
         ReasoningDelta(text="r"),
         ToolCallDelta(index=0, id="c", name="f", arguments="{"),
     ]
-    chunks = _messages(ChunkMapper().feed([TextDelta(text="first"), *events]))[1:]
+    chunks = _messages(_read([TextDelta(text="first"), *events]))[1:]
     for chunk in chunks:
         assert "model_provider" not in chunk.response_metadata
         tagged = chunk.model_copy(update={"response_metadata": {"model_provider": "sse"}})
@@ -112,7 +133,7 @@ def test_untagged_chunks_have_the_same_blocks_as_tagged_ones() -> None:
 
 def test_gateway_events_are_handed_on_in_order_between_chunks() -> None:
     named = GatewayEvent(name="spass.tool-cap", data={"code": "x"})
-    items = ChunkMapper().feed([TextDelta(text="a"), named, TextDelta(text="b")])
+    items = _read([TextDelta(text="a"), named, TextDelta(text="b")])
     assert items[1] is named
     assert [type(i) for i in items] == [ChatGenerationChunk, GatewayEvent, ChatGenerationChunk]
 
@@ -124,13 +145,13 @@ def test_only_the_first_choice_seen_is_followed() -> None:
         TextDelta(text="b", choice=1),
         ToolCallDelta(index=0, id="c", name="f", choice=2),
     ]
-    assert [c.content for c in _messages(ChunkMapper().feed(events))] == ["a", "b"]
+    assert [c.content for c in _messages(_read(events))] == ["a", "b"]
 
 
 def test_final_chunk_carries_usage_once_and_string_metadata_once() -> None:
     mapper = ChunkMapper(model="asked", headers=("x-request-id",))
-    chunks = _messages(mapper.feed(EVENTS))
-    final = mapper.final(COMPLETION).message
+    chunks = _messages(_read(EVENTS, mapper))
+    final = mapper.build_final(COMPLETION, 0).message
     assert isinstance(final, AIMessageChunk)
     assert final.chunk_position == "last"
     assert final.content == ""
@@ -160,10 +181,11 @@ def test_final_chunk_carries_usage_once_and_string_metadata_once() -> None:
 
 
 def test_final_chunk_names_the_requested_model_when_the_gateway_sends_none() -> None:
-    meta = ChunkMapper(model="asked").final(Completion(model="")).message.response_metadata
+    meta = ChunkMapper(model="asked").build_final(Completion(model=""), None).message
+    meta = meta.response_metadata
     assert meta["model_name"] == "asked"
     assert "finish_reason" not in meta
-    assert ChunkMapper().final(Completion()).message.usage_metadata is None
+    assert ChunkMapper().build_final(Completion(), None).message.usage_metadata is None
 
 
 def test_usage_details_map_to_langchain_names() -> None:
@@ -175,7 +197,7 @@ def test_usage_details_map_to_langchain_names() -> None:
         cache_write_tokens=30,
         reasoning_tokens=25,
     )
-    assert usage_metadata(usage) == {
+    assert map_usage(usage) == {
         "input_tokens": 100,
         "output_tokens": 40,
         "total_tokens": 140,
@@ -185,18 +207,17 @@ def test_usage_details_map_to_langchain_names() -> None:
 
 
 def test_usage_without_total_adds_it_up_and_usage_without_counts_is_none() -> None:
-    assert usage_metadata(Usage(prompt_tokens=3, completion_tokens=4)) == {
+    assert map_usage(Usage(prompt_tokens=3, completion_tokens=4)) == {
         "input_tokens": 3,
         "output_tokens": 4,
         "total_tokens": 7,
     }
-    assert usage_metadata(Usage(raw={"cost": 1})) is None
+    assert map_usage(Usage(raw={"cost": 1})) is None
 
 
 def test_coalescing_merges_one_read_into_one_chunk() -> None:
-    mapper = ChunkMapper()
     named = GatewayEvent(name="n", data=1)
-    items = mapper.coalesce([*EVENTS[:8], named])
+    items = _read([*EVENTS[:8], named], ChunkMapper(mode=MapMode.COALESCE))
     assert len(items) == 2
     assert items[1] is named
     assert isinstance(items[0], ChatGenerationChunk)
@@ -216,15 +237,15 @@ def test_coalescing_merges_one_read_into_one_chunk() -> None:
 
 
 def test_coalescing_a_read_without_deltas_gives_no_chunk() -> None:
-    assert ChunkMapper().coalesce([Finish(reason="stop"), Done()]) == []
+    assert _read([Finish(reason="stop"), Done()], ChunkMapper(mode=MapMode.COALESCE)) == []
 
 
 def test_coalesced_and_per_event_streams_aggregate_to_the_same_message() -> None:
     events: list[StreamEvent] = [TextDelta(text=f"{n} ") for n in range(50)]
     events += [ToolCallDelta(index=1, id="b", name="g"), ToolCallDelta(index=1, arguments="{}")]
     reads = [events[i : i + 7] for i in range(0, len(events), 7)]
-    per_event = _messages([item for read in reads for item in ChunkMapper().feed(read)])
-    coalesced = _messages([item for read in reads for item in ChunkMapper().coalesce(read)])
+    per_event = _messages(_reads(reads, MapMode.EACH))
+    coalesced = _messages(_reads(reads, MapMode.COALESCE))
     assert len(coalesced) == len(reads)
     one, other = per_event[0] + per_event[1:], coalesced[0] + coalesced[1:]
     assert one.content == other.content
@@ -232,7 +253,7 @@ def test_coalesced_and_per_event_streams_aggregate_to_the_same_message() -> None
 
 
 def test_completion_to_message_has_the_shape_of_the_aggregated_stream() -> None:
-    message = completion_to_message(COMPLETION)
+    message = convert_completion(COMPLETION)
     assert isinstance(message, AIMessage)
     assert message.content == "Hello"
     assert message.additional_kwargs == {"reasoning_content": "Think hard."}
@@ -245,7 +266,7 @@ def test_unparsable_tool_arguments_become_invalid_tool_calls() -> None:
     partial = Completion(
         choices=(Choice(tool_calls=(ToolCall(index=0, id="c", name="f", arguments="not json"),)),)
     )
-    message = completion_to_message(partial)
+    message = convert_completion(partial)
     assert message.tool_calls == []
     assert message.invalid_tool_calls == [
         {"type": "invalid_tool_call", "id": "c", "name": "f", "args": "not json", "error": None}
@@ -257,7 +278,7 @@ def test_aggregating_many_chunks_in_one_merge() -> None:
     # 20,000 argument pieces come out whole, with id and name once.
     events: list[StreamEvent] = [ToolCallDelta(index=0, id="c", name="f")]
     events += [ToolCallDelta(index=0, arguments="x") for _ in range(20_000)]
-    first, *rest = ChunkMapper().feed(events)
+    first, *rest = _read(events)
     assert isinstance(first, ChatGenerationChunk)
     merged = first + [c for c in rest if isinstance(c, ChatGenerationChunk)]
     assert isinstance(merged.message, AIMessageChunk)

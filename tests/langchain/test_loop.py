@@ -29,7 +29,7 @@ from langchain_core.runnables import RunnableConfig
 from lc_support import ModelFactory
 
 from langchain_sse import ChatSSE, IncompleteStreamError
-from langchain_sse._callbacks import link_config
+from langchain_sse._events import link_config
 from langchain_sse._run import OWN_LOOP
 
 RUN_ID = UUID("01234567-89ab-7def-8123-456789abcdef")
@@ -453,9 +453,9 @@ async def test_without_the_own_loop_the_base_loop_streams(
     make_model: ModelFactory, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On a langchain-core without the helpers the loop needs, the base class's loop runs."""
-    import langchain_sse.chat_models
+    import langchain_sse._loop
 
-    monkeypatch.setattr(langchain_sse.chat_models, "OWN_LOOP", False)
+    monkeypatch.setattr(langchain_sse._loop, "OWN_LOOP", False)
     model = make_model()
     record = Record()
     alive = await _alive_while_streaming(_own(model, mode)("count to 5", _config(record)))

@@ -11,7 +11,6 @@ import pytest
 from langchain_core.load import dumpd
 from langchain_core.messages import HumanMessage
 from lc_support import ModelFactory, chunk, sse_body
-from pydantic import SecretStr, ValidationError
 
 import sse_core
 from langchain_sse import ChatSSE
@@ -32,34 +31,6 @@ def test_model_is_an_alias_of_model_name() -> None:
     by_alias = ChatSSE(model="a", base_url="http://h/v1")
     by_name = ChatSSE(model_name="b", base_url="http://h/v1")  # type: ignore[call-arg]
     assert (by_alias.model_name, by_name.model_name) == ("a", "b")
-
-
-def test_environment_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SSE_API_KEY", KEY)
-    monkeypatch.setenv("SSE_BASE_URL", "http://env.test/v1")
-    model = ChatSSE(model="m")
-    assert model.base_url == "http://env.test/v1"
-    assert isinstance(model.api_key, SecretStr)
-    assert model.api_key.get_secret_value() == KEY
-    explicit = ChatSSE(model="m", base_url="http://arg.test/v1", api_key="other")
-    assert explicit.base_url == "http://arg.test/v1"
-    assert explicit.api_key is not None and explicit.api_key.get_secret_value() == "other"
-
-
-@pytest.mark.parametrize(
-    ("fields", "message"),
-    [
-        ({}, "SSE_BASE_URL"),
-        ({"base_url": "ftp://h"}, "http"),
-        ({"base_url": "http://h/v1", "path": "chat"}, "path must start"),
-    ],
-)
-def test_bad_endpoints_fail_at_construction(
-    monkeypatch: pytest.MonkeyPatch, fields: dict[str, Any], message: str
-) -> None:
-    monkeypatch.delenv("SSE_BASE_URL", raising=False)
-    with pytest.raises(ValidationError, match=message):
-        ChatSSE(model="m", **fields)
 
 
 def test_no_secret_in_params_repr_or_serialized_forms() -> None:
@@ -149,34 +120,6 @@ def test_disabled_params(make_model: ModelFactory, emulator: Emulator) -> None:
     assert not {"parallel_tool_calls", "tool_choice"} & set(sent(emulator))
     model.bind_tools([f], tool_choice="auto").invoke("hi")
     assert sent(emulator)["tool_choice"] == "auto"
-
-
-@pytest.mark.parametrize(
-    ("timeout", "expected"),
-    [
-        (None, sse_core.Timeouts()),
-        (7, sse_core.Timeouts(connect=7, first_byte=7, idle=7)),
-        (sse_core.Timeouts(idle=1.5), sse_core.Timeouts(idle=1.5)),
-    ],
-)
-def test_timeouts(timeout: Any, expected: sse_core.Timeouts) -> None:
-    model = ChatSSE(model="m", base_url="http://h/v1", timeout=timeout)
-    assert model._sync_client().timeouts == expected
-
-
-def test_injected_clients_are_used_sync_and_async(mock_model: Any) -> None:
-    model, recorder = mock_model()
-    assert model.invoke("x").content == "hi"
-    assert asyncio.run(model.ainvoke("y")).content == "hi"
-    assert [r.url.path for r in recorder.requests] == ["/v1/chat/completions"] * 2
-    assert recorder.payload(0)["messages"] == [{"role": "user", "content": "x"}]
-    assert recorder.payload(1)["messages"] == [{"role": "user", "content": "y"}]
-
-
-def test_each_event_loop_gets_its_own_pool(make_model: ModelFactory) -> None:
-    model = make_model()
-    assert asyncio.run(model.ainvoke("echo: one")).content == "one"
-    assert asyncio.run(model.ainvoke("echo: two")).content == "two"  # a fresh loop still works
 
 
 def test_reasoning_passback_in_a_thinking_tool_loop(

@@ -1,0 +1,195 @@
+"""One model call of ChatSSE: its core stream, the mapping of its reads, the run it reports to.
+
+A call is made before anything is sent, from a :class:`CallPlan` (what to send, how to map,
+how to stamp: decided by pure code), and owns the :class:`sse_core.ChatStream` (or
+:class:`~sse_core.AsyncChatStream`) and the :class:`~langchain_sse._inbound.ChunkMapper`.
+``chunks()`` iterates the answer, telling the run each token and gateway event, and
+``run()`` also ends the LangChain run: these are the I/O, sync and async twins that differ
+by ``async``/``await`` only. :meth:`build_result`, :meth:`report_end` and
+:meth:`report_failure` build the whole answer from what the core received
+(``stream.received()``), never from kept chunks: the answer's state is the core's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Generator, Sequence
+from contextlib import aclosing, closing
+from dataclasses import dataclass
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.messages import AIMessageChunk
+from langchain_core.messages.utils import message_chunk_to_message
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
+
+from langchain_sse._errors import convert_error
+from langchain_sse._events import AsyncEmit, RunLink, SyncEmit
+from langchain_sse._inbound import ChunkMapper, Item, fill_llm_output
+from langchain_sse._outbound import Outbound
+from langchain_sse._run import Stamp, Unstamped
+from sse_core import AsyncChatStream, ChatStream, GatewayEvent, SSEConnectorError, StreamEvent
+
+__all__ = ["AsyncModelCall", "CallPlan", "ModelCall"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallPlan:
+    """Everything decided before a call is sent."""
+
+    outbound: Outbound
+    """The request body and the call's extra headers."""
+    mapper: ChunkMapper
+    """How reads become chunks (one per delta, one per read, or none)."""
+    stamp: Stamp | Unstamped
+    """How chunks and the whole answer are stamped for the run (id, v1 blocks)."""
+    link: RunLink | None = None
+    """The run of a base-class streaming path, for gateway events to reach."""
+
+
+class _CallBase:
+    """The pure part of both calls: map a read, and build the final chunk and whole answer."""
+
+    __slots__ = ("_mapper", "_stamp", "stream")
+
+    stream: ChatStream | AsyncChatStream
+
+    def __init__(self, stream: ChatStream | AsyncChatStream, plan: CallPlan) -> None:
+        self.stream = stream
+        self._mapper = plan.mapper
+        self._stamp = plan.stamp
+
+    def _map_read(self, events: Sequence[StreamEvent]) -> list[Item]:
+        return self._mapper.read(events, self.stream.answer.followed)
+
+    def _build_final(self) -> ChatGenerationChunk:
+        completion = self.stream.completion
+        assert completion is not None  # asked for only after the stream ended well
+        return self._mapper.build_final(completion, self.stream.answer.followed)
+
+    def build_whole(self, *, last: bool = True) -> AIMessageChunk:
+        """The answer as one chunk, from what the core received (all of it, once ended)."""
+        received = self.stream.received()
+        return self._mapper.build_whole(received, self.stream.answer.followed, last=last)
+
+    def build_result(self) -> ChatResult:
+        """The ``ChatResult`` of the finished call, with the legacy ``llm_output``."""
+        message = message_chunk_to_message(self._stamp.whole(self.build_whole()).message)
+        return fill_llm_output(ChatResult(generations=[ChatGeneration(message=message)]))
+
+    def report_end(self) -> LLMResult:
+        """The ``on_llm_end`` result: the whole answer, built from the Completion."""
+        return LLMResult(generations=[[self._stamp.whole(self.build_whole())]])
+
+    def report_failure(self) -> LLMResult:
+        """The ``on_llm_error`` response: what had arrived, if anything.
+
+        Shaped as the base class shapes it: the partial answer as the first prompt's
+        generation, then the error's own generations (none: sse_core errors carry no
+        ``response`` object; their status, body and partial answer are on the error).
+        """
+        partial = self.build_whole(last=False)
+        if not (partial.content or partial.additional_kwargs or partial.tool_call_chunks):
+            return LLMResult(generations=[[]])
+        return LLMResult(generations=[[self._stamp.whole(partial)], []])
+
+
+class ModelCall(_CallBase):
+    """A sync call: :meth:`chunks` sends the request and maps the answer as it arrives."""
+
+    __slots__ = ("_emit", "_manager")
+
+    stream: ChatStream
+
+    def __init__(
+        self,
+        stream: ChatStream,
+        plan: CallPlan,
+        run_manager: CallbackManagerForLLMRun | None,
+        emit: SyncEmit,
+    ) -> None:
+        super().__init__(stream, plan)
+        self._manager = run_manager or CallbackManagerForLLMRun.get_noop_manager()
+        self._emit = emit
+
+    def chunks(self) -> Generator[ChatGenerationChunk, None, None]:
+        """The answer's chunks as they arrive, the final one last, each told to the run."""
+        try:
+            with self.stream as stream:
+                for events in stream.batches():
+                    for item in self._map_read(events):
+                        if chunk := self._tell(item):
+                            yield chunk
+        except SSEConnectorError as exc:
+            raise convert_error(exc) from exc.__cause__
+        yield self._tell_token(self._build_final())
+
+    def run(self) -> Generator[ChatGenerationChunk, None, None]:
+        """:meth:`chunks`, then the end of the run: ``on_llm_end``, or ``on_llm_error``."""
+        try:
+            with closing(self.chunks()) as chunks:
+                yield from chunks
+        except BaseException as exc:
+            self._manager.on_llm_error(exc, response=self.report_failure())
+            raise
+        self._manager.on_llm_end(self.report_end())
+
+    def _tell(self, item: Item) -> ChatGenerationChunk | None:
+        if isinstance(item, GatewayEvent):
+            self._emit(item)
+            return None
+        return self._tell_token(item)
+
+    def _tell_token(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
+        self._manager.on_llm_new_token(self._stamp.token(chunk), chunk=chunk)
+        return chunk
+
+
+class AsyncModelCall(_CallBase):
+    """Async twin of :class:`ModelCall`."""
+
+    __slots__ = ("_emit", "_manager")
+
+    stream: AsyncChatStream
+
+    def __init__(
+        self,
+        stream: AsyncChatStream,
+        plan: CallPlan,
+        run_manager: AsyncCallbackManagerForLLMRun | None,
+        emit: AsyncEmit,
+    ) -> None:
+        super().__init__(stream, plan)
+        self._manager = run_manager or AsyncCallbackManagerForLLMRun.get_noop_manager()
+        self._emit = emit
+
+    async def chunks(self) -> AsyncGenerator[ChatGenerationChunk, None]:
+        """Async twin of :meth:`ModelCall.chunks`."""
+        try:
+            async with self.stream as stream:
+                async for events in stream.batches():
+                    for item in self._map_read(events):
+                        if chunk := await self._tell(item):
+                            yield chunk
+        except SSEConnectorError as exc:
+            raise convert_error(exc) from exc.__cause__
+        yield await self._tell_token(self._build_final())
+
+    async def run(self) -> AsyncGenerator[ChatGenerationChunk, None]:
+        """Async twin of :meth:`ModelCall.run`."""
+        try:
+            async with aclosing(self.chunks()) as chunks:
+                async for chunk in chunks:
+                    yield chunk
+        except BaseException as exc:
+            await self._manager.on_llm_error(exc, response=self.report_failure())
+            raise
+        await self._manager.on_llm_end(self.report_end())
+
+    async def _tell(self, item: Item) -> ChatGenerationChunk | None:
+        if isinstance(item, GatewayEvent):
+            await self._emit(item)
+            return None
+        return await self._tell_token(item)
+
+    async def _tell_token(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
+        await self._manager.on_llm_new_token(self._stamp.token(chunk), chunk=chunk)
+        return chunk

@@ -1,0 +1,263 @@
+"""ChatSSE's I/O: LangChain's streaming and generating entry points as thin sync/async twins.
+
+:class:`StreamingChatModel` runs every answer as one :class:`~langchain_sse._call.ModelCall`
+planned by its subclass (``_plan_call``: the request, the mapping, the stamping; pure code),
+over the client pool of :class:`~langchain_sse._connection.ConnectionSettings`:
+
+- ``stream``/``astream`` run LangChain's run themselves (the same callbacks as the base
+  class, see :mod:`langchain_sse._run`) and keep no chunk; on a langchain-core without the
+  private helpers that needs, they fall back to the base class's loop;
+- ``_stream``/``_astream`` are what the base class's loops and the v3 protocol call;
+- ``_generate``/``_agenerate`` (``invoke``) stream too, but keep and merge no chunk: the
+  answer is the core's Completion.
+
+Each twin differs from the other only by ``async``/``await``; every decision is in the
+pure planning methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
+from contextlib import aclosing, closing
+from typing import Any, cast
+
+from langchain_core.callbacks import (
+    AsyncCallbackManager,
+    AsyncCallbackManagerForLLMRun,
+    CallbackManager,
+    CallbackManagerForLLMRun,
+)
+from langchain_core.language_models import LanguageModelInput
+from langchain_core.messages import AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_core.runnables import RunnableConfig
+from typing_extensions import override
+
+from langchain_sse._call import AsyncModelCall, CallPlan, ModelCall
+from langchain_sse._connection import ConnectionSettings
+from langchain_sse._events import (
+    RunLinkedChatModel,
+    link_config,
+    make_async_emitter,
+    make_emitter,
+)
+from langchain_sse._run import OWN_LOOP, RunPlan, Stamp, Unstamped, plan_run
+
+__all__ = ["UNSTAMPED", "StreamingChatModel"]
+
+#: The stamp of chunks that LangChain's own loop stamps (``_stream``), or nobody sees.
+UNSTAMPED = Unstamped()
+
+
+class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
+    """A chat model answered by sse_core streams; the subclass plans each call."""
+
+    def _plan_call(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+        stamp: Stamp | Unstamped,
+        *,
+        quiet: bool = False,
+    ) -> CallPlan:
+        """What one call sends, how it maps (``quiet``: no chunk at all) and stamps.
+
+        Pops the call's plumbing (the run link, LangChain's own keys) from ``kwargs``.
+        """
+        raise NotImplementedError
+
+    def _plan_generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        kwargs: dict[str, Any],
+        run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None,
+        *,
+        async_api: bool,
+    ) -> CallPlan:
+        """A ``_generate`` call: quiet (no token, no chunk) without handlers; its tokens
+        stamped as LangChain stamps the tokens it streams when it would have streamed."""
+        if run_manager is None:
+            return self._plan_call(messages, stop, kwargs, UNSTAMPED, quiet=True)
+        streamed = super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
+        stamp = Stamp(run_manager.run_id, self.output_version) if streamed else UNSTAMPED
+        return self._plan_call(messages, stop, kwargs, stamp, quiet=not run_manager.handlers)
+
+    def _owns_loop(self, kwargs: dict[str, Any], *, async_api: bool) -> bool:
+        """Whether ``stream``/``astream`` run their own loop (else the base class's)."""
+        return OWN_LOOP and self._should_stream(async_api=async_api, **{**kwargs, "stream": True})
+
+    @override
+    def _should_stream(
+        self,
+        *,
+        async_api: bool,
+        run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> bool:
+        """False on the generate path (a run manager is given): ``_generate`` streams anyway.
+
+        LangChain's ``invoke`` streams through ``_stream`` (keeping and merging every chunk)
+        when ``streaming=True`` or a streaming handler (LangGraph's, ``astream_events``') is
+        attached; ChatSSE's ``_generate`` sends the same tokens and keeps no chunk.
+        """
+        if run_manager is not None:
+            return False
+        return super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
+
+    # --- the I/O: sync and async twins ---
+
+    def _open(self, plan: CallPlan, run_manager: CallbackManagerForLLMRun | None) -> ModelCall:
+        outbound = plan.outbound
+        stream = self._pool.sync(self._client_config()).stream(
+            outbound.payload, headers=outbound.headers
+        )
+        emit = make_emitter(self, run_manager, plan.link)
+        return ModelCall(stream, plan, run_manager, emit)
+
+    def _aopen(
+        self, plan: CallPlan, run_manager: AsyncCallbackManagerForLLMRun | None
+    ) -> AsyncModelCall:
+        outbound = plan.outbound
+        stream = self._pool.async_(self._client_config()).stream(
+            outbound.payload, headers=outbound.headers
+        )
+        emit = make_async_emitter(self, run_manager, plan.link)
+        return AsyncModelCall(stream, plan, run_manager, emit)
+
+    @override
+    def stream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[AIMessageChunk]:
+        """Stream the answer as ``AIMessageChunk`` objects, the usage on the last one.
+
+        Runs the same callbacks as ``BaseChatModel.stream`` but keeps no chunk: the
+        ``on_llm_end`` message is built from the answer the core assembled.
+        """
+        if self._owns_loop(kwargs, async_api=False):
+            messages = self._run_own(plan_run(self, input, config, stop, kwargs), stop, kwargs)
+        else:
+            config, kwargs = link_config(config, kwargs)
+            base = super().stream(input, config, stop=stop, **kwargs)
+            messages = cast("Generator[AIMessageChunk, None, None]", base)
+        with closing(messages) as chunks:
+            yield from chunks
+
+    @override
+    async def astream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[AIMessageChunk]:
+        """Stream the answer; wrap in ``contextlib.aclosing`` to close the connection on exit.
+
+        Without it, leaving an ``async for`` early closes the connection only when the
+        generator is collected (at once in CPython, by the event loop's finalizer).
+        Runs the same callbacks as ``BaseChatModel.astream`` but keeps no chunk.
+        """
+        if self._owns_loop(kwargs, async_api=True):
+            messages = self._arun_own(plan_run(self, input, config, stop, kwargs), stop, kwargs)
+        else:
+            config, kwargs = link_config(config, kwargs)
+            abase = super().astream(input, config, stop=stop, **kwargs)
+            messages = cast("AsyncGenerator[AIMessageChunk, None]", abase)
+        async with aclosing(messages) as chunks:
+            async for message in chunks:
+                yield message
+
+    def _run_own(
+        self, run: RunPlan, stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> Generator[AIMessageChunk, None, None]:
+        """ChatSSE's own ``stream`` loop: the base class's run, no chunk kept."""
+        (manager,) = CallbackManager.configure(**run.configure).on_chat_model_start(
+            self._serialized, [run.traced], **run.start
+        )
+        if self.rate_limiter:
+            self.rate_limiter.acquire(blocking=True)
+        stamp = Stamp(manager.run_id, self.output_version)
+        call = self._open(self._plan_call(run.messages, stop, kwargs, stamp), manager)
+        with closing(call.run()) as chunks:
+            for chunk in chunks:
+                yield cast("AIMessageChunk", chunk.message)
+
+    async def _arun_own(
+        self, run: RunPlan, stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> AsyncGenerator[AIMessageChunk, None]:
+        """Async twin of :meth:`_run_own`."""
+        (manager,) = await AsyncCallbackManager.configure(**run.configure).on_chat_model_start(
+            self._serialized, [run.traced], **run.start
+        )
+        if self.rate_limiter:
+            await self.rate_limiter.aacquire(blocking=True)
+        stamp = Stamp(manager.run_id, self.output_version)
+        call = self._aopen(self._plan_call(run.messages, stop, kwargs, stamp), manager)
+        async with aclosing(call.run()) as chunks:
+            async for chunk in chunks:
+                yield cast("AIMessageChunk", chunk.message)
+
+    @override
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        call = self._open(self._plan_call(messages, stop, kwargs, UNSTAMPED), run_manager)
+        with closing(call.chunks()) as chunks:
+            yield from chunks
+
+    @override
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        call = self._aopen(self._plan_call(messages, stop, kwargs, UNSTAMPED), run_manager)
+        async with aclosing(call.chunks()) as chunks:
+            async for chunk in chunks:
+                yield chunk
+
+    @override
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """The whole answer, streamed and assembled by the core (no chunk kept or merged);
+        with callback handlers, each chunk is sent as a token first."""
+        plan = self._plan_generate(messages, stop, kwargs, run_manager, async_api=False)
+        call = self._open(plan, run_manager)
+        with closing(call.chunks()) as chunks:
+            for _ in chunks:
+                pass
+        return call.build_result()
+
+    @override
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """Async twin of :meth:`_generate`."""
+        plan = self._plan_generate(messages, stop, kwargs, run_manager, async_api=True)
+        call = self._aopen(plan, run_manager)
+        async with aclosing(call.chunks()) as chunks:
+            async for _ in chunks:
+                pass
+        return call.build_result()
