@@ -1,7 +1,10 @@
 """The ``sse-chat chat --via langchain`` driver: the demo conversation through ChatSSE.
 
-Streams with ``ChatSSE.bind_tools(...).stream``, renders each AIMessageChunk as it arrives,
-runs the demo tool and streams the answer to its result.
+Streams with ``ChatSSE.bind_tools(...).stream``, renders each AIMessageChunk as it arrives
+and lets it go: the whole answer (tool calls, finish reason, usage) is the message ChatSSE
+reports at the run's end (``on_llm_end``, built by the core), so no chunk is kept to be
+merged. Runs the demo tool and streams the answer to its result. The usage line is the core
+renderer's (:func:`sse_chat.render.usage_line`), read from ``usage_metadata``.
 """
 
 from __future__ import annotations
@@ -9,40 +12,82 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
+import httpx
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+)
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.messages.utils import message_chunk_to_message
+from langchain_core.outputs import ChatGeneration, LLMResult
 from pydantic import SecretStr
 from pydantic_core import to_json
 
 from langchain_sse import ChatSSE
-from sse_chat.render import Renderer
+from sse_chat.render import Renderer, usage_line
+from sse_core import Usage
 
-__all__ = ["run_langchain_chat"]
+__all__ = ["run_langchain_chat", "usage_of"]
 
 
-def _turn(model: Any, messages: list[BaseMessage], view: Renderer) -> AIMessageChunk:
-    chunks: list[AIMessageChunk] = []
-    for chunk in model.stream(messages):
-        chunks.append(chunk)
-        reasoning = chunk.additional_kwargs.get("reasoning_content")
-        if reasoning:
-            view.reasoning(reasoning)
-        if isinstance(chunk.content, str) and chunk.content:
-            view.text(chunk.content)
-        for piece in chunk.tool_call_chunks:
-            view.tool_call(piece.get("name"), piece.get("args") or "")
-        for event in chunk.response_metadata.get("gateway_events", ()):
-            view.gateway_event(event["name"], event["data"])
-    whole = chunks[0] + chunks[1:] if chunks else AIMessageChunk(content="")
-    assert isinstance(whole, AIMessageChunk)
-    usage = whole.usage_metadata
-    line = "usage: not reported"
-    if usage:
-        line = (
-            f"usage_metadata: input={usage['input_tokens']} output={usage['output_tokens']} "
-            f"total={usage['total_tokens']}"
-        )
-    view.summary(whole.response_metadata.get("finish_reason"), line)
-    return whole
+def usage_of(usage: UsageMetadata | None) -> Usage | None:
+    """LangChain's ``usage_metadata`` in the core's words (cache and reasoning details too)."""
+    if not usage:
+        return None
+    inputs = usage.get("input_token_details") or {}
+    outputs = usage.get("output_token_details") or {}
+    return Usage(
+        prompt_tokens=usage["input_tokens"],
+        completion_tokens=usage["output_tokens"],
+        total_tokens=usage["total_tokens"],
+        cached_tokens=inputs.get("cache_read"),
+        cache_write_tokens=inputs.get("cache_creation"),
+        reasoning_tokens=outputs.get("reasoning"),
+    )
+
+
+class _LastMessage(BaseCallbackHandler):
+    """Keeps the whole answer of the model's run (``on_llm_end``), nothing else."""
+
+    def __init__(self) -> None:
+        self.message: AIMessage | None = None
+
+    def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
+        generation = response.generations[0][0]
+        assert isinstance(generation, ChatGeneration)
+        whole = message_chunk_to_message(generation.message)
+        assert isinstance(whole, AIMessage)
+        self.message = whole
+
+
+def _show(chunk: AIMessageChunk, view: Renderer) -> None:
+    """Render one chunk as it arrives."""
+    reasoning = chunk.additional_kwargs.get("reasoning_content")
+    if reasoning:
+        view.reasoning(reasoning)
+    if isinstance(chunk.content, str) and chunk.content:
+        view.text(chunk.content)
+    refusal = chunk.additional_kwargs.get("refusal")
+    if refusal:
+        view.refusal(refusal)
+    for piece in chunk.tool_call_chunks:
+        view.tool_call(piece.get("name"), piece.get("args") or "")
+    for event in chunk.response_metadata.get("gateway_events", ()):
+        view.gateway_event(event["name"], event["data"])
+
+
+def _turn(model: Any, messages: list[BaseMessage], view: Renderer) -> AIMessage:
+    last = _LastMessage()
+    for chunk in model.stream(messages, config={"callbacks": [last]}):
+        _show(chunk, view)
+    assert last.message is not None  # the run ended well, or stream() raised
+    meta = last.message.response_metadata
+    view.summary(meta.get("finish_reason"), usage_line(usage_of(last.message.usage_metadata)))
+    return last.message
 
 
 def run_langchain_chat(
@@ -56,14 +101,19 @@ def run_langchain_chat(
     tool: dict[str, Any] | None,
     run_tool: Callable[[str, str], Any],
     view: Renderer,
+    http_client: httpx.Client | None = None,
 ) -> None:
-    """Run the demo conversation through ChatSSE (errors propagate to the caller)."""
+    """Run the demo conversation through ChatSSE (errors propagate to the caller).
+
+    ``http_client``: the httpx client to send with (``--record`` passes its recorder).
+    """
     chat = ChatSSE(
         model=model,
         base_url=base_url,
         api_key=SecretStr(api_key),
         path=path,
         default_headers=dict(headers),
+        http_client=http_client,
     )
     runnable: Any = chat.bind_tools([tool]) if tool else chat
     messages: list[BaseMessage] = [HumanMessage(prompt)]
