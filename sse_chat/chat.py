@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import inspect
 import logging
+import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -44,6 +45,7 @@ __all__ = ["add_chat_arguments", "run_chat"]
 
 DEFAULT_PROMPT = "What is the weather in Paris?"
 _RECORDED = "[0-9][0-9][0-9]*.sse"
+_NAMED_ERROR = re.compile(r"^[A-Za-z]+Error \((.*)\)$", re.S)
 
 
 def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
@@ -132,7 +134,17 @@ class _RetryNotes(logging.Handler):
         self.view = view
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.view.note(record.getMessage().replace("; retrying", ", retrying"))
+        self.view.note(retry_note(record))
+
+
+def retry_note(record: logging.LogRecord) -> str:
+    """``429 from the gateway; retrying in 1 s`` as ``429 from the gateway, retrying in 1 s``;
+    an error named by its class (``GatewayConnectionError (could not reach ...)``) in words."""
+    args = record.args
+    if isinstance(args, tuple) and len(args) == 2 and isinstance(args[1], (int, float)):
+        what = _NAMED_ERROR.sub(r"\1", str(args[0]))
+        return f"{what}, retrying in {args[1]:.3g} s"
+    return record.getMessage().replace("; retrying", ", retrying")
 
 
 @contextlib.contextmanager
@@ -264,6 +276,8 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None) -> int:
         code = 1
     if args.record:
         count = len(list(args.record.glob(_RECORDED))) - before
-        view.note(f"recorded {count} model call(s) in {args.record}; replay them with "
-                  f"'sse-chat emulator --replay {args.record}'")  # fmt: skip
+        view.note(
+            f"recorded {count} model call(s) in {args.record}; replay them with "
+            f"'sse-chat emulator --replay {args.record}'"
+        )
     return code

@@ -74,18 +74,31 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
     return run(args)
 
 
+_EMULATOR_HELP = "run the gateway emulator on 127.0.0.1"
+_EMULATOR_DESCRIPTION = (
+    "Serve the deterministic OpenAI-compatible gateway emulator on 127.0.0.1 until Ctrl-C "
+    "(docs/emulator.md)."
+)
+
+
 def _add_emulator(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    emulator = sub.add_parser(
-        "emulator",
-        help="run the gateway emulator on 127.0.0.1",
-        description="Serve the deterministic OpenAI-compatible gateway emulator on "
-        "127.0.0.1 until Ctrl-C (docs/emulator.md).",
-    )
     try:
         from sse_core.emulator.cli import add_arguments
-    except ImportError:  # no uvicorn: accept anything, and say what to install
-        emulator.add_argument("options", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    except ImportError:
+        # No uvicorn: take every argument as it comes (no option prefix at all), so that
+        # whatever was typed gets the one line saying what to install.
+        emulator = sub.add_parser(
+            "emulator",
+            help=_EMULATOR_HELP,
+            description=_EMULATOR_DESCRIPTION,
+            prefix_chars="\x00",
+            add_help=False,
+        )
+        emulator.add_argument("options", nargs="*", help="the emulator's options")
     else:
+        emulator = sub.add_parser(
+            "emulator", help=_EMULATOR_HELP, description=_EMULATOR_DESCRIPTION
+        )
         add_arguments(emulator)
     emulator.set_defaults(func=_cmd_emulator)
 

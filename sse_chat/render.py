@@ -156,8 +156,11 @@ def render_completion(completion: Completion, out: TextIO, *, ended: str | None 
     for choice in completion.choices:
         if len(completion.choices) > 1:
             out.write(f"--- choice {choice.index}\n")
-        for label, text in (("reasoning", choice.reasoning), ("content", choice.content),
-                            ("refusal", choice.refusal)):  # fmt: skip
+        for label, text in (
+            ("reasoning", choice.reasoning),
+            ("content", choice.content),
+            ("refusal", choice.refusal),
+        ):
             if text:
                 out.write(f"[{label}]\n{text}\n")
         for call in choice.tool_calls:

@@ -181,3 +181,17 @@ def test_record_through_a_driver_without_http_client_is_refused(
         "sse-chat chat: --record with --via llamaindex needs an http_client parameter in "
         "sse_chat/via_llamaindex.py\n"
     )
+
+
+@pytest.mark.parametrize("via", ["langchain", "llamaindex"])
+def test_chat_through_each_framework_records_for_replay(
+    via: str, emulator: Emulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["chat", "--via", via, "--base-url", emulator.base_url(), "--record", str(tmp_path)]
+    assert main([*argv, "weather in Paris and Tokyo"]) == 0
+    live = capsys.readouterr().out.splitlines()
+    assert live[-1].startswith(f"(recorded 2 model call(s) in {tmp_path}; ")
+    with Emulator(replay=tmp_path) as replay:
+        argv = ["chat", "--via", via, "--base-url", replay.base_url(), "anything"]
+        assert main(argv) == 0
+    assert capsys.readouterr().out.splitlines() == live[:-1]
