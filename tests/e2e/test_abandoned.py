@@ -1,0 +1,179 @@
+"""Abandoned streams over real loopback HTTP: a stream left by ``break`` (no ``with``, no
+``close()``) must close its connection at once, so the gateway sees the client leave and
+stops generating, and the next request on the same client must not hang.
+
+Each round abandons a slow stream of "count to 300" and then completes the same request on
+the same client; the emulator's record must show the abandoned request disconnected within
+100 ms of the moment the stream was dropped. Variants: reference counting alone
+(``gc.disable()``), a stream caught in a reference cycle (closed by the collector, also when
+the collection runs inside httpcore), and the async twin (``async for ...: break``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import sys
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from sse_core import AsyncChatClient, ChatClient
+from sse_core.emulator import Emulator
+
+BODY = {"model": "m", "messages": [{"role": "user", "content": "count to 300"}]}
+SLOW = {"X-Emulator-Fault": "slow; delay=0.01"}
+ANSWER = " ".join(str(n) for n in range(1, 301))
+BOUND = 0.1  # seconds from dropping a stream to the server seeing the disconnect
+ROUNDS = 1_000
+
+pytestmark = pytest.mark.slow
+
+
+class Leftovers:
+    """What must stay silent while streams are abandoned: unraisable exceptions
+    ("Exception ignored in ...") and asyncio's complaints ("Task was destroyed ...")."""
+
+    def __init__(self) -> None:
+        self.unraisable: list[str] = []
+
+    def hook(self, info: Any) -> None:
+        self.unraisable.append(f"{info.exc_type.__name__}: {info.exc_value!r} in {info.object!r}")
+
+
+@pytest.fixture
+def leftovers(
+    caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
+) -> Iterator[Leftovers]:
+    """Collects unraisable exceptions and every log record; checks them after the test."""
+    found = Leftovers()
+    previous = sys.unraisablehook
+    sys.unraisablehook = found.hook
+    caplog.set_level(logging.DEBUG, logger="asyncio")
+    try:
+        yield found
+        gc.collect()
+    finally:
+        sys.unraisablehook = previous
+    assert found.unraisable == []
+    complaints = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert complaints == []
+    err = capfd.readouterr().err
+    assert "Task was destroyed" not in err and "Exception ignored" not in err
+
+
+def tracked(client: ChatClient | AsyncChatClient) -> list[weakref.ref[Any]]:
+    """Wrap ``client.stream`` to keep a weak reference to every stream it makes."""
+    refs: list[weakref.ref[Any]] = []
+    make = client.stream
+
+    def stream(*args: Any, **kwargs: Any) -> Any:
+        made = make(*args, **kwargs)
+        refs.append(weakref.ref(made))
+        return made
+
+    client.stream = stream  # type: ignore[method-assign]
+    return refs
+
+
+def seen_leaving(emu: Emulator, index: int, since: float) -> float:
+    """Seconds from ``since`` until the emulator saw request ``index`` disconnect."""
+    record = emu.wait_for_disconnect(2.0, index=index)
+    assert record.disconnected and not record.completed
+    assert record.disconnected_at is not None
+    return record.disconnected_at - since
+
+
+def abandon_plainly(client: ChatClient) -> float:
+    """The plain form: a ``for`` over a temporary stream, left by ``break``."""
+    for _ in client.stream(BODY, headers=SLOW):
+        break
+    return time.monotonic()
+
+
+def abandon_in_a_cycle(client: ChatClient) -> float:
+    """A stream kept in a reference cycle of the caller's, then dropped: only the collector
+    can close it (the time returned is when the collection is known to have run)."""
+    stream = client.stream(BODY, headers=SLOW)
+    for _ in stream:
+        break
+    cycle: list[Any] = [stream]
+    cycle.append(cycle)
+    del stream, cycle
+    return -1.0  # not yet: see run_rounds
+
+
+def run_rounds(emu: Emulator, rounds: int, abandon: Callable[[ChatClient], float]) -> None:
+    client = ChatClient(base_url=emu.base_url())
+    refs = tracked(client)
+    worst = 0.0
+    try:
+        for round_ in range(rounds):
+            dropped = abandon(client)
+            assert client.complete(BODY).content == ANSWER
+            if dropped < 0:  # a cycle: collect it now, if no automatic collection did
+                gc.collect()
+                dropped = time.monotonic()
+            worst = max(worst, seen_leaving(emu, 2 * round_, dropped))
+            assert refs[2 * round_]() is None, "an abandoned stream is still alive"
+    finally:
+        client.close()
+    assert worst <= BOUND, f"a disconnect was seen {worst:.3f} s after the stream was dropped"
+    assert all(ref() is None for ref in refs)
+
+
+@pytest.mark.timeout(240)
+def test_abandoned_streams_close_at_once(emulator: Emulator, leftovers: Leftovers) -> None:
+    run_rounds(emulator, ROUNDS, abandon_plainly)
+
+
+@pytest.mark.timeout(240)
+def test_reference_counting_alone_closes_them(emulator: Emulator, leftovers: Leftovers) -> None:
+    gc.disable()
+    try:
+        run_rounds(emulator, ROUNDS, abandon_plainly)
+    finally:
+        gc.enable()
+
+
+@pytest.mark.timeout(120)
+def test_a_stream_in_a_reference_cycle_is_closed_by_the_collector_without_deadlock(
+    emulator: Emulator, leftovers: Leftovers
+) -> None:
+    # Collections as often as possible, so that many run inside httpx/httpcore (holding the
+    # pool's lock) during the next request: the close must not wait for that lock there.
+    previous = gc.get_threshold()
+    gc.set_threshold(50, 1, 1)
+    try:
+        run_rounds(emulator, 200, abandon_in_a_cycle)
+    finally:
+        gc.set_threshold(*previous)
+
+
+@pytest.mark.timeout(240)
+def test_async_abandoned_streams_close_at_once(emulator: Emulator, leftovers: Leftovers) -> None:
+    async def main() -> float:
+        client = AsyncChatClient(base_url=emulator.base_url())
+        refs = tracked(client)
+        worst = 0.0
+        try:
+            for round_ in range(ROUNDS):
+                async for _ in client.stream(BODY, headers=SLOW):
+                    break
+                dropped = time.monotonic()
+                assert (await client.complete(BODY)).content == ANSWER
+                record = await emulator.wait_for_disconnect_async(2.0, index=2 * round_)
+                assert record.disconnected_at is not None and not record.completed
+                worst = max(worst, record.disconnected_at - dropped)
+                assert refs[2 * round_]() is None, "an abandoned stream is still alive"
+        finally:
+            await client.aclose()
+        assert all(ref() is None for ref in refs)
+        return worst
+
+    worst = asyncio.run(main())
+    assert worst <= BOUND, f"a disconnect was seen {worst:.3f} s after the stream was dropped"
