@@ -116,7 +116,7 @@ class ModelCall(_CallBase):
             with self.stream as stream:
                 for events in stream.batches():
                     for item in self._map_read(events):
-                        if chunk := self._tell(item):
+                        if (chunk := self._tell(item)) is not None:
                             yield chunk
         except SSEConnectorError as exc:
             raise convert_error(exc) from exc.__cause__
@@ -167,7 +167,7 @@ class AsyncModelCall(_CallBase):
             async with self.stream as stream:
                 async for events in stream.batches():
                     for item in self._map_read(events):
-                        if chunk := await self._tell(item):
+                        if (chunk := await self._tell(item)) is not None:
                             yield chunk
         except SSEConnectorError as exc:
             raise convert_error(exc) from exc.__cause__

@@ -81,7 +81,7 @@ class ConnectionSettings(BaseModel):
     @model_validator(mode="after")
     def _check_settings(self) -> Self:
         """Check the settings now (a ConfigurationError naming the field), and make the pool."""
-        self._client_config()
+        self._resolve_config()
         self._pool = ClientPool(self.http_client, self.http_async_client)
         return self
 
@@ -100,7 +100,7 @@ class ConnectionSettings(BaseModel):
             "max_event_bytes": self.max_event_bytes,
         }
 
-    def _client_config(self) -> ClientConfig:
+    def _resolve_config(self) -> ClientConfig:
         """The checked configuration of the current settings (built again if they changed,
         e.g. on a ``model_copy(update=...)``, which runs no validator)."""
         settings = self._collect_settings()

@@ -111,14 +111,14 @@ def _make_refusal(event: RefusalDelta) -> ChatGenerationChunk:
 
 def _make_tool_piece(event: ToolCallDelta) -> ChatGenerationChunk:
     """A tool-call fragment (``id``/``name`` only on a call's first fragment)."""
-    return _wrap(AIMessageChunk(content="", tool_call_chunks=[_fragment(event)]))
+    return _wrap(AIMessageChunk(content="", tool_call_chunks=[_make_fragment(event)]))
 
 
 def _pass_on(event: GatewayEvent) -> GatewayEvent:
     return event
 
 
-def _fragment(event: ToolCallDelta) -> ToolCallChunk:
+def _make_fragment(event: ToolCallDelta) -> ToolCallChunk:
     return tool_call_chunk(name=event.name, args=event.arguments, id=event.id, index=event.index)
 
 
@@ -248,7 +248,7 @@ def _merge_delta(delta: ReadDelta, *, tag: bool) -> ChatGenerationChunk:
     if extra:
         fields["additional_kwargs"] = extra
     if delta.tool_calls:
-        fields["tool_call_chunks"] = [_fragment(call) for call in delta.tool_calls]
+        fields["tool_call_chunks"] = [_make_fragment(call) for call in delta.tool_calls]
     if tag:
         fields["response_metadata"] = {"model_provider": PROVIDER}
     return _wrap(AIMessageChunk(**fields))

@@ -110,7 +110,7 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
 
     def _open(self, plan: CallPlan, run_manager: CallbackManagerForLLMRun | None) -> ModelCall:
         outbound = plan.outbound
-        stream = self._pool.sync(self._client_config()).stream(
+        stream = self._pool.sync(self._resolve_config()).stream(
             outbound.payload, headers=outbound.headers
         )
         emit = make_emitter(self, run_manager, plan.link)
@@ -120,7 +120,7 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         self, plan: CallPlan, run_manager: AsyncCallbackManagerForLLMRun | None
     ) -> AsyncModelCall:
         outbound = plan.outbound
-        stream = self._pool.async_(self._client_config()).stream(
+        stream = self._pool.async_(self._resolve_config()).stream(
             outbound.payload, headers=outbound.headers
         )
         emit = make_async_emitter(self, run_manager, plan.link)

@@ -3,10 +3,10 @@
 Everything about the wire is in :mod:`sse_core`. This module holds what ChatSSE is: its
 request fields, what identifies it in traces, the plan of each call (the request from
 :mod:`._outbound`, the chunk mapping of :mod:`._inbound`), token counts, tools and
-structured output. Its connection fields are
-:class:`~langchain_sse._connection.ConnectionSettings`'; its I/O (``stream``, ``invoke``
-and their async twins, over one :class:`~langchain_sse._call.ModelCall` per answer) is
-:class:`~langchain_sse._loop.StreamingChatModel`'s. Errors are sse_core's, each also
+structured output. The connection fields come from
+:class:`~langchain_sse._connection.ConnectionSettings`, and the I/O (``stream``,
+``invoke`` and their async twins, one :class:`~langchain_sse._call.ModelCall` per answer)
+from :class:`~langchain_sse._loop.StreamingChatModel`. Errors are sse_core's, each also
 LangChain's type (:mod:`._errors`).
 """
 

@@ -79,7 +79,7 @@ def _open(model: ChatSSE, mode: str, handler: Tokens, emitted: list[GatewayEvent
     if mode == "sync":
         manager = CallbackManagerForLLMRun(run_id=RUN_ID, handlers=[handler],
                                            inheritable_handlers=[])  # fmt: skip
-        stream = model._pool.sync(model._client_config()).stream(outbound.payload)
+        stream = model._pool.sync(model._resolve_config()).stream(outbound.payload)
         return ModelCall(stream, plan, manager, emitted.append)
     async_manager = AsyncCallbackManagerForLLMRun(run_id=RUN_ID, handlers=[handler],
                                                   inheritable_handlers=[])  # fmt: skip
@@ -87,7 +87,7 @@ def _open(model: ChatSSE, mode: str, handler: Tokens, emitted: list[GatewayEvent
     async def emit(event: GatewayEvent) -> None:
         emitted.append(event)
 
-    astream = model._pool.async_(model._client_config()).stream(outbound.payload)
+    astream = model._pool.async_(model._resolve_config()).stream(outbound.payload)
     return AsyncModelCall(astream, plan, async_manager, emit)
 
 

@@ -69,7 +69,7 @@ def test_bad_endpoints_fail_at_construction(
 )
 def test_timeouts(timeout: Any, expected: sse_core.Timeouts) -> None:
     model = ChatSSE(model="m", base_url="http://h/v1", timeout=timeout)
-    assert model._client_config().timeouts == expected
+    assert model._resolve_config().timeouts == expected
 
 
 def test_injected_clients_are_used_sync_and_async(mock_model: Any) -> None:
@@ -166,7 +166,7 @@ def test_a_pickled_model_holds_no_secret_and_takes_the_key_from_the_environment(
     assert restored.base_url == "https://gw.test/v1"
     assert restored.default_headers is None and restored.http_client is None
     assert restored.api_key == SecretStr("sk-from-the-environment")
-    assert restored._client_config().api_key == SecretStr("sk-from-the-environment")
+    assert restored._resolve_config().api_key == SecretStr("sk-from-the-environment")
     assert restored._pool is not model._pool
 
 

@@ -167,7 +167,7 @@ def _views_of(model: ChatSSE) -> dict[str, str]:
         "identifying params": repr(model._identifying_params),
         "invocation params": repr(model._get_invocation_params()),
         "ls params": repr(model._get_ls_params()),
-        "client config": repr(model._client_config()),
+        "client config": repr(model._resolve_config()),
     }
 
 
