@@ -80,7 +80,7 @@ def exposed(error: BaseException, canaries: tuple[str, ...] = CANARIES) -> list[
 def logged(caplog: pytest.LogCaptureFixture) -> list[str]:
     """Log records (httpx, httpcore, sse_core at DEBUG) that hold a canary."""
     out = []
-    for record in caplog.records:
+    for record in caplog.get_records("call"):
         text = record.getMessage() + (record.exc_text or "")
         if any(canary in text for canary in CANARIES):
             out.append(f"{record.name}: {text}")
@@ -167,7 +167,7 @@ def streaming(reads: list[bytes], error: Exception | None = None) -> Handler:
 
 @pytest.mark.parametrize("key", [f"{KEY}\n", f"{KEY} \r\n", f"\t{KEY}"])
 def test_a_key_with_surrounding_whitespace_is_sent_stripped(
-    run: Callable[..., Completion | SSEConnectorError], key: str
+    run: Callable[..., Completion | SSEConnectorError], key: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     seen: list[httpx.Request] = []
 
@@ -179,6 +179,7 @@ def test_a_key_with_surrounding_whitespace_is_sent_stripped(
     assert isinstance(result, Completion) and result.content == "so far"
     assert seen[0].headers["authorization"] == f"Bearer {KEY}"
     assert seen[0].headers["x-tenant-token"] == SECRET and seen[0].headers["api-key"] == API_KEY
+    assert any(r.name == "httpx" for r in caplog.records)  # the logs checked are really on
 
 
 @pytest.mark.parametrize("cls", [ChatClient, AsyncChatClient])

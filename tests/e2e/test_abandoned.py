@@ -60,7 +60,8 @@ def leftovers(
     finally:
         sys.unraisablehook = previous
     assert found.unraisable == []
-    complaints = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    records = caplog.get_records("call") + caplog.get_records("teardown")
+    complaints = [r.getMessage() for r in records if r.levelno >= logging.WARNING]
     assert complaints == []
     err = capfd.readouterr().err
     assert "Task was destroyed" not in err and "Exception ignored" not in err
