@@ -268,7 +268,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         directory: Where ``NNN.sse`` and ``NNN.json`` go (created if missing).
         inner: The transport that really sends (sync, async, or both like
             ``httpx.MockTransport``); by default an ``httpx.HTTPTransport`` for sync
-            requests and an ``httpx.AsyncHTTPTransport`` for async ones, made on first use.
+            requests and an ``httpx.AsyncHTTPTransport`` for async ones.
         secret_headers: More header names whose values are secrets: never written, and
             masked wherever they occur.
         secrets: More values to mask wherever they occur (e.g. a key sent in the body).
@@ -286,9 +286,14 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self.directory.mkdir(parents=True, exist_ok=True)
         self.hidden_headers = SECRET_HEADERS | {name.lower() for name in secret_headers}
         self._secrets = tuple(s for s in secrets if s)
-        self._inner = inner
-        self._sync = inner if isinstance(inner, httpx.BaseTransport) else None
-        self._async = inner if isinstance(inner, httpx.AsyncBaseTransport) else None
+        self._sync: httpx.BaseTransport | None
+        self._async: httpx.AsyncBaseTransport | None
+        if inner is None:  # both sides, made now: no race on first use
+            self._sync = httpx.HTTPTransport(limits=DEFAULT_LIMITS)
+            self._async = httpx.AsyncHTTPTransport(limits=DEFAULT_LIMITS)
+        else:
+            self._sync = inner if isinstance(inner, httpx.BaseTransport) else None
+            self._async = inner if isinstance(inner, httpx.AsyncBaseTransport) else None
 
     def __repr__(self) -> str:
         return f"RecordingTransport({str(self.directory)!r})"
@@ -312,9 +317,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Send ``request`` through the inner transport and record its response."""
         if self._sync is None:
-            if self._inner is not None:
-                raise TypeError("the inner transport is async only: use an httpx.AsyncClient")
-            self._sync = httpx.HTTPTransport(limits=DEFAULT_LIMITS)
+            raise TypeError("the inner transport is async only: use an httpx.AsyncClient")
         call = _Call(self, request, request.read())
         response = self._sync.handle_request(request)
         call.head(response)
@@ -325,9 +328,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Async twin of :meth:`handle_request`."""
         if self._async is None:
-            if self._inner is not None:
-                raise TypeError("the inner transport is sync only: use an httpx.Client")
-            self._async = httpx.AsyncHTTPTransport(limits=DEFAULT_LIMITS)
+            raise TypeError("the inner transport is sync only: use an httpx.Client")
         call = _Call(self, request, await request.aread())
         response = await self._async.handle_async_request(request)
         call.head(response)

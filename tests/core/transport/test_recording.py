@@ -357,3 +357,13 @@ def test_every_dialect_replays_as_it_ran(
         assert (after.reasoning, after.usage, after.events) == (
             before.reasoning, before.usage, before.events
         )  # fmt: skip
+
+
+async def test_a_default_transport_serves_both_sides(emulator: Emulator, tmp_path: Path) -> None:
+    transport = RecordingTransport(tmp_path)
+    with httpx.Client(transport=transport, timeout=10) as http:
+        client(emulator.base_url(), http).complete(ask("echo: sync"))
+    async with httpx.AsyncClient(transport=transport, timeout=10) as http:
+        chat = AsyncChatClient(base_url=emulator.base_url(), http_client=http, timeout=10)
+        await chat.complete(ask("echo: async"))
+    assert [decode(body(tmp_path, n)).content for n in (1, 2)] == ["sync", "async"]
