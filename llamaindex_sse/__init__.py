@@ -1,29 +1,35 @@
 """LlamaIndex adapter: ``SSELLM``, a ``FunctionCallingLLM`` over :mod:`sse_core`.
 
 ``from llamaindex_sse import SSELLM`` imports llama-index-core on first use only, so
-``import llamaindex_sse`` (for the error classes) stays cheap. The sse_core errors are
-re-exported here: catch them by these names or sse_core's, they are the same classes.
+``import llamaindex_sse`` (for the error classes) stays cheap. The errors are sse_core's:
+the HTTP, connection and configuration errors are the very same classes; the four stream
+errors SSELLM raises are subclasses that add ``partial_response`` (the answer so far as a
+``ChatResponse``), so ``except sse_core.IncompleteStreamError`` still catches them.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from llamaindex_sse._errors import (
+    GatewayStreamError,
+    IncompleteStreamError,
+    StreamProtocolError,
+    StreamTimeoutError,
+)
 from sse_core.errors import (
     AuthenticationError,
     BadRequestError,
     ConfigurationError,
     GatewayConnectionError,
     GatewayHTTPError,
-    GatewayStreamError,
-    IncompleteStreamError,
     RateLimitError,
+    RedirectError,
     RetryableRequestError,
     ServerError,
     SSEConnectorError,
     StreamError,
-    StreamProtocolError,
-    StreamTimeoutError,
+    UnexpectedResponseError,
 )
 
 if TYPE_CHECKING:
@@ -40,6 +46,7 @@ __all__ = [
     "GatewayStreamError",
     "IncompleteStreamError",
     "RateLimitError",
+    "RedirectError",
     "RetryableRequestError",
     "SSEConnectorError",
     "SSEGatewayEvent",
@@ -47,6 +54,7 @@ __all__ = [
     "StreamError",
     "StreamProtocolError",
     "StreamTimeoutError",
+    "UnexpectedResponseError",
 ]
 
 _LAZY = {"SSELLM": "llamaindex_sse.model", "SSEGatewayEvent": "llamaindex_sse._events"}

@@ -105,16 +105,26 @@ async def aclosing(
             yield item
     finally:
         try:
-            await wrapped.aclose()
+            await _aclose(wrapped)
         finally:
             await _aclose_all(opened)
+
+
+async def _aclose(generator: AsyncGenerator[Any, None]) -> None:
+    try:
+        await generator.aclose()
+    except RuntimeError as exc:
+        # The loop's shutdown_asyncgens() closes every live async generator at once: this
+        # one is being closed by it right now, which is all we wanted.
+        if "already running" not in str(exc):
+            raise
 
 
 async def _aclose_all(opened: list[AsyncGenerator[Any, None]]) -> None:
     first: BaseException | None = None
     while opened:
         try:
-            await opened.pop().aclose()
+            await _aclose(opened.pop())
         except BaseException as exc:  # close the rest, then re-raise the first
             first = first or exc
     if first is not None:

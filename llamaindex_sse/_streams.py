@@ -5,7 +5,8 @@ generator holds nothing and closing a started one closes the response. Every dec
 pure code shared by the twins: the core merges each read (:func:`sse_core.merge_read`),
 :class:`~llamaindex_sse._inbound.ResponseStream` maps it. Named SSE events are dispatched
 as :class:`~llamaindex_sse.SSEGatewayEvent` under the caller's span, in stream order,
-before the response of the read that carried them.
+before the response of the read that carried them. Stream errors leave as the classes of
+:mod:`._errors` (sse_core's, with ``partial_response``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from llama_index.core.base.llms.types import ChatResponse
 
+from llamaindex_sse._errors import llamaindex_errors
 from llamaindex_sse._events import dispatch_gateway_events
 from llamaindex_sse._inbound import ResponseStream
 from llamaindex_sse._outbound import Headers
@@ -48,7 +50,7 @@ def responses(
     client: ChatClient, body: Body, headers: Headers, span_id: str | None
 ) -> Generator[ChatResponse, None, None]:
     """The ChatResponses of one answer; the request is sent on the first ``next()``."""
-    with client.stream(body, headers=headers) as stream:
+    with llamaindex_errors(), client.stream(body, headers=headers) as stream:
         mapper = ResponseStream(stream.answer)
         for batch in stream.batches():
             if (response := _respond(mapper, batch, span_id)) is not None:
@@ -61,18 +63,19 @@ async def aresponses(
     client: AsyncChatClient, body: Body, headers: Headers, span_id: str | None
 ) -> AsyncGenerator[ChatResponse, None]:
     """Async twin of :func:`responses`."""
-    async with client.stream(body, headers=headers) as stream:
-        mapper = ResponseStream(stream.answer)
-        async for batch in stream.batches():
-            if (response := _respond(mapper, batch, span_id)) is not None:
-                yield response
-        if (last := mapper.last()) is not None:
-            yield last
+    with llamaindex_errors():
+        async with client.stream(body, headers=headers) as stream:
+            mapper = ResponseStream(stream.answer)
+            async for batch in stream.batches():
+                if (response := _respond(mapper, batch, span_id)) is not None:
+                    yield response
+            if (last := mapper.last()) is not None:
+                yield last
 
 
 def whole(client: ChatClient, body: Body, headers: Headers, span_id: str | None) -> Completion:
     """The whole answer (for ``chat``)."""
-    with client.stream(body, headers=headers) as stream:
+    with llamaindex_errors(), client.stream(body, headers=headers) as stream:
         for event in stream:
             _dispatch_named(event, span_id)
     return _completed(stream.completion)
@@ -82,7 +85,8 @@ async def awhole(
     client: AsyncChatClient, body: Body, headers: Headers, span_id: str | None
 ) -> Completion:
     """Async twin of :func:`whole`."""
-    async with client.stream(body, headers=headers) as stream:
-        async for event in stream:
-            _dispatch_named(event, span_id)
+    with llamaindex_errors():
+        async with client.stream(body, headers=headers) as stream:
+            async for event in stream:
+                _dispatch_named(event, span_id)
     return _completed(stream.completion)

@@ -31,7 +31,6 @@ from llama_index.core.base.llms.types import (
     LLMMetadata,
 )
 from llama_index.core.bridge.pydantic import Field, PrivateAttr, SecretStr, model_validator
-from llama_index.core.constants import DEFAULT_CONTEXT_WINDOW
 from llama_index.core.instrumentation.span import active_span_id
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from llama_index.core.llms.function_calling import FunctionCallingLLM
@@ -69,10 +68,37 @@ _CONNECTION = (
 )
 
 
+#: The fields a pickle leaves out: they may hold credentials (see ``SSELLM.__getstate__``).
+_SECRET_FIELDS = ("api_key", "default_headers")
+#: The context window assumed when none is given: what current gateway models offer.
+DEFAULT_CONTEXT_WINDOW = 128_000
+
+
 def _connection(data: dict[str, Any]) -> ClientConfig:
-    """The checked configuration for the given field values (environment fallbacks too)."""
+    """The checked configuration for the given field values (environment fallbacks too).
+
+    Every default header counts as secret: its value is masked in the core's messages.
+    """
     settings = {name: data[name] for name in _CONNECTION if data.get(name) is not None}
+    headers = settings.get("default_headers")
+    if isinstance(headers, dict):
+        settings["secret_headers"] = tuple(name for name in headers if isinstance(name, str))
     return ClientConfig.build(**settings)
+
+
+def _checked(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the connection settings checked and resolved (environment, key, headers).
+
+    Raises:
+        ConfigurationError: A setting is missing or cannot work; the message names the field.
+    """
+    config = _connection(data)
+    return {
+        **data,
+        "base_url": config.base_url,
+        "api_key": config.api_key,
+        "default_headers": dict(config.default_headers),
+    }
 
 
 class SSELLM(FunctionCallingLLM):
@@ -87,7 +113,14 @@ class SSELLM(FunctionCallingLLM):
     Call keyword arguments go into the request body (``tools``, ``seed``, ...), except
     ``extra_headers``, sent as headers of that one request. LlamaIndex reports call
     arguments to instrumentation, so keep secrets in ``api_key`` or ``default_headers``,
-    which are never serialized, shown or reported.
+    which are never serialized, shown or reported (their values are masked in error
+    messages). A pickled SSELLM leaves them out too: after unpickling, give them again
+    (``api_key`` falls back to ``SSE_API_KEY``).
+
+    Raises:
+        ConfigurationError: At construction, a connection setting (``base_url``,
+            ``api_key``, ``path``, ``default_headers``, ``timeout``, ...) is missing or
+            cannot work; the message names the field.
 
     Args:
         http_client: An ``httpx.Client`` for sync calls (proxies, mTLS); not closed here.
@@ -108,6 +141,11 @@ class SSELLM(FunctionCallingLLM):
     )
     path: str = Field(default="/chat/completions", description="Appended to base_url.")
     temperature: float | None = Field(default=None, description="Sampling temperature.")
+    reasoning_effort: str | None = Field(
+        default=None,
+        description="reasoning_effort for gateways that take it (low, medium, high); "
+        "not sent when None.",
+    )
     max_tokens: int | None = Field(default=None, description="Most tokens to generate.")
     stop: list[str] | None = Field(default=None, description="Stop sequences.")
     timeout: float | Timeouts | None = Field(
@@ -118,7 +156,8 @@ class SSELLM(FunctionCallingLLM):
         default_factory=dict,
         exclude=True,
         repr=False,
-        description="Headers sent with every request (may hold credentials: never serialized).",
+        description="Headers sent with every request (may hold credentials: never serialized "
+        "or pickled; their values are masked in error messages). None means no headers.",
     )
     extra_body: dict[str, Any] = Field(
         default_factory=dict, description="Merged into every request body by the transport."
@@ -131,7 +170,13 @@ class SSELLM(FunctionCallingLLM):
         default=False,
         description="Send ThinkingBlocks of earlier assistant turns back as reasoning_content.",
     )
-    context_window: int = Field(default=DEFAULT_CONTEXT_WINDOW, gt=0)
+    context_window: int = Field(
+        default=DEFAULT_CONTEXT_WINDOW,
+        gt=0,
+        description="Tokens the model takes in (default 128000, what current gateway models "
+        "offer; LlamaIndex's own default is 3900). Agents size their memory by it: set the "
+        "model's real window.",
+    )
     is_function_calling_model: bool = Field(default=True)
     max_event_bytes: int = Field(default=DEFAULT_MAX_EVENT_BYTES, gt=0)
 
@@ -144,16 +189,24 @@ class SSELLM(FunctionCallingLLM):
         async_http_client: httpx.AsyncClient | None = None,
         **data: Any,
     ) -> None:
-        super().__init__(**data)
+        # Checked before pydantic sees the data, so a bad setting raises the core's
+        # ConfigurationError itself rather than a ValidationError wrapping it.
+        super().__init__(**_checked(data))
         self._pool = ClientPool(http_client, async_http_client)
 
     @model_validator(mode="before")
     @classmethod
     def _check_connection(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            config = _connection(data)  # env fallbacks; a bad value raises, naming the field
-            data = {**data, "base_url": config.base_url, "api_key": config.api_key}
-        return data
+        # model_validate() does not go through __init__: check there too.
+        return _checked(data) if isinstance(data, dict) else data
+
+    def __getstate__(self) -> dict[Any, Any]:
+        """The pickled state, without ``api_key`` and ``default_headers`` (credentials)."""
+        state = super().__getstate__()
+        state["__dict__"] = {
+            key: value for key, value in state["__dict__"].items() if key not in _SECRET_FIELDS
+        }
+        return state
 
     @classmethod
     def class_name(cls) -> str:
@@ -177,6 +230,7 @@ class SSELLM(FunctionCallingLLM):
         """The request body and per-call headers (``extra_headers=``)."""
         settings = {
             "temperature": self.temperature,
+            "reasoning_effort": self.reasoning_effort,
             "max_tokens": self.max_tokens,
             "stop": self.stop,
             **self.additional_kwargs,

@@ -2,6 +2,8 @@
 
 Streams with ``SSELLM.stream_chat_with_tools``, renders the thinking and text deltas as they
 arrive and the tool calls of the last response, runs the demo tool and streams the answer.
+The usage line is the core renderer's (:func:`sse_chat.render.usage_line`), read from the
+token counts SSELLM puts in the last response's ``additional_kwargs``.
 """
 
 from __future__ import annotations
@@ -9,14 +11,41 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import httpx
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse
 from llama_index.core.tools import FunctionTool
 from pydantic_core import to_json
 
 from llamaindex_sse import SSELLM
-from sse_chat.render import Renderer
+from sse_chat.render import Renderer, usage_line
+from sse_core import Usage
 
-__all__ = ["run_llamaindex_chat"]
+__all__ = ["run_llamaindex_chat", "usage_of"]
+
+#: The token counts SSELLM puts in ``additional_kwargs`` (see ``sse_core.Usage``).
+_COUNTS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "cached_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+)
+
+
+def usage_of(response: ChatResponse) -> Usage | None:
+    """The token counts of a (last) SSELLM response, or None if the gateway sent none."""
+    kwargs = response.additional_kwargs
+    if all(kwargs.get(name) is None for name in _COUNTS):
+        return None
+    return Usage(
+        prompt_tokens=kwargs.get("prompt_tokens"),
+        completion_tokens=kwargs.get("completion_tokens"),
+        total_tokens=kwargs.get("total_tokens"),
+        cached_tokens=kwargs.get("cached_tokens"),
+        cache_write_tokens=kwargs.get("cache_write_tokens"),
+        reasoning_tokens=kwargs.get("reasoning_tokens"),
+    )
 
 
 def _turn(
@@ -38,12 +67,7 @@ def _turn(
     assert last is not None  # SSELLM always yields at least one response
     for call in llm.get_tool_calls_from_response(last, error_on_no_tool_call=False):
         view.tool_call(call.tool_name, to_json(call.tool_kwargs).decode())
-    kwargs = last.additional_kwargs
-    line = (
-        f"usage: prompt={kwargs.get('prompt_tokens')} completion={kwargs.get('completion_tokens')} "
-        f"total={kwargs.get('total_tokens')}"
-    )
-    view.summary(kwargs.get("finish_reason"), line)
+    view.summary(last.additional_kwargs.get("finish_reason"), usage_line(usage_of(last)))
     return last
 
 
@@ -58,10 +82,20 @@ def run_llamaindex_chat(
     tool: dict[str, Any] | None,
     run_tool: Callable[[str, str], Any],
     view: Renderer,
+    http_client: httpx.Client | None = None,
 ) -> None:
-    """Run the demo conversation through SSELLM (errors propagate to the caller)."""
-    llm = SSELLM(model=model, base_url=base_url, api_key=api_key, path=path,
-                 default_headers=dict(headers))  # fmt: skip
+    """Run the demo conversation through SSELLM (errors propagate to the caller).
+
+    ``http_client`` (``chat --record``'s recording client) carries every request.
+    """
+    llm = SSELLM(
+        model=model,
+        base_url=base_url,
+        api_key=api_key or None,
+        path=path,
+        default_headers=dict(headers),
+        http_client=http_client,
+    )
     tools = []
     if tool:
         spec = tool["function"]

@@ -10,7 +10,12 @@ handlers attached *and* keeps its own references, so only a deterministic close 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -89,6 +94,36 @@ async def test_a_timeout_around_the_stream(emulator: Emulator, make_llm: LLMFact
     record = await emulator.wait_for_disconnect_async(2.0)
     assert record.disconnected_at is not None
     assert record.disconnected_at - since < 0.3 + PROMPTLY
+
+
+async def test_a_bare_async_break_closes_at_once(emulator: Emulator, make_llm: LLMFactory) -> None:
+    llm = slow_llm(make_llm, debug=True)
+    with collect_events():
+        async for _ in await llm.astream_chat(ASK):
+            break  # no aclose(), no aclosing: the stream is dropped here
+        since = time.monotonic()
+        closed_promptly(await emulator.wait_for_disconnect_async(2.0), since)
+
+
+def test_a_bare_break_closes_at_once_and_prints_nothing_at_shutdown(emulator: Emulator) -> None:
+    script = Path(__file__).with_name("li_bare_break.py")
+    support = str(script.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([support, os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run(
+        [sys.executable, str(script), emulator.base_url()],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "", f"printed at shutdown:\n{result.stderr}"
+    breaks = json.loads(result.stdout.strip().splitlines()[-1])
+    records = emulator.requests
+    assert len(records) == len(breaks) == 2
+    for record, since in zip(records, breaks, strict=True):
+        closed_promptly(record, since)
 
 
 def test_sync_break_and_drop(emulator: Emulator, make_llm: LLMFactory) -> None:

@@ -105,6 +105,29 @@ async def test_a_failing_aclose_still_closes_the_rest_and_raises_the_first() -> 
     assert log == ["wrapper", "b", "a"]
 
 
+async def test_a_generator_another_closer_is_closing_is_left_to_it() -> None:
+    release = asyncio.Event()
+    log: list[str] = []
+
+    async def slow_to_close() -> AsyncGenerator[int, None]:
+        try:
+            yield 1
+        finally:
+            await release.wait()
+            log.append("inner")
+
+    inner = slow_to_close()
+    await anext(inner)
+    closer = asyncio.create_task(inner.aclose())  # as the loop's shutdown_asyncgens() does
+    await asyncio.sleep(0)  # it is inside its finally now: "already running"
+    stream = aclosing(anumbers(log, "wrapper"), [inner])
+    await anext(stream)
+    await stream.aclose()  # leaves the inner one to its closer, without an error
+    release.set()
+    await asyncio.wait_for(closer, 5)
+    assert log == ["wrapper", "inner"]
+
+
 def test_track_records_only_inside_collecting() -> None:
     log: list[str] = []
     outside = numbers(log, "x")

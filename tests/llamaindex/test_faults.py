@@ -1,5 +1,6 @@
 """Every emulator fault through SSELLM, sync and async: answers survive wire quirks, and
-failures arrive as the sse_core typed errors, unchanged, with the partial answer."""
+failures arrive as the sse_core typed errors (the stream errors as llamaindex_sse's
+subclasses), with the partial answer as a Completion and as a ChatResponse."""
 
 from __future__ import annotations
 
@@ -7,21 +8,24 @@ import asyncio
 
 import pytest
 from li_support import ALL_DIALECTS, SPASS_HEADERS, TIMEOUT, LLMFactory
-from llama_index.core.base.llms.types import ChatResponse
+from llama_index.core.base.llms.types import ChatResponse, TextBlock
 from llama_index.core.llms import ChatMessage
 
-from llamaindex_sse import SSELLM
+import sse_core
+from llamaindex_sse import (
+    SSELLM,
+    GatewayStreamError,
+    IncompleteStreamError,
+    StreamProtocolError,
+    StreamTimeoutError,
+)
 from sse_core import (
     AuthenticationError,
     ChatClient,
-    GatewayStreamError,
-    IncompleteStreamError,
     RateLimitError,
     ServerError,
     SSEConnectorError,
     StreamError,
-    StreamProtocolError,
-    StreamTimeoutError,
     Timeouts,
 )
 from sse_core.emulator import Emulator
@@ -152,8 +156,12 @@ def test_stream_faults_raise_typed_errors_with_the_partial_answer(
     llm = make_llm(dialect, fault=fault, timeout=timeout, max_event_bytes=50_000)
     exc, seen = failure(llm, mode)
     assert type(exc) is error
+    assert isinstance(exc, getattr(sse_core, error.__name__))  # sse_core's class catches it
     assert isinstance(exc, StreamError) and exc.has_partial
     assert exc.partial.content == "".join(r.delta or "" for r in seen)
+    partial = exc.partial_response  # type: ignore[attr-defined]
+    assert isinstance(partial, ChatResponse)
+    assert partial.message.content == exc.partial.content
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -170,9 +178,12 @@ def test_a_mid_stream_error_frame(make_llm: LLMFactory, dialect: str, mode: str)
 @pytest.mark.parametrize("mode", MODES)
 def test_chat_raises_the_same_typed_errors(make_llm: LLMFactory, mode: str) -> None:
     llm = make_llm(fault="truncate; after=3")
-    with pytest.raises(IncompleteStreamError) as caught:
+    with pytest.raises(sse_core.IncompleteStreamError) as caught:
         if mode == "sync":
             llm.chat(ASK)
         else:
             asyncio.run(llm.achat(ASK))
+    assert type(caught.value) is IncompleteStreamError
     assert TEXT.startswith(caught.value.partial.content)
+    (text,) = caught.value.partial_response.message.blocks
+    assert isinstance(text, TextBlock) and text.text == caught.value.partial.content

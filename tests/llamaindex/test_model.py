@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
 
@@ -16,7 +17,7 @@ from llama_index.core.tools import FunctionTool
 from pydantic import ValidationError
 
 from llamaindex_sse import SSELLM
-from sse_core import Timeouts
+from sse_core import ConfigurationError, Timeouts
 
 BODY = [frame(chunk({"content": "Hi"})), frame(chunk({}, "stop")), b"data: [DONE]\n\n"]
 
@@ -76,12 +77,85 @@ def test_environment_fallbacks(monkeypatch: pytest.MonkeyPatch) -> None:
     assert explicit.base_url == "http://explicit.test/v1"
 
 
-def test_a_bad_or_missing_base_url_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_missing_base_url_is_the_core_configuration_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("SSE_BASE_URL", raising=False)
-    with pytest.raises(ValidationError, match="base_url"):
+    with pytest.raises(ConfigurationError) as caught:
         SSELLM(model="m")
-    with pytest.raises(ValidationError, match="http"):
-        SSELLM(model="m", base_url="gateway.test/v1")
+    assert "base_url" in str(caught.value) and "SSE_BASE_URL" in str(caught.value)
+    assert not isinstance(caught.value, ValidationError)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("base_url", "gateway.test/v1"),
+        ("base_url", "http://[::1/v1"),
+        ("api_key", 123),
+        ("api_key", "sk-\x00bad"),
+        ("timeout", -1),
+        ("timeout", "soon"),
+        ("path", "chat"),
+        ("default_headers", {"X-Token": "a\nb"}),
+        ("default_headers", ["X-Token"]),
+    ],
+)
+def test_a_bad_setting_is_refused_at_construction_naming_the_field(
+    field: str, value: object
+) -> None:
+    with pytest.raises(ConfigurationError, match=field) as caught:
+        make(**{field: value})
+    assert not isinstance(caught.value, ValidationError)
+
+
+def test_model_validate_checks_the_settings_too() -> None:
+    with pytest.raises(ValidationError, match="base_url"):
+        SSELLM.model_validate({"model": "m", "base_url": "gateway.test/v1"})
+
+
+def test_default_headers_may_be_none() -> None:
+    seen: list[httpx.Request] = []
+    llm = make(seen, default_headers=None)
+    assert llm.default_headers == {}
+    llm.chat([ChatMessage(role="user", content="hi")])
+    assert seen[0].headers["authorization"] == f"Bearer {API_KEY}"
+
+
+def test_a_key_with_a_trailing_newline_is_stripped() -> None:
+    seen: list[httpx.Request] = []
+    llm = make(seen, api_key=API_KEY + "\n")
+    assert llm.api_key is not None and llm.api_key.get_secret_value() == API_KEY
+    llm.chat([ChatMessage(role="user", content="hi")])
+    assert seen[0].headers["authorization"] == f"Bearer {API_KEY}"
+
+
+def test_a_pickle_holds_no_credentials_and_the_copy_works(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    llm = make(default_headers={"X-Gateway-Token": "header-secret-value"}, temperature=0.3)
+    data = pickle.dumps(llm)
+    assert API_KEY.encode() not in data and b"header-secret-value" not in data
+    assert llm.api_key is not None and llm.default_headers  # the original keeps them
+    monkeypatch.setenv("SSE_API_KEY", "sk-from-env-after-unpickling")
+    copy = pickle.loads(data)
+    assert (copy.model, copy.base_url, copy.temperature) == ("m", llm.base_url, 0.3)
+    assert copy.default_headers == {}
+    assert copy.api_key is not None
+    assert copy.api_key.get_secret_value() == "sk-from-env-after-unpickling"
+
+
+def test_reasoning_effort_is_sent_only_when_set() -> None:
+    seen: list[httpx.Request] = []
+    make(seen, reasoning_effort="high").chat([ChatMessage(role="user", content="hi")])
+    make(seen).chat([ChatMessage(role="user", content="hi")])
+    assert sent(seen[0])["reasoning_effort"] == "high"
+    assert "reasoning_effort" not in sent(seen[1])
+
+
+def test_the_default_context_window_fits_modern_gateways() -> None:
+    assert make().metadata.context_window == 128_000
+    assert "128000" in (SSELLM.model_fields["context_window"].description or "")
 
 
 def test_timeout_accepts_a_number_or_timeouts() -> None:

@@ -160,3 +160,29 @@ def test_reasoning_from_think_tags(make_llm: LLMFactory) -> None:
     thinking, text = last.message.blocks
     assert isinstance(thinking, ThinkingBlock) and thinking.content
     assert isinstance(text, TextBlock) and text.text == ANSWER
+
+
+# The README's LlamaIndex streaming loop (after ``llm = SSELLM(...)``): thinking and answer
+# printed apart, each delta as it came.
+README_LOOP = """
+thinking = False
+for chunk in llm.stream_chat([ChatMessage(role="user", content="count to 12")]):
+    if thought := chunk.additional_kwargs.get("thinking_delta"):
+        print(thought if thinking else f"[thinking] {thought}", end="", flush=True)
+        thinking = True
+    if chunk.delta:
+        if thinking:
+            print("\\n[answer] ", end="")
+            thinking = False
+        print(chunk.delta, end="", flush=True)
+print()
+"""
+
+
+def test_the_readme_loop_prints_thinking_then_the_answer(
+    make_llm: LLMFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    llm = make_llm(model="emulator-think")
+    thought = "".join(r.additional_kwargs.get("thinking_delta", "") for r in llm.stream_chat(ASK))
+    exec(README_LOOP, {"llm": llm, "ChatMessage": ChatMessage})
+    assert capsys.readouterr().out == f"[thinking] {thought}\n[answer] {ANSWER}\n"

@@ -1,0 +1,116 @@
+"""The sse_core stream errors as SSELLM raises them: the same classes, plus the answer so far
+as a LlamaIndex ``ChatResponse``.
+
+The hierarchy (left: what SSELLM raises; right: its sse_core parent, which still catches it)::
+
+    GatewayStreamError      sse_core.GatewayStreamError     an error frame or event: error
+    IncompleteStreamError   sse_core.IncompleteStreamError  no finish_reason and no [DONE]
+    StreamTimeoutError      sse_core.StreamTimeoutError     no bytes for too long
+    StreamProtocolError     sse_core.StreamProtocolError    malformed frame, oversized event
+
+Each keeps ``.partial`` (the sse_core Completion) and adds ``.partial_response``: the same
+answer as a ``ChatResponse`` built as ``chat()`` builds its own (ThinkingBlock, TextBlock,
+ToolCallBlocks, usage). Every other error (HTTP statuses, connection, configuration) is
+sse_core's own, unchanged: LlamaIndex has no error types to add to them. This module
+imports no llama_index code until ``partial_response`` is read, so ``import llamaindex_sse``
+stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, TypeVar
+
+import sse_core
+
+if TYPE_CHECKING:
+    from llama_index.core.base.llms.types import ChatResponse
+
+__all__ = [
+    "GatewayStreamError",
+    "IncompleteStreamError",
+    "StreamProtocolError",
+    "StreamTimeoutError",
+    "llamaindex_errors",
+    "to_llamaindex_error",
+]
+
+
+class _PartialResponse:
+    """Adds ``partial_response``: the partial Completion as a LlamaIndex ``ChatResponse``."""
+
+    partial: sse_core.Completion
+
+    @property
+    def partial_response(self) -> ChatResponse:
+        """What arrived before the failure, as ``chat()`` would have returned it."""
+        from llamaindex_sse._inbound import chat_response
+
+        return chat_response(self.partial)
+
+
+class GatewayStreamError(_PartialResponse, sse_core.GatewayStreamError):
+    """The gateway sent an error frame or ``event: error`` inside the stream."""
+
+
+class IncompleteStreamError(_PartialResponse, sse_core.IncompleteStreamError):
+    """The stream ended without a finish_reason and without ``[DONE]``."""
+
+
+class StreamTimeoutError(_PartialResponse, sse_core.StreamTimeoutError):
+    """No bytes arrived for longer than the timeout allowed."""
+
+
+class StreamProtocolError(_PartialResponse, sse_core.StreamProtocolError):
+    """Malformed frame, invalid JSON, or an event over the size bound."""
+
+
+_BY_CORE_CLASS: dict[type[sse_core.StreamError], type[sse_core.StreamError]] = {
+    sse_core.GatewayStreamError: GatewayStreamError,
+    sse_core.IncompleteStreamError: IncompleteStreamError,
+    sse_core.StreamTimeoutError: StreamTimeoutError,
+    sse_core.StreamProtocolError: StreamProtocolError,
+}
+
+E = TypeVar("E", bound=sse_core.SSEConnectorError)
+
+
+def to_llamaindex_error(error: E) -> E:
+    """The same error as an instance of the class that adds ``partial_response``.
+
+    The attributes (``partial``, ``type``, ``code``, ...), the cause and the traceback are
+    carried over; an error with no counterpart here is returned unchanged.
+    """
+    cls = _BY_CORE_CLASS.get(type(error))  # type: ignore[arg-type]
+    if cls is None:
+        return error
+    mapped: E = cls.__new__(cls)  # type: ignore[assignment]
+    mapped.args = error.args
+    mapped.__dict__.update(error.__dict__)
+    mapped.__cause__ = error.__cause__
+    mapped.__suppress_context__ = error.__suppress_context__
+    return mapped.with_traceback(error.__traceback__)
+
+
+def _shown_cause(error: BaseException) -> BaseException | None:
+    """What the traceback of ``error`` shows before it: its cause, else its context."""
+    if error.__cause__ is not None or error.__suppress_context__:
+        return error.__cause__
+    return error.__context__
+
+
+@contextmanager
+def llamaindex_errors() -> Iterator[None]:
+    """Re-raise the sse_core stream errors of the block as this module's classes.
+
+    The new error shows the same chain as the original (its cause, or its context);
+    ``GeneratorExit`` and ``CancelledError`` pass untouched.
+    """
+    try:
+        yield
+    except sse_core.StreamError as exc:
+        mapped = to_llamaindex_error(exc)
+        if mapped is exc:
+            raise
+        raise mapped from _shown_cause(exc)
