@@ -276,9 +276,8 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None) -> int:
         code = 1
     if args.record:
         count = len(list(args.record.glob(_RECORDED))) - before
-        calls = "1 model call" if count == 1 else f"{count} model calls"
         view.note(
-            f"recorded {calls} in {args.record}; replay with "
+            f"recorded {count} model call(s) in {args.record}; replay with "
             f"'sse-chat emulator --replay {args.record}'"
         )
     return code

@@ -124,7 +124,7 @@ def test_chat_records_every_model_call_for_replay(
     assert main([*argv, "--record", str(record), "weather in Paris"]) == 0
     live = capsys.readouterr().out.splitlines()
     assert live[-1] == (
-        f"(recorded 2 model calls in {record}; replay with 'sse-chat emulator --replay {record}')"
+        f"(recorded 2 model call(s) in {record}; replay with 'sse-chat emulator --replay {record}')"
     )
     assert sorted(p.name for p in record.iterdir()) == [
         "001.json",
@@ -164,7 +164,7 @@ def test_record_through_a_framework_driver_passes_the_recording_client(
     assert isinstance(seen["http_client"], httpx.Client)
     assert seen["http_client"].is_closed  # the command closes what it opened
     assert sorted(p.name for p in tmp_path.iterdir()) == ["001.json", "001.sse"]
-    assert "(recorded 1 model call in" in capsys.readouterr().out
+    assert "(recorded 1 model call(s) in" in capsys.readouterr().out
 
 
 def test_record_through_a_driver_without_http_client_is_refused(
@@ -189,7 +189,7 @@ def test_chat_through_each_framework_records_for_replay(
     argv = ["chat", "--via", via, "--base-url", emulator.base_url(), "--record", str(tmp_path)]
     assert main([*argv, "weather in Paris and Tokyo"]) == 0
     live = capsys.readouterr().out.splitlines()
-    assert live[-1].startswith(f"(recorded 2 model calls in {tmp_path}; ")
+    assert live[-1].startswith(f"(recorded 2 model call(s) in {tmp_path}; ")
     with Emulator(replay=tmp_path) as replay:
         argv = ["chat", "--via", via, "--base-url", replay.base_url(), "anything"]
         assert main(argv) == 0

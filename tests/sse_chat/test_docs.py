@@ -46,7 +46,7 @@ def test_every_command_runs_or_parses(
         else:
             build_parser().parse_args(argv)
     out = capsys.readouterr().out
-    assert "(recorded 2 model calls in recordings/weather;" in out
+    assert "(recorded 2 model call(s) in recordings/weather;" in out
     assert "[tool call 0] get_weather" in out and "unreachable: could not reach" in out
 
 
