@@ -18,7 +18,7 @@ def redact(text: str, secrets: Sequence[str] = ()) -> str:
     for value in secrets:
         if len(value) >= 4 and value in text:
             text = text.replace(value, _MASK)
-    return _BEARER.sub(r"\1" + _MASK, text) if "earer" in text else text
+    return _BEARER.sub(r"\1" + _MASK, text)
 
 
 def redact_data(data: Any, secrets: Sequence[str] = ()) -> Any:

@@ -58,6 +58,7 @@ class Prepared:
     body: dict[str, Any]
     headers: dict[str, str]
     deadline: float | None
+    secrets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,7 +109,10 @@ class _ClientBase:
         if not isinstance(payload, Mapping):
             raise TypeError(f"payload must be a mapping (the JSON body), got {type(payload)}")
         config = self.config
-        extra = dict(check_header(k, v) for k, v in headers.items()) if headers else None
+        secret = config.secret_headers
+        extra = (
+            dict(check_header(k, v, secret=secret) for k, v in headers.items()) if headers else None
+        )
         total = config.timeouts.total
         return Prepared(
             body=build_payload(
@@ -119,6 +123,7 @@ class _ClientBase:
             ),
             headers=build_headers(config.api_key, config.default_headers, extra),
             deadline=None if total is None else time.monotonic() + total,
+            secrets=tuple(config.secrets(extra)),
         )
 
     def _session(self, prepared: Prepared) -> StreamSession:
@@ -128,7 +133,7 @@ class _ClientBase:
             idle=self.config.timeouts.idle,
             data_idle=self.config.timeouts.data_idle,
             source=self.config.public_url,
-            secrets=self.config.secrets(),
+            secrets=prepared.secrets,
         )
 
     def _request(
@@ -142,17 +147,19 @@ class _ClientBase:
             timeout=head_timeout(self.config.timeouts, _remaining(prepared.deadline)),
         )
 
-    def _unreachable(self, exc: httpx.HTTPError) -> SSEConnectorError:
+    def _unreachable(self, exc: httpx.HTTPError, prepared: Prepared) -> SSEConnectorError:
         error = map_transport_error(exc, in_body=False, url=self.config.public_url)
-        scrub(error, self.config.secrets())
+        scrub(error, prepared.secrets)
         return error
 
-    def _status_error(self, response: httpx.Response, body: bytes) -> GatewayHTTPError:
+    def _status_error(
+        self, response: httpx.Response, body: bytes, prepared: Prepared
+    ) -> GatewayHTTPError:
         return error_from_response(
             response.status_code,
             response.headers,
             body,
-            secrets=self.config.secrets(),
+            secrets=prepared.secrets,
             url=self.config.public_url,
         )
 
@@ -271,11 +278,11 @@ class ChatClient(_ClientBase):
                 request = self._request(self._http, prepared, attempt)
                 response = self._http.send(request, stream=True)
             except httpx.HTTPError as exc:
-                error = self._unreachable(exc)
+                error = self._unreachable(exc, prepared)
             else:
                 if response.is_success:
                     return response
-                error = self._status_error(response, _read_head(response))
+                error = self._status_error(response, _read_head(response), prepared)
             time.sleep(self._retry(error, attempt, prepared.deadline))
 
 
@@ -357,11 +364,11 @@ class AsyncChatClient(_ClientBase):
                 request = self._request(self._http, prepared, attempt)
                 response = await self._http.send(request, stream=True)
             except httpx.HTTPError as exc:
-                error = self._unreachable(exc)
+                error = self._unreachable(exc, prepared)
             else:
                 if response.is_success:
                     return response
-                error = self._status_error(response, await _aread_head(response))
+                error = self._status_error(response, await _aread_head(response), prepared)
             await asyncio.sleep(self._retry(error, attempt, prepared.deadline))
 
 

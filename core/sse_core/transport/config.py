@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ __all__ = ["ClientConfig", "Timeouts", "public_url"]
 SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "api-key", "x-api-key", "cookie", "set-cookie"}
 )
+_USERINFO = re.compile(r"//[^/?#]*@")
 #: A per-process key for the fingerprints of secrets (a pool key never holds a secret).
 _FINGERPRINT_KEY = secrets.token_bytes(32)
 
@@ -115,7 +117,7 @@ def _check_url(base_url: object) -> str:
 def _shown(value: object) -> str:
     """A value for a message: strings are cut short, URLs shown without user info."""
     if isinstance(value, str):
-        return repr(value[:80])
+        return repr(_USERINFO.sub("//***@", value)[:80])
     return type(value).__name__
 
 
@@ -152,7 +154,7 @@ def _check_key(api_key: object) -> SecretStr | None:
     return SecretStr(value) if value else None
 
 
-def _check_headers(headers: object) -> dict[str, str]:
+def _check_headers(headers: object, secret: frozenset[str]) -> dict[str, str]:
     if headers is None:
         return {}
     if not isinstance(headers, Mapping):
@@ -161,13 +163,16 @@ def _check_headers(headers: object) -> dict[str, str]:
         )
     checked: dict[str, str] = {}
     for name, value in headers.items():
-        key, text = check_header(name, value, field="default_headers")
+        key, text = check_header(name, value, field="default_headers", secret=secret)
         checked[key] = text
     return checked
 
 
-def check_header(name: object, value: object, *, field: str = "headers") -> tuple[str, str]:
-    """A header that can be sent, or a ConfigurationError (secret values never shown)."""
+def check_header(
+    name: object, value: object, *, field: str = "headers", secret: frozenset[str] = frozenset()
+) -> tuple[str, str]:
+    """A header that can be sent, or a ConfigurationError (secret values never shown:
+    credential headers, and the lower-case names in ``secret``)."""
     if not isinstance(name, str) or not name or not all(33 <= ord(ch) < 127 for ch in name):
         raise ConfigurationError(f"{field}: {_shown(name)} is not a valid header name")
     if not isinstance(value, str):
@@ -175,7 +180,8 @@ def check_header(name: object, value: object, *, field: str = "headers") -> tupl
             f"{field}: the value of {name!r} must be a string, got {type(value).__name__}"
         )
     if not header_value_ok(value.strip()):
-        shown = "(not shown)" if name.lower() in SECRET_HEADERS else repr(value[:40])
+        hidden = name.lower() in SECRET_HEADERS or name.lower() in secret
+        shown = "(not shown)" if hidden else repr(value[:40])
         raise ConfigurationError(
             f"{field}: the value of {name!r} holds a character that cannot be sent in an "
             f"HTTP header (a control or non-ASCII character): {shown}"
@@ -252,17 +258,27 @@ class ClientConfig:
             raise ConfigurationError(
                 f"extra_body must be a mapping, got {type(extra_body).__name__}"
             )
+        secret = frozenset(name.lower() for name in secret_headers)
         return cls(
             base_url=_check_url(base_url),
             api_key=_check_key(api_key),
             path=_check_path(path),
-            default_headers=_check_headers(default_headers),
-            secret_headers=frozenset(name.lower() for name in secret_headers),
+            default_headers=_check_headers(default_headers, secret),
+            secret_headers=secret,
             timeouts=Timeouts() if timeout is None else Timeouts.of(timeout),
             retry=retry or RetryPolicy(max_retries=max_retries),
             include_usage=bool(include_usage),
             extra_body=dict(extra_body or {}),
             max_event_bytes=check_bound(max_event_bytes),
+        )
+
+    def __repr__(self) -> str:
+        key = "set" if self.api_key is not None else "none"
+        return (
+            f"ClientConfig(url={self.public_url!r}, api_key={key}, "
+            f"headers={sorted(self.default_headers)}, timeouts={self.timeouts!r}, "
+            f"retry={self.retry!r}, include_usage={self.include_usage}, "
+            f"max_event_bytes={self.max_event_bytes})"
         )
 
     @property
@@ -275,11 +291,17 @@ class ClientConfig:
         """The request URL as messages show it (no user info, query or fragment)."""
         return public_url(self.url)
 
-    def secrets(self) -> list[str]:
-        """Every secret value of this configuration (the key, secret header values)."""
+    def is_secret_header(self, name: str) -> bool:
+        """Whether a header of this name carries a secret (credentials, or marked secret)."""
+        lower = name.lower()
+        return lower in SECRET_HEADERS or lower in self.secret_headers
+
+    def secrets(self, extra_headers: Mapping[str, str] | None = None) -> list[str]:
+        """Every secret value: the key, and the values of secret headers, the configured ones
+        and those of ``extra_headers`` (the headers of one request)."""
         found = [self.api_key.get_secret_value()] if self.api_key is not None else []
-        hidden = SECRET_HEADERS | self.secret_headers
-        found += [v for k, v in self.default_headers.items() if k.lower() in hidden and v]
+        for headers in (self.default_headers, extra_headers or {}):
+            found += [v for k, v in headers.items() if v and self.is_secret_header(k)]
         parts = urlsplit(self.base_url)
         found += [p for p in (parts.password, parts.username) if p]
         return found

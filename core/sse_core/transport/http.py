@@ -169,8 +169,10 @@ def error_from_response(
 ) -> GatewayHTTPError:
     """The :class:`GatewayHTTPError` subclass for a non-2xx answer, with the gateway's words."""
     cls = _status_class(status)
-    message, kind, code = _error_fields(body, headers.get("content-type", ""))
-    message = redact(message, secrets) if message else None
+    message, kind, code = (
+        redact(field, secrets) if field else None
+        for field in _error_fields(body, headers.get("content-type", ""))
+    )
     retry_after = parse_retry_after(headers, now=time.time())
     where = f" from {url}" if url else ""
     summary = message or f"an empty {status} body"

@@ -121,7 +121,7 @@ def _run(client: ChatClient, prepared: Prepared, session: StreamSession, box: _B
             yield batch
         box.completion = session.completion()
     except httpx.HTTPError as exc:
-        raise _mapped(exc, session, client.config) from exc
+        raise _mapped(exc, session, client.config, prepared) from exc
     finally:
         _close(response)
 
@@ -140,16 +140,16 @@ async def _arun(
             yield batch
         box.completion = session.completion()
     except httpx.HTTPError as exc:
-        raise _mapped(exc, session, client.config) from exc
+        raise _mapped(exc, session, client.config, prepared) from exc
     finally:
         await response.aclose()
 
 
 def _mapped(
-    exc: httpx.HTTPError, session: StreamSession, config: ClientConfig
+    exc: httpx.HTTPError, session: StreamSession, config: ClientConfig, prepared: Prepared
 ) -> SSEConnectorError:
     error = map_transport_error(exc, in_body=True, url=config.public_url)
-    scrub(exc, config.secrets())  # it becomes the __cause__
+    scrub(exc, prepared.secrets)  # it becomes the __cause__
     return session.fail(error) if isinstance(error, StreamError) else error
 
 
