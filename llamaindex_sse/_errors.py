@@ -32,8 +32,8 @@ __all__ = [
     "IncompleteStreamError",
     "StreamProtocolError",
     "StreamTimeoutError",
-    "llamaindex_errors",
     "to_llamaindex_error",
+    "translate_errors",
 ]
 
 
@@ -45,9 +45,9 @@ class _PartialResponse:
     @property
     def partial_response(self) -> ChatResponse:
         """What arrived before the failure, as ``chat()`` would have returned it."""
-        from llamaindex_sse._inbound import chat_response
+        from llamaindex_sse._inbound import to_chat_response
 
-        return chat_response(self.partial)
+        return to_chat_response(self.partial)
 
 
 class GatewayStreamError(_PartialResponse, sse_core.GatewayStreamError):
@@ -93,7 +93,7 @@ def to_llamaindex_error(error: E) -> E:
     return mapped.with_traceback(error.__traceback__)
 
 
-def _shown_cause(error: BaseException) -> BaseException | None:
+def _find_shown_cause(error: BaseException) -> BaseException | None:
     """What the traceback of ``error`` shows before it: its cause, else its context."""
     if error.__cause__ is not None or error.__suppress_context__:
         return error.__cause__
@@ -101,7 +101,7 @@ def _shown_cause(error: BaseException) -> BaseException | None:
 
 
 @contextmanager
-def llamaindex_errors() -> Iterator[None]:
+def translate_errors() -> Iterator[None]:
     """Re-raise the sse_core stream errors of the block as this module's classes.
 
     The new error shows the same chain as the original (its cause, or its context);
@@ -113,4 +113,4 @@ def llamaindex_errors() -> Iterator[None]:
         mapped = to_llamaindex_error(exc)
         if mapped is exc:
             raise
-        raise mapped from _shown_cause(exc)
+        raise mapped from _find_shown_cause(exc)

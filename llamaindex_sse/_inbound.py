@@ -8,7 +8,7 @@ core's :class:`~sse_core.Accumulator` at a mark, assembled only when read, see
 the reasoning delta, usage and finish reason known so far, so the last response carries
 them all. Per read the work is O(size of the read), whatever the length of the answer.
 
-Whole answers: :func:`chat_response` maps a :class:`~sse_core.Completion` (``chat``, and the
+Whole answers: :func:`to_chat_response` maps a :class:`~sse_core.Completion` (``chat``, and the
 ``partial_response`` of the stream errors), with blocks built as the streamed ones are.
 """
 
@@ -33,37 +33,37 @@ from sse_core.pipeline.accumulator import Mark
 
 __all__ = [
     "ResponseStream",
-    "chat_response",
-    "message_parts",
-    "usage_kwargs",
-    "usage_payload",
+    "build_message_parts",
+    "to_chat_response",
+    "to_token_kwargs",
+    "to_usage_dict",
 ]
 
 _NO_USAGE: dict[str, Any] = {}
 
 
-def _call_id(index: int, call_id: str | None) -> str:
+def _make_call_id(index: int, call_id: str | None) -> str:
     # Some gateways send no id; the tool result must still name the call it answers.
     return call_id or f"call_{index}"
 
 
-def _tool_block(call: ToolCall) -> ToolCallBlock:
+def _to_tool_block(call: ToolCall) -> ToolCallBlock:
     return ToolCallBlock(
-        tool_call_id=_call_id(call.index, call.id),
+        tool_call_id=_make_call_id(call.index, call.id),
         tool_name=call.name or "",
         tool_kwargs=call.arguments,
     )
 
 
-def _tool_call_dict(call: ToolCall) -> dict[str, Any]:
+def _to_tool_call_dict(call: ToolCall) -> dict[str, Any]:
     return {
-        "id": _call_id(call.index, call.id),
+        "id": _make_call_id(call.index, call.id),
         "type": "function",
         "function": {"name": call.name or "", "arguments": call.arguments},
     }
 
 
-def message_parts(
+def build_message_parts(
     content: str, reasoning: str, refusal: str, tool_calls: Sequence[ToolCall]
 ) -> tuple[list[ContentBlock], dict[str, Any]]:
     """The blocks and ``additional_kwargs`` of an assistant message.
@@ -78,14 +78,14 @@ def message_parts(
     blocks.append(TextBlock(text=content))
     kwargs: dict[str, Any] = {}
     if tool_calls:
-        blocks.extend(_tool_block(call) for call in tool_calls)
-        kwargs["tool_calls"] = [_tool_call_dict(call) for call in tool_calls]
+        blocks.extend(_to_tool_block(call) for call in tool_calls)
+        kwargs["tool_calls"] = [_to_tool_call_dict(call) for call in tool_calls]
     if refusal:
         kwargs["refusal"] = refusal
     return blocks, kwargs
 
 
-def usage_payload(usage: Usage) -> dict[str, Any]:
+def to_usage_dict(usage: Usage) -> dict[str, Any]:
     """The usage as an OpenAI-shaped dict: the gateway's own, with the standard counts set."""
     payload = dict(usage.raw)
     for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
@@ -103,7 +103,7 @@ def usage_payload(usage: Usage) -> dict[str, Any]:
     return payload
 
 
-def usage_kwargs(usage: Usage) -> dict[str, int | None]:
+def to_token_kwargs(usage: Usage) -> dict[str, int | None]:
     """The token counts LlamaIndex reads from ``additional_kwargs``."""
     return {
         "prompt_tokens": usage.prompt_tokens,
@@ -115,7 +115,7 @@ def usage_kwargs(usage: Usage) -> dict[str, int | None]:
     }
 
 
-def _fragment(delta: ToolCallDelta) -> dict[str, Any]:
+def _to_fragment(delta: ToolCallDelta) -> dict[str, Any]:
     function: dict[str, Any] = {"arguments": delta.arguments}
     if delta.name is not None:
         function["name"] = delta.name
@@ -125,7 +125,7 @@ def _fragment(delta: ToolCallDelta) -> dict[str, Any]:
     return fragment
 
 
-def _delta_dict(read: ReadDelta) -> dict[str, Any]:
+def _to_delta_dict(read: ReadDelta) -> dict[str, Any]:
     """The OpenAI ``choices[0].delta`` of one read."""
     delta: dict[str, Any] = {}
     if read.text:
@@ -135,7 +135,7 @@ def _delta_dict(read: ReadDelta) -> dict[str, Any]:
     if read.refusal:
         delta["refusal"] = read.refusal
     if read.tool_calls:
-        delta["tool_calls"] = [_fragment(call) for call in read.tool_calls]
+        delta["tool_calls"] = [_to_fragment(call) for call in read.tool_calls]
     return delta
 
 
@@ -170,7 +170,7 @@ class ResponseStream:
         """The ChatResponse for one read, or None if it changed nothing a reader sees."""
         if not (read.has_delta or read.finished or read.usage):
             return None
-        return self._response(read.text, read.reasoning, _delta_dict(read))
+        return self._response(read.text, read.reasoning, _to_delta_dict(read))
 
     def last(self) -> ChatResponse | None:
         """At the end of the stream: a response if none was made (one always is)."""
@@ -204,20 +204,22 @@ class ResponseStream:
 
     def _take_usage(self, usage: Usage | None) -> None:
         self._usage = usage
-        self._usage_kwargs = _NO_USAGE if usage is None else usage_kwargs(usage)
-        self._usage_payload = None if usage is None else usage_payload(usage)
+        self._usage_kwargs = _NO_USAGE if usage is None else to_token_kwargs(usage)
+        self._usage_payload = None if usage is None else to_usage_dict(usage)
 
     def assemble(self, mark: Mark | None) -> tuple[list[ContentBlock], dict[str, Any]]:
         """The blocks and additional_kwargs of the message as of ``mark``."""
         if mark is None:  # no choice had arrived yet
-            return message_parts("", "", "", ())
+            return build_message_parts("", "", "", ())
         choice = self._answer.snapshot(mark)
-        return message_parts(choice.content, choice.reasoning, choice.refusal, choice.tool_calls)
+        return build_message_parts(
+            choice.content, choice.reasoning, choice.refusal, choice.tool_calls
+        )
 
 
-def chat_response(completion: Completion) -> ChatResponse:
+def to_chat_response(completion: Completion) -> ChatResponse:
     """The ChatResponse for a whole answer (``chat``/``achat``, and partial answers)."""
-    blocks, kwargs = message_parts(
+    blocks, kwargs = build_message_parts(
         completion.content, completion.reasoning, completion.refusal, completion.tool_calls
     )
     message: dict[str, Any] = {"role": "assistant", "content": completion.content or None}
@@ -225,7 +227,7 @@ def chat_response(completion: Completion) -> ChatResponse:
         message["reasoning_content"] = completion.reasoning
     message.update(kwargs)
     usage = completion.usage
-    extra: dict[str, Any] = {} if usage is None else usage_kwargs(usage)
+    extra: dict[str, Any] = {} if usage is None else to_token_kwargs(usage)
     if completion.finish_reason is not None:
         extra["finish_reason"] = completion.finish_reason
     raw = {
@@ -234,7 +236,7 @@ def chat_response(completion: Completion) -> ChatResponse:
         "created": completion.created,
         "model": completion.model,
         "choices": [{"index": 0, "message": message, "finish_reason": completion.finish_reason}],
-        "usage": None if usage is None else usage_payload(usage),
+        "usage": None if usage is None else to_usage_dict(usage),
     }
     return ChatResponse(
         message=ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks, additional_kwargs=kwargs),

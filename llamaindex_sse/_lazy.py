@@ -59,15 +59,15 @@ _RESPONSE_FIELDS = ("message", "raw", "delta", "additional_kwargs")
 _new = object.__new__
 
 
-def _slot(name: str) -> Any:
+def _get_slot(name: str) -> Any:
     return BaseModel.__dict__.get(name)
 
 
-def _missing_slots() -> list[str]:
+def _find_missing_slots() -> list[str]:
     return [
         f"BaseModel.__dict__[{name!r}]"
         for name in PYDANTIC_SLOTS
-        if not (hasattr(_slot(name), "__get__") and hasattr(_slot(name), "__set__"))
+        if not (hasattr(_get_slot(name), "__get__") and hasattr(_get_slot(name), "__set__"))
     ]
 
 
@@ -87,14 +87,14 @@ class StreamMessage(ChatMessage):
     def at(cls, source: MessageSource, mark: Any) -> StreamMessage:
         """The message as of ``mark`` (O(1): nothing is joined yet)."""
         message: StreamMessage = _new(cls)
-        _slot("__dict__").__set__(message, {"role": MessageRole.ASSISTANT})
+        _get_slot("__dict__").__set__(message, {"role": MessageRole.ASSISTANT})
         _init_slots(message, _MESSAGE_FIELDS)
         _set_source(message, source)
         _set_mark(message, mark)
         return message
 
     def _assembled(self) -> dict[str, Any]:
-        fields: dict[str, Any] = _slot("__dict__").__get__(self)
+        fields: dict[str, Any] = _get_slot("__dict__").__get__(self)
         # A copy or an unpickled instance has no source slot: its fields are already there.
         source: MessageSource | None = getattr(self, "_source", None)
         if source is not None and "blocks" not in fields:
@@ -109,7 +109,7 @@ class StreamMessage(ChatMessage):
 
     @__dict__.setter
     def __dict__(self, value: dict[str, Any]) -> None:
-        _slot("__dict__").__set__(self, value)
+        _get_slot("__dict__").__set__(self, value)
 
     def __getattr__(self, name: str) -> Any:
         if name in _LAZY_FIELDS:
@@ -135,9 +135,9 @@ _set_mark: Callable[[StreamMessage, Any], None] = vars(StreamMessage)["_mark"]._
 
 
 def _init_slots(instance: BaseModel, fields: tuple[str, ...]) -> None:
-    _slot("__pydantic_fields_set__").__set__(instance, set(fields))
-    _slot("__pydantic_extra__").__set__(instance, None)
-    _slot("__pydantic_private__").__set__(instance, None)
+    _get_slot("__pydantic_fields_set__").__set__(instance, set(fields))
+    _get_slot("__pydantic_extra__").__set__(instance, None)
+    _get_slot("__pydantic_private__").__set__(instance, None)
 
 
 class _Probe:
@@ -147,7 +147,7 @@ class _Probe:
 
 def probe_pydantic() -> str | None:
     """None if the lazy messages work with the installed pydantic, else what changed."""
-    missing = _missing_slots()
+    missing = _find_missing_slots()
     if missing:
         return f"pydantic no longer has the slot descriptor(s) {', '.join(missing)}"
     if not callable(getattr(BaseModel, "__getattr__", None)):
@@ -192,7 +192,7 @@ class Build:
                 message=message, raw=raw, delta=delta, additional_kwargs=additional_kwargs
             )
         response: ChatResponse = _new(ChatResponse)
-        _slot("__dict__").__set__(
+        _get_slot("__dict__").__set__(
             response,
             {
                 "message": message,

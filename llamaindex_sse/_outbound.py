@@ -3,7 +3,7 @@
 Messages become OpenAI chat messages (text, images, audio and files as content parts on user
 turns; ``ToolCallBlock``s as ``tool_calls``; tool results with their ``tool_call_id``);
 ``ThinkingBlock``s are dropped unless reasoning passback is on, when they travel as
-``reasoning_content`` (the DeepSeek / vLLM field). :func:`request_body` puts them together
+``reasoning_content`` (the DeepSeek / vLLM field). :func:`build_request` puts them together
 with the model's settings and the call's keyword arguments. Tools: :mod:`._tools`.
 """
 
@@ -26,10 +26,10 @@ from llama_index.core.base.llms.types import (
     ToolCallBlock,
 )
 
-from llamaindex_sse._tools import legacy_call
+from llamaindex_sse._tools import to_call_dict
 from sse_core import ConfigurationError
 
-__all__ = ["Headers", "request_body", "to_openai_messages"]
+__all__ = ["Headers", "build_request", "to_openai_messages"]
 
 #: Per-call headers (``extra_headers=``), or None.
 Headers = dict[str, str] | None
@@ -48,32 +48,32 @@ def to_openai_messages(
         ConfigurationError: A block this API cannot carry (video, citations), or media on a
             turn that takes text only.
     """
-    return [_message(message, reasoning_passback) for message in messages]
+    return [_to_openai_message(message, reasoning_passback) for message in messages]
 
 
-def _message(message: ChatMessage, reasoning_passback: bool) -> dict[str, Any]:
+def _to_openai_message(message: ChatMessage, reasoning_passback: bool) -> dict[str, Any]:
     role = "assistant" if message.role in _ASSISTANT_ALIASES else message.role.value
     parts: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     thinking: list[str] = []
     for block in message.blocks:
         if isinstance(block, ToolCallBlock):
-            calls.append(_tool_call(block, len(calls)))
+            calls.append(_to_tool_call(block, len(calls)))
         elif isinstance(block, ThinkingBlock):
             thinking.append(block.content or "")
         elif not isinstance(block, CachePoint):
-            parts.append(_part(block))
+            parts.append(_to_part(block))
     text_only = all(part["type"] == "text" for part in parts)
     if not text_only and role in _STRING_ROLES:
         raise ConfigurationError(
-            f"a {role} message can carry text only, got {_kinds(parts)}; "
+            f"a {role} message can carry text only, got {_list_kinds(parts)}; "
             "send images, audio and files in a user message"
         )
     text = "".join(part["text"] for part in parts) if text_only else ""
     result: dict[str, Any] = {"role": role, "content": text if text_only else parts}
     kwargs = message.additional_kwargs
     if role == "assistant":
-        _assistant_extras(result, calls, thinking if reasoning_passback else [], kwargs)
+        _add_assistant_extras(result, calls, thinking if reasoning_passback else [], kwargs)
     if "tool_call_id" in kwargs:
         result["tool_call_id"] = kwargs["tool_call_id"]
     if isinstance(kwargs.get("name"), str):
@@ -81,7 +81,7 @@ def _message(message: ChatMessage, reasoning_passback: bool) -> dict[str, Any]:
     return result
 
 
-def _assistant_extras(
+def _add_assistant_extras(
     result: dict[str, Any],
     calls: list[dict[str, Any]],
     thinking: list[str],
@@ -90,7 +90,7 @@ def _assistant_extras(
     """Tool calls (from blocks, else legacy ``additional_kwargs``) and passed-back reasoning."""
     legacy = kwargs.get("tool_calls")
     if not calls and legacy:
-        calls = [legacy_call(call) for call in legacy]
+        calls = [to_call_dict(call) for call in legacy]
     if calls:
         result["tool_calls"] = calls
         if not result["content"]:
@@ -99,16 +99,16 @@ def _assistant_extras(
         result["reasoning_content"] = "".join(thinking)
 
 
-def _kinds(parts: list[dict[str, Any]]) -> str:
+def _list_kinds(parts: list[dict[str, Any]]) -> str:
     return ", ".join(sorted({str(part["type"]) for part in parts if part["type"] != "text"}))
 
 
-def _part(block: ContentBlock) -> dict[str, Any]:
+def _to_part(block: ContentBlock) -> dict[str, Any]:
     """A content part for one block."""
     if isinstance(block, TextBlock):
         return {"type": "text", "text": block.text}
     if isinstance(block, ImageBlock):
-        url = str(block.url) if block.url else _data_url(block)
+        url = str(block.url) if block.url else _to_data_url(block)
         image: dict[str, Any] = {"url": url}
         if block.detail:
             image["detail"] = block.detail
@@ -129,12 +129,12 @@ def _part(block: ContentBlock) -> dict[str, Any]:
     )
 
 
-def _data_url(block: ImageBlock) -> str:
+def _to_data_url(block: ImageBlock) -> str:
     data = block.resolve_image(as_base64=True).read().decode("ascii")
     return f"data:{block.image_mimetype or 'image/png'};base64,{data}"
 
 
-def _tool_call(block: ToolCallBlock, position: int) -> dict[str, Any]:
+def _to_tool_call(block: ToolCallBlock, position: int) -> dict[str, Any]:
     arguments = block.tool_kwargs
     if not isinstance(arguments, str):
         arguments = json.dumps(arguments, ensure_ascii=False)
@@ -145,7 +145,7 @@ def _tool_call(block: ToolCallBlock, position: int) -> dict[str, Any]:
     }
 
 
-def request_body(
+def build_request(
     model: str,
     messages: Sequence[ChatMessage],
     *,

@@ -16,13 +16,13 @@ from typing import Any
 
 from llama_index.core.base.llms.types import ChatResponse
 
-from llamaindex_sse._errors import llamaindex_errors
+from llamaindex_sse._errors import translate_errors
 from llamaindex_sse._events import dispatch_gateway_events
 from llamaindex_sse._inbound import ResponseStream
 from llamaindex_sse._outbound import Headers
 from sse_core import AsyncChatClient, ChatClient, Completion, GatewayEvent, StreamEvent, merge_read
 
-__all__ = ["aresponses", "awhole", "responses", "whole"]
+__all__ = ["aread_whole", "astream_responses", "read_whole", "stream_responses"]
 
 Body = dict[str, Any]
 
@@ -41,16 +41,16 @@ def _dispatch_named(event: StreamEvent, span_id: str | None) -> None:
         dispatch_gateway_events((event,), span_id)
 
 
-def _completed(completion: Completion | None) -> Completion:
+def _require_completion(completion: Completion | None) -> Completion:
     assert completion is not None, "the transport sets the completion when the stream ends"
     return completion
 
 
-def responses(
+def stream_responses(
     client: ChatClient, body: Body, headers: Headers, span_id: str | None
 ) -> Generator[ChatResponse, None, None]:
     """The ChatResponses of one answer; the request is sent on the first ``next()``."""
-    with llamaindex_errors(), client.stream(body, headers=headers) as stream:
+    with translate_errors(), client.stream(body, headers=headers) as stream:
         mapper = ResponseStream(stream.answer)
         for batch in stream.batches():
             if (response := _respond(mapper, batch, span_id)) is not None:
@@ -59,11 +59,11 @@ def responses(
             yield last
 
 
-async def aresponses(
+async def astream_responses(
     client: AsyncChatClient, body: Body, headers: Headers, span_id: str | None
 ) -> AsyncGenerator[ChatResponse, None]:
-    """Async twin of :func:`responses`."""
-    with llamaindex_errors():
+    """Async twin of :func:`stream_responses`."""
+    with translate_errors():
         async with client.stream(body, headers=headers) as stream:
             mapper = ResponseStream(stream.answer)
             async for batch in stream.batches():
@@ -73,20 +73,20 @@ async def aresponses(
                 yield last
 
 
-def whole(client: ChatClient, body: Body, headers: Headers, span_id: str | None) -> Completion:
+def read_whole(client: ChatClient, body: Body, headers: Headers, span_id: str | None) -> Completion:
     """The whole answer (for ``chat``)."""
-    with llamaindex_errors(), client.stream(body, headers=headers) as stream:
+    with translate_errors(), client.stream(body, headers=headers) as stream:
         for event in stream:
             _dispatch_named(event, span_id)
-    return _completed(stream.completion)
+    return _require_completion(stream.completion)
 
 
-async def awhole(
+async def aread_whole(
     client: AsyncChatClient, body: Body, headers: Headers, span_id: str | None
 ) -> Completion:
-    """Async twin of :func:`whole`."""
-    with llamaindex_errors():
+    """Async twin of :func:`read_whole`."""
+    with translate_errors():
         async with client.stream(body, headers=headers) as stream:
             async for event in stream:
                 _dispatch_named(event, span_id)
-    return _completed(stream.completion)
+    return _require_completion(stream.completion)

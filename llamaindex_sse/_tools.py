@@ -1,7 +1,7 @@
 """Tools both ways, pure: LlamaIndex tools to the request, tool calls back to selections.
 
 Outbound: LlamaIndex tools become OpenAI function tools, ``tool_choice`` names and flags
-become the request's ``tool_choice`` (:func:`tool_request` is what
+become the request's ``tool_choice`` (:func:`offer_tools` is what
 ``SSELLM._prepare_chat_with_tools`` returns). Inbound: the tool calls of an assistant
 message (``ToolCallBlock``s first, else legacy ``additional_kwargs["tool_calls"]``) become
 ``ToolSelection``s; arguments still streaming parse as far as they go, so an agent that
@@ -21,14 +21,14 @@ if TYPE_CHECKING:
     from llama_index.core.tools.types import BaseTool
 
 __all__ = [
+    "add_user_message",
     "keep_first_tool_call",
-    "legacy_call",
+    "offer_tools",
     "parse_arguments",
+    "select_tool_calls",
+    "to_call_dict",
     "to_openai_tools",
-    "tool_choice_payload",
-    "tool_request",
-    "tool_selections",
-    "with_user_message",
+    "to_tool_choice",
 ]
 
 _CHOICES = frozenset({"auto", "none", "required"})
@@ -47,7 +47,7 @@ def to_openai_tools(
     return specs
 
 
-def tool_choice_payload(tool_choice: str | dict[str, Any] | None, tool_required: bool) -> Any:
+def to_tool_choice(tool_choice: str | dict[str, Any] | None, tool_required: bool) -> Any:
     """``tool_choice`` for the request: a tool name becomes a forced function choice."""
     if tool_choice is None:
         return "required" if tool_required else "auto"
@@ -56,7 +56,7 @@ def tool_choice_payload(tool_choice: str | dict[str, Any] | None, tool_required:
     return tool_choice
 
 
-def tool_request(
+def offer_tools(
     tools: Sequence[BaseTool],
     messages: list[ChatMessage],
     *,
@@ -71,12 +71,12 @@ def tool_request(
     return {
         "messages": messages,
         "tools": to_openai_tools(tools, strict=strict),
-        "tool_choice": tool_choice_payload(choice, required),
+        "tool_choice": to_tool_choice(choice, required),
         "parallel_tool_calls": parallel,
     }
 
 
-def with_user_message(
+def add_user_message(
     history: Sequence[ChatMessage] | None, user_msg: str | ChatMessage | None
 ) -> list[ChatMessage]:
     """A copy of ``history`` with ``user_msg`` (text or a message) appended, if given."""
@@ -102,14 +102,14 @@ def keep_first_tool_call(message: ChatMessage) -> None:
             message.additional_kwargs["tool_calls"] = legacy[:1]
 
 
-def legacy_call(call: Any) -> dict[str, Any]:
+def to_call_dict(call: Any) -> dict[str, Any]:
     """A tool call kept in ``additional_kwargs`` (a dict, or an OpenAI SDK object)."""
     if hasattr(call, "model_dump"):
         call = call.model_dump(exclude_none=True)
     return dict(call) if isinstance(call, Mapping) else {"value": call}
 
 
-def tool_selections(message: ChatMessage) -> list[ToolSelection]:
+def select_tool_calls(message: ChatMessage) -> list[ToolSelection]:
     """The tool calls of an assistant message; arguments still streaming parse as far as
     they go (an unparsable prefix gives ``{}``), so this never raises on a partial call."""
     calls: list[tuple[str, str, Any]] = [
@@ -119,7 +119,7 @@ def tool_selections(message: ChatMessage) -> list[ToolSelection]:
     ]
     if not calls:
         for call in message.additional_kwargs.get("tool_calls") or []:
-            data = legacy_call(call)
+            data = to_call_dict(call)
             function = data.get("function") or {}
             calls.append(
                 (str(data.get("id") or ""), function.get("name") or "", function.get("arguments"))

@@ -2,9 +2,10 @@
 
 The framework class and nothing else: its fields, the eight chat/completion endpoints wired
 to LlamaIndex's callbacks and the closing layer (:mod:`._closing`), and the function-calling
-hooks. Connection settings are checked by :meth:`sse_core.ClientConfig.build` and clients
-come from one :class:`sse_core.ClientPool`; requests are built by :mod:`._outbound` and
-:mod:`._tools`, answers mapped by :mod:`._inbound`, I/O done by :mod:`._streams`.
+hooks. Connection settings are checked and kept secret by :mod:`._connection` (with
+:meth:`sse_core.ClientConfig.build`) and clients come from one :class:`sse_core.ClientPool`;
+requests are built by :mod:`._outbound` and :mod:`._tools`, answers mapped by
+:mod:`._inbound`, I/O done by :mod:`._streams`, stream errors raised as :mod:`._errors`.
 """
 
 from __future__ import annotations
@@ -30,21 +31,34 @@ from llama_index.core.base.llms.types import (
     CompletionResponseGen,
     LLMMetadata,
 )
-from llama_index.core.bridge.pydantic import Field, PrivateAttr, SecretStr, model_validator
+from llama_index.core.bridge.pydantic import (
+    Field,
+    PrivateAttr,
+    SecretStr,
+    field_serializer,
+    model_validator,
+)
 from llama_index.core.instrumentation.span import active_span_id
 from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import ToolSelection
 
 from llamaindex_sse._closing import aclosing, closing, collecting, track
-from llamaindex_sse._inbound import chat_response
-from llamaindex_sse._outbound import Headers, request_body
-from llamaindex_sse._streams import aresponses, awhole, responses, whole
+from llamaindex_sse._connection import (
+    CONNECTION_FIELDS,
+    build_config,
+    check_settings,
+    drop_secrets,
+    public_url,
+)
+from llamaindex_sse._inbound import to_chat_response
+from llamaindex_sse._outbound import Headers, build_request
+from llamaindex_sse._streams import aread_whole, astream_responses, read_whole, stream_responses
 from llamaindex_sse._tools import (
+    add_user_message,
     keep_first_tool_call,
-    tool_request,
-    tool_selections,
-    with_user_message,
+    offer_tools,
+    select_tool_calls,
 )
 from sse_core import AsyncChatClient, ChatClient, ClientConfig, ClientPool, Timeouts
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
@@ -54,51 +68,8 @@ if TYPE_CHECKING:
 
 __all__ = ["SSELLM"]
 
-#: The SSELLM fields that are connection settings (ClientConfig.build keywords).
-_CONNECTION = (
-    "base_url",
-    "api_key",
-    "path",
-    "default_headers",
-    "timeout",
-    "max_retries",
-    "include_usage",
-    "extra_body",
-    "max_event_bytes",
-)
-
-
-#: The fields a pickle leaves out: they may hold credentials (see ``SSELLM.__getstate__``).
-_SECRET_FIELDS = ("api_key", "default_headers")
 #: The context window assumed when none is given: what current gateway models offer.
 DEFAULT_CONTEXT_WINDOW = 128_000
-
-
-def _connection(data: dict[str, Any]) -> ClientConfig:
-    """The checked configuration for the given field values (environment fallbacks too).
-
-    Every default header counts as secret: its value is masked in the core's messages.
-    """
-    settings = {name: data[name] for name in _CONNECTION if data.get(name) is not None}
-    headers = settings.get("default_headers")
-    if isinstance(headers, dict):
-        settings["secret_headers"] = tuple(name for name in headers if isinstance(name, str))
-    return ClientConfig.build(**settings)
-
-
-def _checked(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with the connection settings checked and resolved (environment, key, headers).
-
-    Raises:
-        ConfigurationError: A setting is missing or cannot work; the message names the field.
-    """
-    config = _connection(data)
-    return {
-        **data,
-        "base_url": config.base_url,
-        "api_key": config.api_key,
-        "default_headers": dict(config.default_headers),
-    }
 
 
 class SSELLM(FunctionCallingLLM):
@@ -114,8 +85,9 @@ class SSELLM(FunctionCallingLLM):
     ``extra_headers``, sent as headers of that one request. LlamaIndex reports call
     arguments to instrumentation, so keep secrets in ``api_key`` or ``default_headers``,
     which are never serialized, shown or reported (their values are masked in error
-    messages). A pickled SSELLM leaves them out too: after unpickling, give them again
-    (``api_key`` falls back to ``SSE_API_KEY``).
+    messages). A pickled SSELLM leaves them out too, and dumps, reprs and pickles show
+    ``base_url`` without user info or query: after unpickling, give them again (``api_key``
+    falls back to ``SSE_API_KEY``).
 
     Raises:
         ConfigurationError: At construction, a connection setting (``base_url``,
@@ -191,22 +163,26 @@ class SSELLM(FunctionCallingLLM):
     ) -> None:
         # Checked before pydantic sees the data, so a bad setting raises the core's
         # ConfigurationError itself rather than a ValidationError wrapping it.
-        super().__init__(**_checked(data))
+        super().__init__(**check_settings(data))
         self._pool = ClientPool(http_client, async_http_client)
 
     @model_validator(mode="before")
     @classmethod
     def _check_connection(cls, data: Any) -> Any:
         # model_validate() does not go through __init__: check there too.
-        return _checked(data) if isinstance(data, dict) else data
+        return check_settings(data) if isinstance(data, dict) else data
+
+    @field_serializer("base_url")
+    def _serialize_base_url(self, base_url: str) -> str:
+        return public_url(base_url)  # no user info or query (they may hold credentials)
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            yield name, public_url(value) if name == "base_url" else value
 
     def __getstate__(self) -> dict[Any, Any]:
         """The pickled state, without ``api_key`` and ``default_headers`` (credentials)."""
-        state = super().__getstate__()
-        state["__dict__"] = {
-            key: value for key, value in state["__dict__"].items() if key not in _SECRET_FIELDS
-        }
-        return state
+        return drop_secrets(super().__getstate__())
 
     @classmethod
     def class_name(cls) -> str:
@@ -224,7 +200,7 @@ class SSELLM(FunctionCallingLLM):
             model_name=self.model,
         )
 
-    def _request(
+    def _build_request(
         self, messages: Sequence[ChatMessage], kwargs: dict[str, Any]
     ) -> tuple[dict[str, Any], Headers]:
         """The request body and per-call headers (``extra_headers=``)."""
@@ -235,7 +211,7 @@ class SSELLM(FunctionCallingLLM):
             "stop": self.stop,
             **self.additional_kwargs,
         }
-        return request_body(
+        return build_request(
             self.model,
             messages,
             settings=settings,
@@ -243,14 +219,14 @@ class SSELLM(FunctionCallingLLM):
             reasoning_passback=self.reasoning_passback,
         )
 
-    def _config(self) -> ClientConfig:
-        return _connection({name: getattr(self, name) for name in _CONNECTION})
+    def _make_config(self) -> ClientConfig:
+        return build_config({name: getattr(self, name) for name in CONNECTION_FIELDS})
 
-    def _sync_client(self) -> ChatClient:
-        return self._pool.sync(self._config())
+    def _get_sync_client(self) -> ChatClient:
+        return self._pool.sync(self._make_config())
 
-    def _async_client(self) -> AsyncChatClient:
-        return self._pool.async_(self._config())
+    def _get_async_client(self) -> AsyncChatClient:
+        return self._pool.async_(self._make_config())
 
     def close(self) -> None:
         """Close the pooled sync connections (injected httpx clients are left open)."""
@@ -290,26 +266,28 @@ class SSELLM(FunctionCallingLLM):
     def _stream_chat_events(
         self, messages: Sequence[ChatMessage], **kwargs: Any
     ) -> ChatResponseGen:
-        body, headers = self._request(messages, kwargs)
-        client = self._sync_client()
-        return track(responses(client, body, headers, active_span_id.get()))
+        body, headers = self._build_request(messages, kwargs)
+        client = self._get_sync_client()
+        return track(stream_responses(client, body, headers, active_span_id.get()))
 
     @llm_chat_callback()
     async def _astream_chat_events(
         self, messages: Sequence[ChatMessage], **kwargs: Any
     ) -> ChatResponseAsyncGen:
-        body, headers = self._request(messages, kwargs)
-        client = self._async_client()
-        return track(aresponses(client, body, headers, active_span_id.get()))
+        body, headers = self._build_request(messages, kwargs)
+        client = self._get_async_client()
+        return track(astream_responses(client, body, headers, active_span_id.get()))
 
     def _chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
-        body, headers = self._request(messages, kwargs)
-        return chat_response(whole(self._sync_client(), body, headers, active_span_id.get()))
+        body, headers = self._build_request(messages, kwargs)
+        return to_chat_response(
+            read_whole(self._get_sync_client(), body, headers, active_span_id.get())
+        )
 
     async def _achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
-        body, headers = self._request(messages, kwargs)
-        client = self._async_client()
-        return chat_response(await awhole(client, body, headers, active_span_id.get()))
+        body, headers = self._build_request(messages, kwargs)
+        client = self._get_async_client()
+        return to_chat_response(await aread_whole(client, body, headers, active_span_id.get()))
 
     # -- completion ---------------------------------------------------------------------
 
@@ -345,17 +323,19 @@ class SSELLM(FunctionCallingLLM):
     def _stream_complete_events(
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseGen:
-        body, headers = self._request(prompt_to_messages(prompt), kwargs)
-        chats = track(responses(self._sync_client(), body, headers, active_span_id.get()))
+        body, headers = self._build_request(prompt_to_messages(prompt), kwargs)
+        chats = track(
+            stream_responses(self._get_sync_client(), body, headers, active_span_id.get())
+        )
         return track(stream_chat_response_to_completion_response(chats))
 
     @llm_completion_callback()
     async def _astream_complete_events(
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseAsyncGen:
-        body, headers = self._request(prompt_to_messages(prompt), kwargs)
-        client = self._async_client()
-        chats = track(aresponses(client, body, headers, active_span_id.get()))
+        body, headers = self._build_request(prompt_to_messages(prompt), kwargs)
+        client = self._get_async_client()
+        chats = track(astream_responses(client, body, headers, active_span_id.get()))
         return track(astream_chat_response_to_completion_response(chats))
 
     # -- tools --------------------------------------------------------------------------
@@ -373,9 +353,9 @@ class SSELLM(FunctionCallingLLM):
         **kwargs: Any,
     ) -> dict[str, Any]:
         """The ``chat`` arguments that offer ``tools`` to the model."""
-        request = tool_request(
+        request = offer_tools(
             tools,
-            with_user_message(chat_history, user_msg),
+            add_user_message(chat_history, user_msg),
             parallel=allow_parallel_tool_calls,
             required=tool_required,
             choice=tool_choice,
@@ -403,7 +383,7 @@ class SSELLM(FunctionCallingLLM):
         Raises:
             ValueError: No tool call, and ``error_on_no_tool_call`` is true.
         """
-        selections = tool_selections(response.message)
+        selections = select_tool_calls(response.message)
         if not selections and error_on_no_tool_call:
             raise ValueError("expected at least one tool call in the response, got none")
         return selections

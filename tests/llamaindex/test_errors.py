@@ -14,8 +14,8 @@ from llama_index.core.llms import ChatMessage
 import llamaindex_sse
 import sse_core
 from llamaindex_sse import SSELLM
-from llamaindex_sse._errors import llamaindex_errors, to_llamaindex_error
-from llamaindex_sse._inbound import chat_response
+from llamaindex_sse._errors import to_llamaindex_error, translate_errors
+from llamaindex_sse._inbound import to_chat_response
 from sse_core import Completion, ToolCall, Usage
 from sse_core.completion import Choice
 
@@ -45,7 +45,7 @@ def test_each_stream_error_is_both_and_carries_the_partial_response(name: str) -
     assert mapped.partial is PARTIAL
     response = mapped.partial_response
     assert isinstance(response, ChatResponse)
-    expected = chat_response(PARTIAL)  # built as chat() builds its own
+    expected = to_chat_response(PARTIAL)  # built as chat() builds its own
     assert response.message.blocks == expected.message.blocks
     assert [type(b) for b in response.message.blocks] == [ThinkingBlock, TextBlock, ToolCallBlock]
     assert response.raw == expected.raw
@@ -80,16 +80,16 @@ def test_other_errors_pass_unchanged() -> None:
 
 def test_llamaindex_errors_reraises_with_the_same_chain() -> None:
     cause = ValueError("underneath")
-    with pytest.raises(llamaindex_sse.IncompleteStreamError) as caught, llamaindex_errors():
+    with pytest.raises(llamaindex_sse.IncompleteStreamError) as caught, translate_errors():
         raise sse_core.IncompleteStreamError("cut", partial=PARTIAL) from cause
     assert caught.value.__cause__ is cause
-    with pytest.raises(sse_core.ServerError), llamaindex_errors():
+    with pytest.raises(sse_core.ServerError), translate_errors():
         raise sse_core.ServerError("502", status_code=502)
 
 
 def test_llamaindex_errors_shows_an_implicit_context_as_the_chain() -> None:
     context = KeyError("first")
-    with pytest.raises(llamaindex_sse.StreamProtocolError) as caught, llamaindex_errors():
+    with pytest.raises(llamaindex_sse.StreamProtocolError) as caught, translate_errors():
         try:
             raise context
         except KeyError:

@@ -12,7 +12,7 @@ from llama_index.core.base.llms.types import (
     ToolCallBlock,
 )
 
-from llamaindex_sse._inbound import chat_response, message_parts
+from llamaindex_sse._inbound import build_message_parts, to_chat_response
 from llamaindex_sse._lazy import Build, StreamMessage
 from sse_core import (
     Completion,
@@ -223,7 +223,7 @@ def test_only_the_first_choice_is_followed(stream: Feed) -> None:
 
 def test_message_parts_order_the_blocks() -> None:
     call = ToolCall(index=0, id="c1", name="f", arguments="{}")
-    blocks, kwargs = message_parts("Hi", "hmm", "no", (call,))
+    blocks, kwargs = build_message_parts("Hi", "hmm", "no", (call,))
     assert [type(b) for b in blocks] == [ThinkingBlock, TextBlock, ToolCallBlock]
     assert kwargs == {
         "tool_calls": [
@@ -231,7 +231,7 @@ def test_message_parts_order_the_blocks() -> None:
         ],
         "refusal": "no",
     }
-    assert message_parts("", "", "", ()) == ([TextBlock(text="")], {})
+    assert build_message_parts("", "", "", ()) == ([TextBlock(text="")], {})
 
 
 def test_chat_response_maps_a_whole_completion() -> None:
@@ -249,7 +249,7 @@ def test_chat_response_maps_a_whole_completion() -> None:
         id="r1",
         model="m",
     )
-    response = chat_response(completion)
+    response = to_chat_response(completion)
     assert [type(b) for b in response.message.blocks] == [ThinkingBlock, TextBlock, ToolCallBlock]
     assert response.message.additional_kwargs["tool_calls"][0]["function"] == {
         "name": "f",
@@ -272,7 +272,7 @@ def test_chat_response_and_the_last_streamed_response_agree(stream: Feed) -> Non
         UsageUpdate(usage=USAGE),
     ]
     last = stream.add(events)
-    whole = chat_response(stream.answer.completion())
+    whole = to_chat_response(stream.answer.completion())
     assert last is not None and last.raw is not None and whole.raw is not None
     assert last.message.blocks == whole.message.blocks
     assert last.message.additional_kwargs == whole.message.additional_kwargs

@@ -145,6 +145,16 @@ def test_a_pickle_holds_no_credentials_and_the_copy_works(
     assert copy.api_key.get_secret_value() == "sk-from-env-after-unpickling"
 
 
+def test_the_url_is_shown_without_user_info_or_query() -> None:
+    seen: list[httpx.Request] = []
+    llm = make(seen, base_url="http://user:pw-canary@gateway.test/v1?key=q-canary")
+    shown = [repr(llm), str(llm), llm.model_dump_json(), llm.to_json(), repr(pickle.dumps(llm))]
+    assert all("pw-canary" not in text and "q-canary" not in text for text in shown)
+    assert llm.model_dump()["base_url"] == "http://gateway.test/v1"
+    llm.chat([ChatMessage(role="user", content="hi")])
+    assert seen[0].url.host == "gateway.test" and "q-canary" in str(seen[0].url)  # still sent
+
+
 def test_reasoning_effort_is_sent_only_when_set() -> None:
     seen: list[httpx.Request] = []
     make(seen, reasoning_effort="high").chat([ChatMessage(role="user", content="hi")])

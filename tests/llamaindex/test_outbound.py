@@ -14,7 +14,7 @@ from llama_index.core.base.llms.types import (
     VideoBlock,
 )
 
-from llamaindex_sse._outbound import request_body, to_openai_messages
+from llamaindex_sse._outbound import build_request, to_openai_messages
 from sse_core import ConfigurationError, ToolCallDelta
 
 
@@ -122,7 +122,7 @@ def test_chatbot_and_model_roles_are_the_assistant() -> None:
 
 
 def test_request_body_layers_settings_and_call_arguments() -> None:
-    body, headers = request_body(
+    body, headers = build_request(
         "m",
         [ChatMessage(role="user", content="hi")],
         settings={"temperature": 0.2, "max_tokens": None, "top_p": 0.9},
@@ -141,7 +141,7 @@ def test_request_body_passes_reasoning_back_when_asked() -> None:
     message = ChatMessage(
         role="assistant", blocks=[ThinkingBlock(content="hmm"), TextBlock(text="Hi")]
     )
-    body, headers = request_body(
+    body, headers = build_request(
         "m", [message], settings={}, call_kwargs={}, reasoning_passback=True
     )
     assert body["messages"] == [{"role": "assistant", "content": "Hi", "reasoning_content": "hmm"}]

@@ -13,13 +13,13 @@ from llama_index.core.base.llms.types import ChatMessage, TextBlock, ToolCallBlo
 from llama_index.core.tools import FunctionTool
 
 from llamaindex_sse._tools import (
+    add_user_message,
     keep_first_tool_call,
+    offer_tools,
     parse_arguments,
+    select_tool_calls,
     to_openai_tools,
-    tool_choice_payload,
-    tool_request,
-    tool_selections,
-    with_user_message,
+    to_tool_choice,
 )
 from sse_core import ToolCallDelta
 
@@ -53,7 +53,7 @@ def test_tools_become_openai_function_tools() -> None:
     ],
 )
 def test_tool_choice(choice: Any, required: bool, expected: Any) -> None:
-    assert tool_choice_payload(choice, required) == expected
+    assert to_tool_choice(choice, required) == expected
 
 
 ARGUMENTS = json.dumps({"city": "Paris", "days": [1, 2], "note": 'say "hi"\n', "deep": {"x": None}})
@@ -64,7 +64,7 @@ def test_tool_selections_never_raise_on_partial_arguments(cut: int) -> None:
     stream = Feed()
     response = stream.add([ToolCallDelta(index=0, id="c1", name="f", arguments=ARGUMENTS[:cut])])
     assert response is not None
-    (selection,) = tool_selections(response.message)
+    (selection,) = select_tool_calls(response.message)
     assert selection.tool_id == "c1" and selection.tool_name == "f"
     assert isinstance(selection.tool_kwargs, dict)
     if cut == len(ARGUMENTS):
@@ -77,20 +77,20 @@ def test_tool_selections_never_raise_on_any_text(arguments: str) -> None:
         role="assistant",
         blocks=[ToolCallBlock(tool_call_id="c", tool_name="f", tool_kwargs=arguments)],
     )
-    (selection,) = tool_selections(message)
+    (selection,) = select_tool_calls(message)
     assert isinstance(selection.tool_kwargs, dict)
 
 
 def test_tool_selections_read_legacy_additional_kwargs() -> None:
     call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}}
     message = ChatMessage(role="assistant", content="", additional_kwargs={"tool_calls": [call]})
-    (selection,) = tool_selections(message)
+    (selection,) = select_tool_calls(message)
     assert (selection.tool_id, selection.tool_name, selection.tool_kwargs) == ("c1", "f", {"x": 1})
 
 
 def test_tool_request_offers_the_tools() -> None:
     messages = [ChatMessage(role="user", content="add")]
-    request = tool_request(
+    request = offer_tools(
         [FunctionTool.from_defaults(add)],
         messages,
         parallel=True,
@@ -102,16 +102,16 @@ def test_tool_request_offers_the_tools() -> None:
     assert request["tool_choice"] == {"type": "function", "function": {"name": "add"}}
     assert request["parallel_tool_calls"] is True
     assert [t["function"]["name"] for t in request["tools"]] == ["add"]
-    empty = tool_request([], messages, parallel=False, required=True, choice=None, strict=None)
+    empty = offer_tools([], messages, parallel=False, required=True, choice=None, strict=None)
     assert empty == {"messages": messages}
 
 
 def test_with_user_message_copies_the_history() -> None:
     history = [ChatMessage(role="system", content="s")]
-    messages = with_user_message(history, "hi")
+    messages = add_user_message(history, "hi")
     assert [m.content for m in messages] == ["s", "hi"] and len(history) == 1
-    assert with_user_message(None, ChatMessage(role="user", content="x"))[0].content == "x"
-    assert with_user_message(history, None) == history
+    assert add_user_message(None, ChatMessage(role="user", content="x"))[0].content == "x"
+    assert add_user_message(history, None) == history
 
 
 def test_keep_first_tool_call_drops_the_others_everywhere() -> None:

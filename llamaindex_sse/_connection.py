@@ -1,0 +1,76 @@
+"""SSELLM's connection settings: checked by the core, kept out of every dump, repr and pickle.
+
+The settings are checked by :meth:`sse_core.ClientConfig.build` (the one place for URL, key,
+header and timeout rules and the ``SSE_BASE_URL``/``SSE_API_KEY`` fallbacks) before pydantic
+sees them, so a bad value raises the core's ``ConfigurationError`` naming the field. The
+credentials never leave the object: ``api_key`` and ``default_headers`` are excluded from
+dumps and reprs (field settings on SSELLM) and dropped from pickles
+(:func:`drop_secrets`); every default header value is masked in the core's messages; dumps,
+reprs and pickles hold ``base_url`` without user info or query (:func:`public_url`), so
+give those again after unpickling or ``from_dict`` (``api_key`` falls back to
+``SSE_API_KEY``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sse_core import ClientConfig
+from sse_core.transport.config import public_url
+
+__all__ = ["CONNECTION_FIELDS", "build_config", "check_settings", "drop_secrets", "public_url"]
+
+#: The SSELLM fields that are connection settings (``ClientConfig.build`` keywords).
+CONNECTION_FIELDS = (
+    "base_url",
+    "api_key",
+    "path",
+    "default_headers",
+    "timeout",
+    "max_retries",
+    "include_usage",
+    "extra_body",
+    "max_event_bytes",
+)
+#: The fields a pickle leaves out: they may hold credentials.
+SECRET_FIELDS = frozenset({"api_key", "default_headers"})
+
+
+def build_config(data: Mapping[str, Any]) -> ClientConfig:
+    """The checked configuration for the given field values (environment fallbacks too).
+
+    Every default header counts as secret: its value is masked in the core's messages.
+
+    Raises:
+        ConfigurationError: A setting is missing or cannot work; the message names the field.
+    """
+    settings = {name: data[name] for name in CONNECTION_FIELDS if data.get(name) is not None}
+    headers = settings.get("default_headers")
+    if isinstance(headers, Mapping):
+        settings["secret_headers"] = tuple(name for name in headers if isinstance(name, str))
+    return ClientConfig.build(**settings)
+
+
+def check_settings(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` with the connection settings checked and resolved (environment, key, headers).
+
+    Raises:
+        ConfigurationError: A setting is missing or cannot work; the message names the field.
+    """
+    config = build_config(data)
+    return {
+        **data,
+        "base_url": config.base_url,
+        "api_key": config.api_key,
+        "default_headers": dict(config.default_headers),
+    }
+
+
+def drop_secrets(state: dict[Any, Any]) -> dict[Any, Any]:
+    """A pydantic pickle state without the credential fields, and ``base_url`` without user
+    info or query (the instance itself is left alone)."""
+    fields = {k: v for k, v in state["__dict__"].items() if k not in SECRET_FIELDS}
+    if isinstance(fields.get("base_url"), str):
+        fields["base_url"] = public_url(fields["base_url"])
+    return {**state, "__dict__": fields}
