@@ -197,7 +197,7 @@ def error_from_response(
         type=kind,
         code=code,
         retry_after=retry_after,
-        headers=dict(headers),
+        headers={name: redact(value, secrets) for name, value in headers.items()},
     )
 
 
