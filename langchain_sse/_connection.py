@@ -2,9 +2,9 @@
 
 The settings are checked once, at construction, by :meth:`sse_core.ClientConfig.build` (the
 one place for URL, key, header and timeout rules and the ``SSE_BASE_URL``/``SSE_API_KEY``
-fallbacks), so a bad value fails there as a ``ValidationError`` whose cause is the core's
-``ConfigurationError`` naming the field. The clients come from one
-:class:`sse_core.ClientPool` per model (copies share it; it keys clients by a fingerprint of
+fallbacks), so a bad value raises the core's ``ConfigurationError`` naming the field (a
+value of the wrong type too: pydantic's error becomes one, without the input). The clients
+come from one :class:`sse_core.ClientPool` per model (copies share it; it keys clients by a fingerprint of
 the configuration, so a copy with another URL gets its own client).
 
 Secrets stay in: the key is a ``SecretStr``; ``default_headers`` (where ``api-key``-header
@@ -27,16 +27,26 @@ from pydantic import (
     Field,
     PrivateAttr,
     SecretStr,
+    ValidationError,
     field_serializer,
     model_validator,
 )
 from typing_extensions import Self
 
-from sse_core import ClientConfig, ClientPool, Timeouts
+from sse_core import ClientConfig, ClientPool, ConfigurationError, Timeouts
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 from sse_core.transport.config import public_url
 
-__all__ = ["ConnectionSettings"]
+__all__ = ["ConnectionSettings", "validation_summary"]
+
+
+def validation_summary(owner: str, error: ValidationError) -> str:
+    """A pydantic error as one line per field, without the input (it may be a secret)."""
+    parts = [
+        f"{'.'.join(str(p) for p in item['loc']) or 'settings'}: {item['msg']}"
+        for item in error.errors(include_input=False, include_url=False)
+    ]
+    return f"{owner} settings rejected: " + "; ".join(parts)
 
 #: Fields a pickle never holds: the key, the headers, the injected clients (not picklable).
 _NOT_PICKLED = ("api_key", "default_headers", "http_client", "http_async_client")
@@ -78,10 +88,18 @@ class ConnectionSettings(BaseModel):
     _pool: ClientPool = PrivateAttr(default_factory=ClientPool)
     _built: tuple[dict[str, Any], ClientConfig] | None = PrivateAttr(default=None)
 
-    @model_validator(mode="after")
-    def _check_settings(self) -> Self:
-        """Check the settings now (a ConfigurationError naming the field), and make the pool."""
+    def __init__(self, **data: Any) -> None:
+        """Check the settings now: a bad one raises the core's ``ConfigurationError`` naming
+        the field (raised here, after pydantic's own checks, so it is not wrapped in a
+        ``ValidationError``)."""
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:  # a value of the wrong type: the same error, one kind
+            raise ConfigurationError(validation_summary(type(self).__name__, exc)) from None
         self._resolve_config()
+
+    @model_validator(mode="after")
+    def _make_pool(self) -> Self:
         self._pool = ClientPool(self.http_client, self.http_async_client)
         return self
 

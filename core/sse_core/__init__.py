@@ -50,6 +50,11 @@ from sse_core.pipeline.session import StreamSession, decode
 from sse_core.transport.client import AsyncChatClient, ChatClient
 from sse_core.transport.config import ClientConfig, Timeouts
 from sse_core.transport.pool import ClientPool
+from sse_core.transport.recording import (
+    RecordingTransport,
+    recording_async_client,
+    recording_client,
+)
 from sse_core.transport.retry import RetryPolicy, parse_retry_after
 from sse_core.transport.streams import AsyncChatStream, ChatStream
 
@@ -81,6 +86,7 @@ __all__ = [
     "RateLimitError",
     "ReadDelta",
     "ReasoningDelta",
+    "RecordingTransport",
     "RedirectError",
     "RefusalDelta",
     "RetryPolicy",
@@ -106,4 +112,6 @@ __all__ = [
     "merge_read",
     "parse_retry_after",
     "parse_usage",
+    "recording_async_client",
+    "recording_client",
 ]

@@ -5,5 +5,6 @@
 - :mod:`.http`: request building, status to error, the one mapping of httpx errors;
 - :mod:`.client`: :class:`ChatClient` / :class:`AsyncChatClient` (open, retry);
 - :mod:`.streams`: :class:`ChatStream` / :class:`AsyncChatStream` (read, close);
-- :mod:`.pool`: :class:`ClientPool`, the clients of one adapter model.
+- :mod:`.pool`: :class:`ClientPool`, the clients of one adapter model;
+- :mod:`.recording`: :class:`RecordingTransport`, each call recorded for the emulator's replay.
 """
