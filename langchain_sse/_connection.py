@@ -4,8 +4,8 @@ The settings are checked once, at construction, by :meth:`sse_core.ClientConfig.
 one place for URL, key, header and timeout rules and the ``SSE_BASE_URL``/``SSE_API_KEY``
 fallbacks), so a bad value raises the core's ``ConfigurationError`` naming the field (a
 value of the wrong type too: pydantic's error becomes one, without the input). The clients
-come from one :class:`sse_core.ClientPool` per model (copies share it; it keys clients by a fingerprint of
-the configuration, so a copy with another URL gets its own client).
+come from one :class:`sse_core.ClientPool` per model (copies share it; it keys clients by a
+fingerprint of the configuration, so a copy with another URL gets its own client).
 
 Secrets stay in: the key is a ``SecretStr``; ``default_headers`` (where ``api-key``-header
 gateways put the credential) are left out of ``model_dump``, reprs and traces, and every
