@@ -1,0 +1,76 @@
+"""Layers point one way: the app imports the adapters and the core, the adapters the core,
+the core neither; no adapter imports the other or the app; no module is over the size cap.
+
+Checked from the sources (every import statement, including those inside functions and
+``TYPE_CHECKING`` blocks), so a lazy import cannot hide a circle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+PACKAGES = {
+    "sse_core": ROOT / "core" / "sse_core",
+    "langchain_sse": ROOT / "langchain_sse",
+    "llamaindex_sse": ROOT / "llamaindex_sse",
+    "sse_chat": ROOT / "sse_chat",
+}
+#: What each package may import, of the project's packages.
+ALLOWED = {
+    "sse_core": {"sse_core"},
+    "langchain_sse": {"sse_core", "langchain_sse"},
+    "llamaindex_sse": {"sse_core", "llamaindex_sse"},
+    "sse_chat": set(PACKAGES),
+}
+MAX_LINES = 400
+
+
+def imports_of(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+    return found & set(PACKAGES)
+
+
+def sources(package: str) -> list[Path]:
+    return sorted(PACKAGES[package].rglob("*.py"))
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_a_package_imports_only_the_layers_below_it(package: str) -> None:
+    for path in sources(package):
+        wrong = imports_of(path) - ALLOWED[package]
+        assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}"
+
+
+def test_the_package_graph_has_no_circle() -> None:
+    edges = {
+        package: set().union(*(imports_of(path) for path in sources(package))) - {package}
+        for package in PACKAGES
+    }
+
+    def reaches(start: str, goal: str, seen: frozenset[str] = frozenset()) -> bool:
+        return any(
+            nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt}))
+            for nxt in edges[start]
+        )
+
+    assert not [package for package in PACKAGES if reaches(package, package)]
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_no_library_module_is_over_the_size_cap(package: str) -> None:
+    big = {
+        str(path.relative_to(ROOT)): lines
+        for path in sources(package)
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not big, f"modules over {MAX_LINES} lines: {big}"

@@ -1,0 +1,95 @@
+"""The README runs as printed: every Python block, in order, against the gateway emulator.
+
+The blocks name the emulator's default address (``sse-chat emulator`` serves on
+127.0.0.1:8000); the test starts one on a free port and points the blocks at it. The
+``sse-chat`` lines parse with the real parser, and the error tree and the extras it lists are
+the code's own.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import inspect
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomllib
+
+import sse_core
+from sse_chat.cli import build_parser
+from sse_core.emulator import Emulator
+
+ROOT = Path(__file__).parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
+COMMANDS = re.findall(r"^sse-chat (.*?)(?:\s+#.*)?$", README, re.M)
+DEFAULT = "http://127.0.0.1:8000"
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def test_the_readme_has_snippets() -> None:
+    assert len(BLOCKS) >= 6 and len(COMMANDS) >= 8
+
+
+def test_every_python_block_runs_against_the_emulator(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)
+    namespace: dict[str, Any] = {"__name__": "__readme__"}
+    loop = asyncio.new_event_loop()
+    with Emulator() as emu:
+        try:
+            for number, block in enumerate(BLOCKS):
+                source = block.replace(DEFAULT, emu.url)
+                code = compile(
+                    source, f"README[{number}]", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+                )
+                result = eval(code, namespace)
+                if inspect.iscoroutine(result):
+                    loop.run_until_complete(result)
+        finally:
+            loop.close()
+    out = capsys.readouterr().out
+    assert "[thinking]" in out and "[answer]" in out  # the LlamaIndex loop keeps them apart
+    assert "  " not in out.split("[answer]")[-1].split("\n")[0]  # no doubled spaces
+
+
+def test_every_sse_chat_line_parses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    recording = tmp_path / "recordings" / "s1"  # what the README's chat --record line makes
+    recording.mkdir(parents=True)
+    (recording / "001.sse").write_bytes((ROOT / "examples" / "deepseek-reasoning.sse").read_bytes())
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "deepseek-reasoning.sse").write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    parser = build_parser()
+    for command in COMMANDS:
+        argv = shlex.split(command)
+        if argv == ["--help"]:
+            continue
+        parser.parse_args(argv)
+
+
+def test_the_error_tree_lists_every_error_class() -> None:
+    tree = README.split("## Errors", 1)[1].split("```", 2)[1]
+    listed = set(re.findall(r"^[│├└─ ]*([A-Z]\w+Error)\b", tree, re.M))
+    exported = {
+        name
+        for name in sse_core.__all__
+        if isinstance(getattr(sse_core, name), type)
+        and issubclass(getattr(sse_core, name), sse_core.SSEConnectorError)
+    }
+    assert listed == exported
+
+
+def test_the_extras_named_are_the_projects() -> None:
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = set(pyproject["project"]["optional-dependencies"])
+    sentence = " ".join(README.split("Extras: ", 1)[1].split(".\n", 1)[0].split())
+    named = set(re.findall(r"`(\w+)`", sentence))
+    assert {"langchain", "llamaindex", "emulator", "cli", "tokens", "all", "dev"} <= named
+    assert named <= extras
