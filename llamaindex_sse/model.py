@@ -32,6 +32,7 @@ from llama_index.core.base.llms.types import (
     LLMMetadata,
 )
 from llama_index.core.bridge.pydantic import (
+    ConfigDict,
     Field,
     PrivateAttr,
     SecretStr,
@@ -78,8 +79,9 @@ class SSELLM(FunctionCallingLLM):
     Reasoning arrives as ``ThinkingBlock``s and ``thinking_delta``, tool calls as
     ``ToolCallBlock``s, usage in ``raw["usage"]`` and ``additional_kwargs``; named SSE
     events are dispatched as :class:`~llamaindex_sse.SSEGatewayEvent`; errors are the
-    typed :mod:`sse_core` errors. Stopping early (``break`` then ``close()``/``aclose()``,
-    task cancellation, a workflow's ``cancel_run``) closes the HTTP response at once.
+    typed :mod:`sse_core` errors, the stream errors as :mod:`llamaindex_sse` subclasses that
+    add ``partial_response``. Stopping early (``break``, ``close()``/``aclose()``, task
+    cancellation, a workflow's ``cancel_run``) closes the HTTP response at once.
 
     Call keyword arguments go into the request body (``tools``, ``seed``, ...), except
     ``extra_headers``, sent as headers of that one request. LlamaIndex reports call
@@ -89,16 +91,19 @@ class SSELLM(FunctionCallingLLM):
     ``base_url`` without user info or query: after unpickling, give them again (``api_key``
     falls back to ``SSE_API_KEY``).
 
-    Raises:
-        ConfigurationError: At construction, a connection setting (``base_url``,
-            ``api_key``, ``path``, ``default_headers``, ``timeout``, ...) is missing or
-            cannot work; the message names the field.
-
     Args:
         http_client: An ``httpx.Client`` for sync calls (proxies, mTLS); not closed here.
         async_http_client: An ``httpx.AsyncClient`` for async calls; not closed here.
         **data: The fields below.
+
+    Raises:
+        ConfigurationError: At construction, a connection setting (``base_url``,
+            ``api_key``, ``path``, ``default_headers``, ``timeout``, ...) is missing or
+            cannot work; the message names the field.
     """
+
+    # A ValidationError would otherwise quote the whole input, default_headers included.
+    model_config = ConfigDict(hide_input_in_errors=True)
 
     model: str = Field(description="The model name sent to the gateway.")
     base_url: str = Field(
@@ -109,7 +114,7 @@ class SSELLM(FunctionCallingLLM):
         default=None,
         exclude=True,
         repr=False,
-        description="Bearer key (default: SSE_API_KEY); never serialized or shown.",
+        description="Bearer key (default: SSE_API_KEY); never serialized, shown or pickled.",
     )
     path: str = Field(default="/chat/completions", description="Appended to base_url.")
     temperature: float | None = Field(default=None, description="Sampling temperature.")

@@ -28,7 +28,7 @@ from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr
 from llama_index.core.instrumentation.span import SimpleSpan
 from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
 from llama_index.core.llms import ChatMessage
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from llamaindex_sse import SSELLM, AuthenticationError, GatewayStreamError, SSEConnectorError
 from sse_core.emulator import Emulator
@@ -251,6 +251,20 @@ def test_the_canary_appears_nowhere(
     texts += [repr(vars(everything_captured)), repr(everything_captured.get_events())]
     texts += _log_texts(caplog)
     _assert_no_canary(texts)
+
+
+def test_a_validation_error_does_not_quote_the_settings() -> None:
+    short = "c4n4ry" + secrets.token_hex(3)  # pydantic cuts long inputs in the middle
+    for fields in ({}, {"model": "m", "temperature": "hot"}):
+        with pytest.raises(ValidationError) as caught:
+            SSELLM(
+                base_url="http://gateway.test/v1",
+                api_key=KEY,
+                default_headers={HEADER: short},
+                **fields,
+            )
+        for text in (str(caught.value), repr(caught.value)):
+            assert short not in text and KEY not in text, text
 
 
 def test_a_401_echoing_the_credentials_in_its_fields_keeps_none_of_them() -> None:

@@ -1,0 +1,73 @@
+"""SSELLM's connection settings (pure): checked by the core, credentials kept out of pickles."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from pydantic import SecretStr
+
+from llamaindex_sse import SSELLM
+from llamaindex_sse._connection import (
+    CONNECTION_FIELDS,
+    build_config,
+    check_settings,
+    drop_secrets,
+)
+from sse_core import ClientConfig, ConfigurationError, Timeouts
+
+
+def test_build_config_takes_the_fields_and_masks_every_default_header() -> None:
+    config = build_config(
+        {
+            "base_url": "http://gateway.test/v1/",
+            "api_key": "sk-1",
+            "default_headers": {"X-Token": "token-value", "SPASS-User-Id": "u1"},
+            "timeout": 5,
+            "max_retries": None,  # None: the core's default
+            "model": "m",  # not a connection setting: ignored
+        }
+    )
+    assert config.url == "http://gateway.test/v1/chat/completions"
+    assert config.secret_headers == frozenset({"x-token", "spass-user-id"})
+    assert set(config.secrets()) >= {"sk-1", "token-value", "u1"}
+    assert config.timeouts == Timeouts.of(5)
+    assert config.retry.max_retries == 2
+
+
+def test_build_config_falls_back_to_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SSE_BASE_URL", "http://env.test/v1")
+    monkeypatch.setenv("SSE_API_KEY", "sk-env")
+    config = build_config({})
+    assert config.base_url == "http://env.test/v1"
+    assert config.api_key is not None and config.api_key.get_secret_value() == "sk-env"
+
+
+def test_check_settings_resolves_what_pydantic_then_stores() -> None:
+    data = {"model": "m", "base_url": "http://g.test/v1/", "api_key": " sk-1\n"}
+    checked = check_settings({**data, "default_headers": None})
+    assert checked["model"] == "m" and checked["base_url"] == "http://g.test/v1"
+    assert checked["api_key"] == SecretStr("sk-1")
+    assert checked["default_headers"] == {}
+    with pytest.raises(ConfigurationError, match="timeout"):
+        check_settings({**data, "timeout": 0})
+
+
+def test_drop_secrets_leaves_the_instance_state_alone() -> None:
+    fields = {
+        "model": "m",
+        "api_key": SecretStr("sk-1"),
+        "default_headers": {"X-Token": "t"},
+        "base_url": "http://user:pw@g.test/v1?key=k",
+    }
+    state = {"__dict__": fields, "__pydantic_private__": None}
+    dropped = drop_secrets(state)
+    assert dropped["__dict__"] == {"model": "m", "base_url": "http://g.test/v1"}
+    assert dropped["__pydantic_private__"] is None
+    assert "api_key" in fields and fields["base_url"].startswith("http://user:pw@")
+
+
+def test_the_connection_fields_are_ssellm_fields_and_core_settings() -> None:
+    keywords = inspect.signature(ClientConfig.build).parameters
+    assert [name for name in CONNECTION_FIELDS if name not in keywords] == []
+    assert [name for name in CONNECTION_FIELDS if name not in SSELLM.model_fields] == []
