@@ -23,10 +23,12 @@ if TYPE_CHECKING:
         NotFoundError,
         PermissionDeniedError,
         RateLimitError,
+        RedirectError,
         RetryableRequestError,
         ServerError,
         StreamProtocolError,
         StreamTimeoutError,
+        UnexpectedResponseError,
     )
     from langchain_sse._inbound import PROVIDER
     from langchain_sse.model import ChatSSE
@@ -53,6 +55,7 @@ __all__ = [
     "NotFoundError",
     "PermissionDeniedError",
     "RateLimitError",
+    "RedirectError",
     "RetryableRequestError",
     "SSEConnectorError",
     "ServerError",
@@ -60,6 +63,7 @@ __all__ = [
     "StreamProtocolError",
     "StreamTimeoutError",
     "Timeouts",
+    "UnexpectedResponseError",
 ]
 
 _HOMES = {

@@ -9,6 +9,8 @@ The hierarchy (left: the sse_core parent, right: the langchain-core parent)::
     RetryableRequestError      sse_core.RetryableRequestError ModelAPIError              408/409
     BadRequestError            sse_core.BadRequestError       ModelInvalidRequestError   4xx
     NotFoundError              BadRequestError                ModelNotFoundError         404
+    RedirectError              sse_core.RedirectError         ModelInvalidRequestError   3xx
+    UnexpectedResponseError    sse_core.UnexpectedResponseError ModelInvalidRequestError 2xx page
     ContextOverflowError       BadRequestError                lc ContextOverflowError    too long
     GatewayConnectionError     sse_core.GatewayConnectionError ModelConnectionError
     GatewayStreamError         sse_core.GatewayStreamError    ModelAPIError      error frame
@@ -43,10 +45,12 @@ __all__ = [
     "NotFoundError",
     "PermissionDeniedError",
     "RateLimitError",
+    "RedirectError",
     "RetryableRequestError",
     "ServerError",
     "StreamProtocolError",
     "StreamTimeoutError",
+    "UnexpectedResponseError",
     "convert_error",
 ]
 
@@ -77,6 +81,14 @@ class BadRequestError(sse_core.BadRequestError, lc.ModelInvalidRequestError):
 
 class NotFoundError(BadRequestError, lc.ModelNotFoundError):
     """404: the model (or the path) does not exist on this gateway."""
+
+
+class RedirectError(sse_core.RedirectError, lc.ModelInvalidRequestError):
+    """3xx: base_url points at a redirect (not followed); ``location`` says where to."""
+
+
+class UnexpectedResponseError(sse_core.UnexpectedResponseError, lc.ModelInvalidRequestError):
+    """A 2xx answer that is neither an event stream nor a JSON completion (a web page)."""
 
 
 class ContextOverflowError(BadRequestError, lc.ContextOverflowError):
@@ -122,6 +134,8 @@ _BY_CORE_CLASS: dict[type[sse_core.SSEConnectorError], type[sse_core.SSEConnecto
     sse_core.ServerError: ServerError,
     sse_core.RetryableRequestError: RetryableRequestError,
     sse_core.BadRequestError: BadRequestError,
+    sse_core.RedirectError: RedirectError,
+    sse_core.UnexpectedResponseError: UnexpectedResponseError,
     sse_core.GatewayConnectionError: GatewayConnectionError,
     sse_core.GatewayStreamError: GatewayStreamError,
     sse_core.IncompleteStreamError: IncompleteStreamError,

@@ -303,3 +303,19 @@ def test_stream_errors_are_not_retryable_and_status_errors_keep_their_flag() -> 
     assert langchain_sse.RateLimitError.is_retryable
     assert langchain_sse.GatewayConnectionError.is_retryable
     assert not langchain_sse.AuthenticationError.is_retryable
+
+
+@pytest.mark.parametrize(
+    ("core", "langchain"),
+    [
+        (sse_core.RedirectError, lc.ModelInvalidRequestError),
+        (sse_core.UnexpectedResponseError, lc.ModelInvalidRequestError),
+    ],
+)
+def test_redirects_and_web_pages_are_langchain_request_errors(
+    core: type[sse_core.GatewayHTTPError], langchain: type[Exception]
+) -> None:
+    error = core("the gateway answered something else", status_code=307, headers={"location": "x"})
+    mapped = convert_error(error)
+    assert isinstance(mapped, core) and isinstance(mapped, langchain)
+    assert mapped.status_code == 307 and str(mapped) == str(error)
