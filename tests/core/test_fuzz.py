@@ -1,0 +1,92 @@
+"""scripts/fuzz.py as a project tool: a few thousand mutated captures give no untyped
+exception and no split mismatch; a seed gives the same inputs; a defect is reported with its
+input and traceback, and the exit status says so."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import sse_core
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fuzz.py"
+
+
+@pytest.fixture(scope="module")
+def fuzz() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("sse_fuzz_script", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.timeout(60)
+def test_a_few_thousand_inputs_find_nothing(fuzz: ModuleType) -> None:
+    out = io.StringIO()
+    status = fuzz.main(["--inputs", "3000", "--seed", "1"], out=out)
+    text = out.getvalue()
+    assert "inputs tried: 3000" in text and "untyped exceptions: 0" in text, text
+    assert "split mismatches: 0" in text and status == 0, text
+
+
+def test_the_corpus_is_every_capture(fuzz: ModuleType) -> None:
+    assert len(fuzz.load_corpus()) >= 40
+
+
+@pytest.mark.timeout(60)
+def test_the_same_seed_gives_the_same_inputs(fuzz: ModuleType) -> None:
+    first = fuzz.fuzz(150, 5, out=io.StringIO())
+    again = fuzz.fuzz(150, 5, out=io.StringIO())
+    other = fuzz.fuzz(150, 6, out=io.StringIO())
+    assert first.digest == again.digest != other.digest
+    assert first.outcomes == again.outcomes
+
+
+MUTATIONS = [
+    "bit-flips",
+    "truncation",
+    "splice",
+    "wrong-types",
+    "huge-numbers",
+    "deep-nesting",
+    "control-chars",
+    "split-utf8",
+]
+
+
+def test_the_mutations_are_the_ones_named(fuzz: ModuleType) -> None:
+    assert sorted(fuzz.MUTATORS) == sorted(MUTATIONS)
+
+
+@pytest.mark.parametrize("name", MUTATIONS)
+def test_every_mutation_changes_the_body(fuzz: ModuleType, name: str) -> None:
+    rng = random.Random(0)
+    corpus = fuzz.load_corpus()
+    changed = sum(
+        fuzz.MUTATORS[name](rng, body, corpus) != body for body in corpus for _ in range(3)
+    )
+    assert changed >= len(corpus)  # most tries change something
+
+
+@pytest.mark.timeout(60)
+def test_an_untyped_exception_is_reported_with_its_input(
+    fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(body: object, **kwargs: object) -> object:
+        raise KeyError("a defect")
+
+    monkeypatch.setattr(sse_core, "decode", broken)
+    out = io.StringIO()
+    status = fuzz.main(["--inputs", "3"], out=out)
+    text = out.getvalue()
+    assert status == 1
+    assert "untyped exception in decode whole" in text and "KeyError: 'a defect'" in text
+    assert "input: b" in text and "untyped exceptions: 6" in text  # whole and cut, per input
