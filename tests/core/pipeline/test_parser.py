@@ -166,3 +166,65 @@ def test_single_data_takes_only_a_whole_plain_frame_with_nothing_pending() -> No
     parser.feed(b"event: e\n")  # an event name is pending: the general path applies it
     assert parser._single_data(b"data: x\n\n") is None
     assert [(e.event, e.data) for e in parser.feed(b"data: x\n\n")] == [("e", "x")]
+
+
+# --- input types, the bound's arithmetic, the raw entry points ---------------------------------
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+def test_bytes_like_input_parses_like_bytes(kind: type) -> None:
+    assert [e.data for e in SSEParser().feed(kind(b"data: x\n\n"))] == ["x"]
+
+
+@pytest.mark.parametrize("bad", ["data: x\n\n", 1, None])
+def test_other_input_is_a_type_error(bad: object) -> None:
+    with pytest.raises(TypeError, match="expected bytes, bytearray or memoryview"):
+        SSEParser().feed(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bound", [0, -1, 1.5, True, "64", None])
+def test_the_bound_must_be_a_positive_int(bound: object) -> None:
+    with pytest.raises(ValueError, match="max_event_bytes must be a positive integer"):
+        SSEParser(max_event_bytes=bound)  # type: ignore[arg-type]
+
+
+def test_a_line_of_exactly_the_bound_passes_and_one_more_byte_fails() -> None:
+    line = b"data: " + b"x" * 58  # 64 bytes
+    assert [len(e.data) for e in SSEParser(max_event_bytes=64).feed(line + b"\n\n")] == [58]
+    with pytest.raises(StreamProtocolError):
+        SSEParser(max_event_bytes=64).feed(line + b"x\n\n")
+
+
+@pytest.mark.parametrize(("size", "ok"), [(30, True), (31, True), (32, False)])
+def test_the_data_bound_counts_the_joining_newlines(size: int, ok: bool) -> None:
+    # Data of size + 1 ("\n") + 32 bytes from two short lines: 63, 64, then 65 bytes.
+    body = b"data: " + b"a" * size + b"\ndata: " + b"b" * 32 + b"\n\n"
+    parser = SSEParser(max_event_bytes=64)
+    if ok:
+        assert len(parser.feed(body)[0].data) == size + 33
+    else:
+        with pytest.raises(StreamProtocolError, match="an event's data"):
+            parser.feed(body)
+
+
+def test_after_a_bound_error_every_call_raises_it_again() -> None:
+    parser = SSEParser(max_event_bytes=16)
+    with pytest.raises(StreamProtocolError) as first:
+        parser.feed(b": " + b"c" * 20 + b"\n")
+    with pytest.raises(StreamProtocolError) as again:
+        parser.feed(b"data: x\n\n")
+    with pytest.raises(StreamProtocolError) as at_end:
+        parser.finish()
+    assert first.value is again.value is at_end.value
+
+
+def test_last_event_id_persists_across_events() -> None:
+    parser = SSEParser()
+    parser.feed(b"id: 42\ndata: a\n\ndata: b\n\n")
+    assert parser.last_event_id == "42"
+
+
+def test_a_server_sent_event_defaults_to_message() -> None:
+    assert ServerSentEvent(data="x") == ServerSentEvent(
+        data="x", event="message", id="", retry=None
+    )

@@ -10,8 +10,11 @@ import pytest
 from core_frames import delta, sse
 
 from sse_core import (
+    Completion,
+    ErrorFrame,
     GatewayStreamError,
     IncompleteStreamError,
+    ReasoningDelta,
     StreamProtocolError,
     StreamSession,
     StreamTimeoutError,
@@ -212,16 +215,20 @@ def test_a_body_with_no_sse_event_at_all_is_a_protocol_error(body: bytes) -> Non
     assert "retry the request" not in str(info.value)
 
 
-@pytest.mark.parametrize("body", [b"", b"\n\n", b": keepalive only\n\n", b"data: [DONE]\n\n"])
-def test_an_sse_shaped_body_without_answer_is_not_that_error(body: bytes) -> None:
+@pytest.mark.parametrize("body", [b"", b"\n\n", b": keepalive only\n\n", b"event: x\n\n"])
+def test_an_sse_shaped_body_without_events_is_incomplete_not_that_error(body: bytes) -> None:
     session = StreamSession()
     session.begin(SSE)
     run(session, body)
-    if body.startswith(b"data: [DONE]"):
-        assert session.completion().done
-    else:
-        with pytest.raises(IncompleteStreamError):
-            session.completion()
+    with pytest.raises(IncompleteStreamError):
+        session.completion()
+
+
+def test_a_body_of_only_done_is_a_complete_empty_answer() -> None:
+    session = StreamSession()
+    session.begin(SSE)
+    run(session, b"data: [DONE]\n\n")
+    assert session.completion().done and session.completion().content == ""
 
 
 # --- time ---------------------------------------------------------------------------------------
@@ -245,6 +252,59 @@ def test_a_body_past_the_deadline_is_a_timeout_with_the_partial() -> None:
     with pytest.raises(StreamTimeoutError, match=r"http://gw\.test/v1 ran past") as info:
         session.step(sse(delta(content="b"), done=False))
     assert info.value.partial.content == "ab"
+
+
+def test_keepalive_lines_do_not_count_as_data_for_data_idle() -> None:
+    session = StreamSession(data_idle=0.05, source="http://gw.test/v1")
+    session.begin(SSE)
+    session.step(sse(delta(content="a"), done=False))
+    assert session.step(b": ping\n\n") == []
+    time.sleep(0.06)
+    with pytest.raises(StreamTimeoutError, match="only keep-alive lines") as info:
+        session.step(b": ping\n\n")
+    assert info.value.partial.content == "a"
+
+
+def test_data_arriving_in_time_keeps_data_idle_quiet() -> None:
+    session = StreamSession(data_idle=0.2)
+    session.begin(SSE)
+    for piece in ["a", "b", "c"]:
+        time.sleep(0.02)
+        session.step(sse(delta(content=piece), done=False))
+        session.step(b": ping\n\n")
+    run(session, sse(delta(finish="stop")))
+    assert session.completion().content == "abc"
+
+
+# --- fail -----------------------------------------------------------------------------------------
+
+
+def test_fail_attaches_the_partial_with_the_events_decoded_alongside() -> None:
+    session = StreamSession()
+    session.begin(SSE)
+    session.step(sse(delta(content="a"), done=False))
+    error = StreamProtocolError("bad bytes")
+    error.events = (TextDelta(text="b"), ReasoningDelta(text="r"))
+    assert session.fail(error) is error
+    assert (error.partial.content, error.partial.reasoning) == ("ab", "r")
+
+
+def test_fail_lets_an_error_frame_among_those_events_win() -> None:
+    session = StreamSession(secrets=[SECRET])
+    session.begin(SSE)
+    error = StreamProtocolError("bad bytes")
+    error.events = (TextDelta(text="x"), ErrorFrame(message=f"upstream {SECRET}"))
+    won = session.fail(error)
+    assert isinstance(won, GatewayStreamError) and won.partial.content == "x"
+    assert SECRET not in str(won)
+
+
+def test_fail_keeps_a_partial_already_attached() -> None:
+    session = StreamSession()
+    session.step(sse(delta(content="later"), done=False))
+    given = Completion(done=True)
+    error = IncompleteStreamError("cut", partial=given)
+    assert session.fail(error).partial is given
 
 
 # --- secrets --------------------------------------------------------------------------------------
