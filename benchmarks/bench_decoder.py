@@ -1,24 +1,40 @@
-"""Decoder speed: sse_core against the practical limit and the usual stacks, in one run.
+"""Decoder speed on every frame shape: sse_core against the practical limit and the usual stacks.
 
-Decodes the same 10,000-chunk chat stream with:
+For each frame shape a gateway sends, the same body is decoded by:
 
-- ``limit``: ``bytes.split(b"\\n\\n")`` + ``orjson.loads`` (no SSE rules at all: the floor);
+- ``floor``: ``bytes.split(b"\\n\\n")`` + ``orjson.loads`` of each ``data:`` payload (no SSE
+  rules, no events: the practical limit);
 - ``httpx-sse``: ``httpx_sse.EventSource(...).iter_sse()`` + ``json.loads``;
-- ``openai``: the openai SDK's ``Stream`` over the same bytes (parsed chunk models);
-- ``sse_core``: ``StreamDecoder.feed`` (events), and with the ``Accumulator`` (a Completion).
+- ``openai``: the openai SDK's ``Stream`` over the same bytes (parsed chunk models; it is
+  ~100x the floor, so it runs in fewer rounds, ``--sdk-repeat``);
+- ``sse_core``: ``StreamDecoder.feed`` (events), and ``+acc``: the same with every event
+  added to an ``Accumulator`` and the Completion assembled.
 
-Each is fed the body in 16 KiB reads and, separately, one frame per read (a slow stream).
-Prints medians of CPU time per chunk and ratios to the limit. Run:
-``.venv/bin/python benchmarks/bench_decoder.py [--chunks N] [--repeat R]``.
+Shapes: ``text`` (content words), ``reasoning`` (``reasoning_content`` words), ``tool
+fragments`` (one 212 KB argument in 20,000 pieces), ``whole calls`` (a whole tool call per
+frame), ``usage every chunk`` (text with a usage object on every chunk, Gemini-style),
+``named events`` (``event: spass.tool-cap`` frames). Each body is fed in 16 KiB reads (a fast
+gateway) and one frame per read (a slow one).
+
+Printed: medians of CPU time per frame and the ratio of each stack to the floor (goal for
+sse_core: at most 1.5x). Checked (exit status 1 when wrong): every stack saw every frame, and
+sse_core's Completion holds exactly the text, reasoning, arguments, calls, usage and events
+the body was built with, the same events for either read pattern. Run:
+``.venv/bin/python benchmarks/bench_decoder.py [--chunks N] [--pieces P] [--repeat R]
+[--shapes text,usage] [--no-sdk] [--quick]`` (``--quick``: small bodies, 3 rounds, seconds).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
+import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 import httpx_sse
@@ -29,50 +45,138 @@ from openai.types.chat import ChatCompletionChunk
 import sse_core
 
 Pieces = list[bytes]
+READ = 16 * 1024
+BASE = {
+    "id": "chatcmpl-bench",
+    "object": "chat.completion.chunk",
+    "created": 1715000000,
+    "model": "Qwen/Qwen3-32B",
+    "system_fingerprint": "fp_bench",
+}
+WORDS = ["The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", "."]
+DONE = b"data: [DONE]\n\n"
 
 
-def make_stream(chunks: int) -> list[bytes]:
-    """Frames of a realistic OpenAI-format chat stream (role, text, finish, usage, [DONE])."""
-    base = {
-        "id": "chatcmpl-bench",
-        "object": "chat.completion.chunk",
-        "created": 1715000000,
-        "model": "Qwen/Qwen3-32B",
-        "system_fingerprint": "fp_bench",
-    }
+# --- bodies ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Body:
+    """A body's frames and what sse_core must make of it."""
+
+    frames: list[bytes]
+    content: str = ""
+    reasoning: str = ""
+    calls: list[tuple[str, str, str]] = field(default_factory=list)  # (id, name, arguments)
+    completion_tokens: int | None = None
+    events: int = 0
+    finish: str = "stop"
+
+    @property
+    def data_frames(self) -> int:
+        """Frames before ``[DONE]``: what the floor and the stacks count."""
+        return len(self.frames) - 1
+
+
+def _frame(delta: dict[str, Any] | None, finish: str | None = None, **extra: Any) -> bytes:
+    chunk = {**BASE, "choices": [{"index": 0, "delta": delta or {}, "finish_reason": finish}]}
+    if delta is None and finish is None:
+        chunk["choices"] = []
+    chunk.update(extra)
+    return b"data: " + orjson.dumps(chunk) + b"\n\n"
+
+
+def _usage(completion: int) -> dict[str, int]:
+    return {"prompt_tokens": 12, "completion_tokens": completion, "total_tokens": 12 + completion}
+
+
+def _framed(body: Body, middle: list[bytes], finish: str = "stop") -> Body:
+    """Role frame, ``middle``, the finish frame, a usage chunk, ``[DONE]``."""
+    total = len(middle) + 3
+    body.frames = [
+        _frame({"role": "assistant", "content": ""}),
+        *middle,
+        _frame({}, finish),
+        _frame(None, usage=_usage(total)),
+        DONE,
+    ]
+    body.completion_tokens = total
+    body.finish = finish
+    return body
+
+
+def text(chunks: int, _pieces: int) -> Body:
+    words = [WORDS[i % len(WORDS)] for i in range(chunks - 3)]
+    middle = [_frame({"content": word}) for word in words]
+    return _framed(Body([], content="".join(words)), middle)
+
+
+def reasoning(chunks: int, _pieces: int) -> Body:
+    words = [WORDS[i % len(WORDS)] for i in range(chunks - 3)]
+    middle = [_frame({"reasoning_content": word}) for word in words]
+    return _framed(Body([], reasoning="".join(words)), middle)
+
+
+def tool_fragments(_chunks: int, pieces: int) -> Body:
+    """One call whose ~10.6-byte argument pieces make a 212 KB JSON string (at 20,000)."""
+    size = pieces * 106 // 10
+    filler = ("lorem ipsum dolor sit amet, " * (size // 28 + 2))[: size - 40]
+    arguments = json.dumps({"path": "notes.txt", "content": filler})
+    cuts = [len(arguments) * i // pieces for i in range(pieces + 1)]
+    parts = [arguments[a:b] for a, b in itertools.pairwise(cuts)]
+    head = {"index": 0, "id": "call_bench", "type": "function"}
+    middle = [_frame({"tool_calls": [{**head, "function": {"name": "write", "arguments": ""}}]})]
+    middle += [
+        _frame({"tool_calls": [{"index": 0, "function": {"arguments": part}}]}) for part in parts
+    ]
+    body = Body([], calls=[("call_bench", "write", arguments)])
+    return _framed(body, middle, "tool_calls")
+
+
+def whole_calls(chunks: int, _pieces: int) -> Body:
+    calls = [(f"call_{i}", "lookup", f'{{"city": "Paris", "n": {i}}}') for i in range(chunks - 3)]
+    middle = [
+        _frame(
+            {
+                "tool_calls": [
+                    {
+                        "index": i,
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": arguments},
+                    }
+                ]
+            }
+        )
+        for i, (call_id, name, arguments) in enumerate(calls)
+    ]
+    return _framed(Body([], calls=calls), middle, "tool_calls")
+
+
+def usage_every_chunk(chunks: int, _pieces: int) -> Body:
+    words = [WORDS[i % len(WORDS)] for i in range(chunks - 2)]
+    frames = [_frame({"content": w}, usage=_usage(i + 1)) for i, w in enumerate(words)]
+    frames += [_frame({}, "stop", usage=_usage(chunks - 1)), DONE]
+    return Body(frames, content="".join(words), completion_tokens=chunks - 1)
+
+
+def named_events(chunks: int, _pieces: int) -> Body:
     frames = [
-        {
-            **base,
-            "choices": [
-                {"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}
-            ],
-        }
+        b'event: spass.tool-cap\ndata: {"remaining":%d,"limit":%d}\n\n' % (chunks - i, chunks)
+        for i in range(chunks - 2)
     ]
-    words = ["The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", "."]
-    frames += [
-        {
-            **base,
-            "choices": [
-                {"index": 0, "delta": {"content": words[i % len(words)]}, "finish_reason": None}
-            ],
-        }
-        for i in range(chunks - 3)
-    ]
-    frames.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    frames.append(
-        {
-            **base,
-            "choices": [],
-            "usage": {
-                "prompt_tokens": 12,
-                "completion_tokens": chunks,
-                "total_tokens": chunks + 12,
-            },
-        }
-    )
-    out = [b"data: " + json.dumps(f, separators=(",", ":")).encode() + b"\n\n" for f in frames]
-    out.append(b"data: [DONE]\n\n")
-    return out
+    frames += [_frame({"content": "ok"}, "stop"), DONE]
+    return Body(frames, content="ok", events=chunks - 2)
+
+
+SHAPES: dict[str, Callable[[int, int], Body]] = {
+    "text": text,
+    "reasoning": reasoning,
+    "tool fragments": tool_fragments,
+    "whole calls": whole_calls,
+    "usage every chunk": usage_every_chunk,
+    "named events": named_events,
+}
 
 
 def in_reads(frames: list[bytes], size: int) -> Pieces:
@@ -80,26 +184,20 @@ def in_reads(frames: list[bytes], size: int) -> Pieces:
     return [body[i : i + size] for i in range(0, len(body), size)]
 
 
-def run_limit(pieces: Pieces) -> int:
+# --- the stacks -----------------------------------------------------------------------------
+
+
+def run_floor(pieces: Pieces) -> int:
     count = 0
     for block in b"".join(pieces).split(b"\n\n"):
-        if block.startswith(b"data: "):
-            payload = block[6:]
+        at = block.find(b"data: ")
+        if at >= 0:
+            payload = block[at + 6 :]
             if payload == b"[DONE]":
                 break
             orjson.loads(payload)
             count += 1
     return count
-
-
-def _response(pieces: Pieces) -> httpx.Response:
-    request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
-    return httpx.Response(
-        200,
-        headers={"content-type": "text/event-stream"},
-        stream=httpx.ByteStream(b"") if not pieces else _Stream(pieces),
-        request=request,
-    )
 
 
 class _Stream(httpx.SyncByteStream):
@@ -108,6 +206,13 @@ class _Stream(httpx.SyncByteStream):
 
     def __iter__(self) -> Iterator[bytes]:
         return iter(self._pieces)
+
+
+def _response(pieces: Pieces) -> httpx.Response:
+    request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    return httpx.Response(
+        200, headers={"content-type": "text/event-stream"}, stream=_Stream(pieces), request=request
+    )
 
 
 def run_httpx_sse(pieces: Pieces) -> int:
@@ -128,60 +233,140 @@ def run_openai(pieces: Pieces) -> int:
     return sum(1 for _ in stream)
 
 
-def run_sse_core(pieces: Pieces) -> int:
+def run_sse_core(pieces: Pieces) -> list[sse_core.StreamEvent]:
     decoder = sse_core.StreamDecoder()
-    count = 0
+    events: list[sse_core.StreamEvent] = []
     for piece in pieces:
-        count += len(decoder.feed(piece))
-    return count + len(decoder.finish())
+        events += decoder.feed(piece)
+    return events + decoder.finish()
 
 
-def run_sse_core_acc(pieces: Pieces) -> int:
+def run_sse_core_acc(pieces: Pieces) -> sse_core.Completion:
     decoder = sse_core.StreamDecoder()
     acc = sse_core.Accumulator()
+    add = acc.add
     for piece in pieces:
-        acc.extend(decoder.feed(piece))
-    acc.extend(decoder.finish())
-    return len(acc.finish().content)
+        for event in decoder.feed(piece):
+            add(event)
+    for event in decoder.finish():
+        add(event)
+    return acc.finish()
 
 
-RUNNERS: dict[str, Callable[[Pieces], int]] = {
-    "limit (split+orjson)": run_limit,
-    "httpx-sse + json": run_httpx_sse,
-    "openai SDK Stream": run_openai,
-    "sse_core StreamDecoder": run_sse_core,
-    "sse_core + Accumulator": run_sse_core_acc,
+FLOOR, OURS, ACC = "floor", "sse_core", "+acc"
+RUNNERS: dict[str, Callable[[Pieces], object]] = {
+    FLOOR: run_floor,
+    OURS: run_sse_core,
+    ACC: run_sse_core_acc,
+    "httpx-sse": run_httpx_sse,
+    "openai": run_openai,
 }
 
 
-def measure(pieces: Pieces, repeat: int) -> dict[str, float]:
-    """Median CPU seconds per runner; runners take turns so machine noise hits all alike."""
-    times: dict[str, list[float]] = {name: [] for name in RUNNERS}
-    for _ in range(repeat):
-        for name, fn in RUNNERS.items():
-            start = time.process_time()
-            fn(pieces)
-            times[name].append(time.process_time() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
+# --- checks ---------------------------------------------------------------------------------
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--chunks", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=9)
+def check(body: Body, name: str, result: object) -> list[str]:
+    """What is wrong with ``result`` of runner ``name`` on ``body`` (nothing: [])."""
+    if name == OURS:
+        return []  # compared across read patterns in :func:`measure_shape`
+    if name != ACC:
+        return [] if result == body.data_frames else [f"{name}: {result} frames"]
+    assert isinstance(result, sse_core.Completion)
+    found = {
+        "content": result.content,
+        "reasoning": result.reasoning,
+        "calls": [(c.id, c.name, c.arguments) for c in result.tool_calls],
+        "completion_tokens": result.usage.completion_tokens if result.usage else None,
+        "events": len(result.events),
+        "finish": result.finish_reason,
+    }
+    want = {key: getattr(body, key) for key in found}
+    return [f"+acc {key}: {found[key]!r:.60} != {want[key]!r:.60}" for key in found
+            if found[key] != want[key]]  # fmt: skip
+
+
+# --- measuring ------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    shape: str
+    reads: str
+    frames: int
+    seconds: dict[str, float]
+
+
+def measure_shape(
+    shape: str, body: Body, repeat: int, sdk_repeat: int, errors: list[str]
+) -> list[Row]:
+    """Median CPU seconds per runner for both read patterns; runners take turns."""
+    rows = []
+    events: dict[str, object] = {}
+    for label, pieces in (("16 KiB", in_reads(body.frames, READ)), ("1 frame", body.frames)):
+        times: dict[str, list[float]] = {name: [] for name in RUNNERS}
+        for round_ in range(repeat):
+            for name, fn in RUNNERS.items():
+                if name == "openai" and round_ >= sdk_repeat:
+                    continue
+                start = time.process_time()
+                result = fn(pieces)
+                times[name].append(time.process_time() - start)
+                if round_ == 0:
+                    errors += [f"{shape}, {label}: {e}" for e in check(body, name, result)]
+                    if name == OURS:
+                        events[label] = result
+        seconds = {name: statistics.median(v) for name, v in times.items() if v}
+        rows.append(Row(shape, label, body.data_frames, seconds))
+    if len(set(map(repr, events.values()))) != 1:
+        errors.append(f"{shape}: the events differ between 16 KiB reads and a frame per read")
+    return rows
+
+
+def print_table(rows: list[Row]) -> None:
+    others = [name for name in RUNNERS if name not in (FLOOR, OURS, ACC)]
+    head = f"{'shape':<18} {'reads':<8} {'frames':>7} {'floor us':>9} {'sse_core':>9} {'+acc':>7}"
+    print(head + "".join(f" {name:>10}" for name in others))
+    for row in rows:
+        floor = row.seconds[FLOOR]
+        cells = [f"{row.seconds[OURS] / floor:8.2f}x", f"{row.seconds[ACC] / floor:6.2f}x"]
+        cells += [
+            f"{row.seconds[name] / floor:9.2f}x" if name in row.seconds else f"{'-':>10}"
+            for name in others
+        ]
+        per = floor / row.frames * 1e6
+        print(f"{row.shape:<18} {row.reads:<8} {row.frames:>7} {per:>9.3f} " + " ".join(cells))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=10_000, help="frames per body (10,000)")
+    parser.add_argument("--pieces", type=int, default=20_000, help="argument pieces (20,000)")
+    parser.add_argument("--repeat", type=int, default=9, help="rounds (median; 9)")
+    parser.add_argument("--sdk-repeat", type=int, default=3, help="rounds of the openai SDK")
+    parser.add_argument("--no-sdk", action="store_true", help="leave the openai SDK out")
+    parser.add_argument("--shapes", help="comma-separated shapes (default: all)")
+    parser.add_argument("--quick", action="store_true", help="small bodies, 3 rounds")
     args = parser.parse_args()
-    frames = make_stream(args.chunks)
-    for label, pieces in (
-        ("16 KiB reads", in_reads(frames, 16384)),
-        ("one frame per read", frames),
-    ):
-        print(f"\n{args.chunks} chunks, {label} (median of {args.repeat}, CPU time)")
-        results = measure(pieces, args.repeat)
-        floor = results["limit (split+orjson)"]
-        for name, seconds in results.items():
-            per = seconds / args.chunks * 1e6
-            print(f"  {name:26} {per:7.2f} us/chunk   {seconds / floor:5.2f}x limit")
+    if args.quick:
+        args.chunks, args.pieces, args.repeat, args.sdk_repeat = 400, 800, 3, 1
+    if args.no_sdk:
+        RUNNERS.pop("openai")
+    shapes = args.shapes.split(",") if args.shapes else list(SHAPES)
+    print(
+        f"CPU time per frame, median of {args.repeat} rounds ({args.sdk_repeat} for openai); "
+        "ratios to the floor (split + orjson)"
+    )
+    errors: list[str] = []
+    rows: list[Row] = []
+    for shape in shapes:
+        body = SHAPES[shape](args.chunks, args.pieces)
+        rows += measure_shape(shape, body, args.repeat, args.sdk_repeat, errors)
+    print_table(rows)
+    for error in errors:
+        print("CHECK FAILED:", error, file=sys.stderr)
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
