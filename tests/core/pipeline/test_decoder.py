@@ -13,14 +13,13 @@ from sse_core import (
     StreamDecoder,
     StreamProtocolError,
     TextDelta,
+    decode,
 )
 
 FRAME = b'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n'
 
 
 def test_bytes_after_done_are_ignored() -> None:
-    from sse_core import decode
-
     body = sse(delta(content="x", finish="stop")) + b"data: {not json}\n\n"
     assert decode(body).content == "x"
 
