@@ -161,6 +161,26 @@ class Accumulator:
         Raises:
             GatewayStreamError: ``event`` is an error frame (the partial answer attached).
         """
+        # The text-bearing events by their exact type first (cheaper than class patterns);
+        # anything else, subclasses included, by ``match``.
+        if type(event) is TextDelta:
+            (self._choices.get(event.choice) or self._choice(event.choice)).content.append(
+                event.text
+            )
+        elif type(event) is ToolCallDelta:
+            (self._choices.get(event.choice) or self._choice(event.choice)).add_call(event)
+        elif type(event) is ReasoningDelta:
+            (self._choices.get(event.choice) or self._choice(event.choice)).reasoning.append(
+                event.text
+            )
+        elif type(event) is UsageUpdate:
+            self.usage = event.usage
+        elif type(event) is GatewayEvent:
+            self._events.append(event)
+        else:
+            self._add(event)
+
+    def _add(self, event: StreamEvent) -> None:
         match event:
             case TextDelta(text=text, choice=index):
                 self._choice(index).content.append(text)

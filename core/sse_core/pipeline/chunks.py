@@ -20,21 +20,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sse_core.completion import Usage
 from sse_core.events import (
     Done,
-    Finish,
-    GatewayEvent,
     Metadata,
     ReasoningDelta,
     RefusalDelta,
     StreamEvent,
     TextDelta,
-    UsageUpdate,
+    _finish,
+    _gateway_event,
     _reasoning_delta,
     _text_delta,
+    _usage_update,
 )
 from sse_core.pipeline.parser import ServerSentEvent
 from sse_core.pipeline.payloads import (
+    _plain_counts,
+    _plain_usage,
     details_text,
     parse_chunk_json,
     parse_error,
@@ -64,11 +67,15 @@ class _ChoiceState:
 class ChunkDecoder:
     """Turns each :class:`ServerSentEvent` into StreamEvents (:meth:`decode`)."""
 
-    __slots__ = ("_choices", "_missing", "done")
+    __slots__ = ("_choices", "_counts", "_missing", "_usage", "done")
 
     def __init__(self) -> None:
         self._choices: dict[int, _ChoiceState] = {}
         self._missing: tuple[str, ...] = _METADATA_KEYS  # metadata fields not yet seen
+        # The last plain usage (three int counts) and its counts: gateways that report usage
+        # on every chunk repeat the same counts until the last one.
+        self._counts: tuple[int, int, int] | None = None
+        self._usage: Usage | None = None
         #: True once ``[DONE]`` arrived (an attribute: it is read for every read).
         self.done = False
 
@@ -102,8 +109,8 @@ class ChunkDecoder:
         if name == "error":
             return [parse_error(payload)]
         if name in USAGE_EVENTS and isinstance(payload, dict):
-            return [UsageUpdate(usage=parse_usage(payload)), GatewayEvent(name=name, data=payload)]
-        return [GatewayEvent(name=name, data=payload)]
+            return [_usage_update(parse_usage(payload)), _gateway_event(name, payload)]
+        return [_gateway_event(name, payload)]
 
     def _decode_message(self, data: bytes) -> list[StreamEvent]:
         if data[:1] != b"{":
@@ -130,20 +137,37 @@ class ChunkDecoder:
             for choice in choices:
                 if type(choice) is dict:
                     self._choice(choice, events)
+        if "usage" in chunk or "x_groq" in chunk or "error" in chunk:
+            self._trailer(chunk, events)
+
+    def _trailer(self, chunk: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        """The usage and the error a chunk may carry besides its choices."""
         usage = chunk.get("usage")
         if usage is None and "x_groq" in chunk:
             groq = chunk["x_groq"]
             usage = groq.get("usage") if type(groq) is dict else None  # older Groq
         if usage and type(usage) is dict:
-            events.append(UsageUpdate(usage=parse_usage(usage)))
+            events.append(_usage_update(self._usage_of(usage)))
         if chunk.get("error"):
             events.append(parse_error(chunk))
 
+    def _usage_of(self, raw: dict[str, Any]) -> Usage:
+        """``parse_usage(raw)``; a plain usage with the counts of the last one gives that one."""
+        counts = _plain_counts(raw)
+        if counts is None:
+            return parse_usage(raw)
+        if counts != self._counts or self._usage is None:
+            self._counts = counts
+            self._usage = _plain_usage(counts, raw)
+        return self._usage
+
     def _metadata(self, chunk: Mapping[str, Any], events: list[StreamEvent]) -> None:
-        new: dict[str, Any] = {}
+        new: dict[str, Any] | None = None
         for key in self._missing:
             value = chunk.get(key)
             if value and type(value) is (int if key == "created" else str):
+                if new is None:
+                    new = {}
                 new[key] = value
         if new:
             self._missing = tuple(key for key in self._missing if key not in new)
@@ -174,7 +198,7 @@ class ChunkDecoder:
                 self._delta(index, state, delta, content, events)
         reason = choice.get("finish_reason")
         if reason and type(reason) is str:
-            events.append(Finish(reason=reason, choice=index))
+            events.append(_finish(reason, index))
 
     def _delta(
         self,
@@ -184,6 +208,25 @@ class ChunkDecoder:
         content: object,
         events: list[StreamEvent],
     ) -> None:
+        if "reasoning_content" in delta or "reasoning" in delta or "reasoning_details" in delta:
+            self._reasoning_field(index, state, delta, events)
+        if content:
+            self._content(index, state, content, events)
+        if "refusal" in delta:
+            refusal = delta["refusal"]
+            if refusal and type(refusal) is str:
+                events.append(RefusalDelta(text=refusal, choice=index))
+        if "tool_calls" in delta:
+            calls = delta["tool_calls"]
+            if calls and type(calls) is list:
+                fragment = state.tools.fragment
+                for call in calls:
+                    if type(call) is dict and (event := fragment(call, index)) is not None:
+                        events.append(event)
+
+    def _reasoning_field(
+        self, index: int, state: _ChoiceState, delta: Mapping[str, Any], events: list[StreamEvent]
+    ) -> None:
         reasoning = delta.get("reasoning_content") or delta.get("reasoning")
         if reasoning and type(reasoning) is str:
             self._reasoning(index, state, reasoning, events)
@@ -192,17 +235,6 @@ class ChunkDecoder:
             text = details_text(delta["reasoning_details"])
             if text:
                 self._reasoning(index, state, text, events)
-        if content:
-            self._content(index, state, content, events)
-        refusal = delta.get("refusal")
-        if refusal and type(refusal) is str:
-            events.append(RefusalDelta(text=refusal, choice=index))
-        calls = delta.get("tool_calls")
-        if calls and type(calls) is list:
-            tools = state.tools
-            for call in calls:
-                if type(call) is dict and (event := tools.fragment(call, index)) is not None:
-                    events.append(event)
 
     def _content(
         self, index: int, state: _ChoiceState, content: object, events: list[StreamEvent]

@@ -7,7 +7,13 @@ from pydantic_core import from_json
 from sse_core.errors import StreamError
 from sse_core.events import StreamEvent
 from sse_core.pipeline.chunks import ChunkDecoder
-from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, RawEvent, SSEParser, as_bytes
+from sse_core.pipeline.parser import (
+    DEFAULT_MAX_EVENT_BYTES,
+    RawEvent,
+    SSEParser,
+    _named_frame,
+    as_bytes,
+)
 from sse_core.pipeline.payloads import parse_chunk_json
 
 __all__ = ["StreamDecoder"]
@@ -45,27 +51,22 @@ class StreamDecoder:
         """
         if type(data) is not bytes:
             data = as_bytes(data)
-        chunks = self._chunks
-        if chunks.done:
+        if self._chunks.done:
             return []
         events: list[StreamEvent] = []
-        single = self._parser._single_data(data)
-        if single is not None and single[:1] == b"{":
-            # One JSON frame in this read (the common case): no raw-event tuple, no loop.
+        parser = self._parser
+        if not (parser._idle and len(data) <= parser._max and b"\r" not in data):
+            self._resume(data, events)
+        elif data[:7] == b"data: {" and data.find(b"\n") == len(data) - 2 == data.rfind(b"\n\n"):
+            # One plain JSON frame, the whole read (a stream read as it is generated).
+            payload = data[6:-2]
             try:
-                chunk = from_json(single)
+                chunk = from_json(payload, cache_strings="keys")  # a dict: "{..."
             except ValueError:
-                chunk = parse_chunk_json(single)  # recovers bad UTF-8, else raises
-            chunks._decode_into(chunk, events)
-            return events
-        if single is not None:
-            return chunks._decode_raw("message", single)
-        raws: list[RawEvent] = []
-        error = self._parser._feed_raw(data, raws)
-        self._decode(raws, events)
-        if error is not None and not chunks.done:
-            error.events = tuple(events)
-            raise error
+                chunk = parse_chunk_json(payload)  # recovers bad UTF-8, else raises
+            self._chunks._decode_into(chunk, events)
+        else:
+            self._frames(data, events)
         return events
 
     def finish(self) -> list[StreamEvent]:
@@ -89,6 +90,96 @@ class StreamDecoder:
         events += chunks.flush()
         return events
 
+    # --- the speed path: whole plain frames decoded without the line parser ---
+    #
+    # A read that starts at a frame boundary, holds no CR and is within the size bound is
+    # split on blank lines once. Each block that is one ``data: `` line (or an ``event:`` line
+    # and one ``data: `` line) is exactly what the parser would dispatch, so it is decoded
+    # here; from the first block that is anything else (comments, ``id:``/``retry:``, several
+    # data lines, empty blocks) and for the unfinished last frame, the parser takes the rest
+    # of the read. The parser always ends up having seen every byte, errors included.
+
+    def _frames(self, data: bytes, events: list[StreamEvent]) -> None:
+        """Decode ``data``, a read that starts at a frame boundary (no CR, within the bound)."""
+        blocks = data.split(b"\n\n")
+        tail = blocks.pop()
+        taken = self._plain(blocks, tail, events)
+        if self._chunks.done:
+            return
+        if taken < len(blocks):
+            tail = b"\n\n".join([*blocks[taken:], tail])
+        if tail:
+            self._general(tail, events)
+
+    def _plain(self, blocks: list[bytes], tail: bytes, events: list[StreamEvent]) -> int:
+        """Decode the plain blocks at the start of ``blocks``; return how many were taken."""
+        chunks = self._chunks
+        decode_into = chunks._decode_into
+        taken = 0
+        try:
+            for block in blocks:
+                if block[:6] == b"data: " and b"\n" not in block:
+                    payload = block[6:]
+                    if payload[:1] == b"{":
+                        try:
+                            chunk = from_json(payload, cache_strings="keys")  # a dict: "{..."
+                        except ValueError:
+                            chunk = parse_chunk_json(payload)  # recovers bad UTF-8, else raises
+                        decode_into(chunk, events)
+                    else:
+                        events += chunks._decode_raw("message", payload)  # [DONE], keepalive
+                elif block[:6] == b"event:" and (named := _named_frame(block)) is not None:
+                    events += chunks._decode_raw(*named)
+                else:
+                    return taken
+                taken += 1
+                if chunks.done:
+                    return taken
+        except StreamError as exc:
+            # As the parser would have: the rest of the read is parsed, not decoded.
+            self._parser._feed_raw(b"\n\n".join([*blocks[taken + 1 :], tail]), [])
+            exc.events = tuple(events)
+            raise
+        return taken
+
+    def _resume(self, data: bytes, events: list[StreamEvent]) -> None:
+        """Decode ``data`` when the parser holds part of a frame (or the read is unusual): the
+        parser takes the read up to the first blank line, the speed path the rest."""
+        parser = self._parser
+        end = -1
+        if (
+            parser._error is None
+            and parser._bom_checked
+            and not parser._skip_lf
+            and len(data) <= parser._max
+            and b"\r" not in data
+        ):
+            end = data.find(b"\n\n")
+        if end < 0:
+            self._general(data, events)
+            return
+        end += 2
+        try:
+            self._general(data[:end], events)
+        except StreamError:
+            parser._feed_raw(data[end:], [])  # parsed, not decoded, as in one call
+            raise
+        if self._chunks.done:
+            return
+        if parser._idle:
+            self._frames(data[end:], events)
+        else:
+            self._general(data[end:], events)
+
+    def _general(self, data: bytes, events: list[StreamEvent]) -> None:
+        """Decode ``data`` through the parser (every rule), appending to ``events``."""
+        raws: list[RawEvent] = []
+        error = self._parser._feed_raw(data, raws)
+        self._decode(raws, events)
+        if error is not None and not self._chunks.done:
+            error.events = tuple(events)
+            raise error
+
     def _decode(self, raws: list[RawEvent], events: list[StreamEvent]) -> None:
         """Decode ``raws`` into ``events``, up to ``[DONE]``; a bad frame raises with the
         events decoded before it on the error."""
@@ -97,7 +188,7 @@ class StreamDecoder:
             for name, payload, _, _ in raws:
                 if name == "message" and payload[:1] == b"{":  # the common case, inlined
                     try:
-                        chunk = from_json(payload)  # starts with "{": a dict when it parses
+                        chunk = from_json(payload, cache_strings="keys")  # "{...": a dict
                     except ValueError:
                         chunk = parse_chunk_json(payload)  # recovers bad UTF-8, else raises
                     chunks._decode_into(chunk, events)

@@ -91,6 +91,16 @@ def _is_complete_json(data: bytes) -> bool:
     return True
 
 
+def _named_frame(block: bytes) -> tuple[str, bytes] | None:
+    """``(name, data)`` of a block (a frame without its blank line, starting ``event:``) made
+    of an ``event`` line and one ``data: `` line, as the parser would dispatch it; else None."""
+    head, _, line = block.partition(b"\n")
+    if line[:6] != b"data: " or b"\n" in line:
+        return None
+    value = head[7:] if head[6:7] == b" " else head[6:]
+    return value.decode("utf-8", "replace") or "message", line[6:]
+
+
 def _too_large(limit: int, what: str) -> StreamProtocolError:
     return StreamProtocolError(
         f"{what} exceeded {limit} bytes: raise max_event_bytes if the gateway really sends "
@@ -111,6 +121,7 @@ class SSEParser:
         "_data_len",
         "_error",
         "_event",
+        "_idle",
         "_last_id",
         "_max",
         "_pending",
@@ -131,6 +142,9 @@ class SSEParser:
         self._last_id = ""
         self._retry: int | None = None
         self._error: StreamProtocolError | None = None
+        # At a frame boundary with nothing held (the BOM check done, no error): the decoder
+        # may then take plain frames itself (see StreamDecoder._frames).
+        self._idle = False
 
     @property
     def last_event_id(self) -> str:
@@ -173,11 +187,16 @@ class SSEParser:
             self._feed_lines(chunk, out)
         except StreamProtocolError as exc:
             self._error = exc
+            self._idle = False
             return exc
+        self._idle = self._bom_checked and not (
+            self._pending or self._data or self._event or self._skip_lf
+        )
         return None
 
     def _finish_raw(self, out: list[RawEvent]) -> StreamProtocolError | None:
         """:meth:`finish` into ``out``, returning a bound error as :meth:`_feed_raw` does."""
+        self._idle = False  # the body ended: a later read goes through the whole parser
         if self._error is not None:
             return self._error
         if self._pending:

@@ -39,8 +39,71 @@ def _dict(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+_USAGE_FIELDS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "cached_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "raw",
+)
+(
+    _set_prompt,
+    _set_completion,
+    _set_total,
+    _set_cached,
+    _set_cache_write,
+    _set_reasoning,
+    _set_raw,
+) = (Usage.__dict__[name].__set__ for name in _USAGE_FIELDS)
+_new = object.__new__
+
+
+def _usage(
+    prompt: int | None,
+    completion: int | None,
+    total: int | None,
+    cached: int | None,
+    cache_write: int | None,
+    reasoning: int | None,
+    raw: Mapping[str, Any],
+) -> Usage:
+    """``Usage(...)`` with every field given, built without the frozen ``__init__``."""
+    usage: Usage = _new(Usage)
+    _set_prompt(usage, prompt)
+    _set_completion(usage, completion)
+    _set_total(usage, total)
+    _set_cached(usage, cached)
+    _set_cache_write(usage, cache_write)
+    _set_reasoning(usage, reasoning)
+    _set_raw(usage, raw)
+    return usage
+
+
+def _plain_counts(raw: Mapping[str, Any]) -> tuple[int, int, int] | None:
+    """The counts of a usage in the plain OpenAI shape (the three counts as ints, no other
+    key: every other field absent), else None."""
+    if len(raw) == 3 and type(raw) is dict:
+        prompt = raw.get("prompt_tokens")
+        completion = raw.get("completion_tokens")
+        total = raw.get("total_tokens")
+        if type(prompt) is int and type(completion) is int and type(total) is int:
+            return prompt, completion, total
+    return None
+
+
+def _plain_usage(counts: tuple[int, int, int], raw: Mapping[str, Any]) -> Usage:
+    """:func:`parse_usage` of ``raw``, whose :func:`_plain_counts` are ``counts``."""
+    prompt, completion, total = counts
+    return _usage(prompt, completion, total, None, None, None, raw)
+
+
 def parse_usage(raw: Mapping[str, Any]) -> Usage:
     """Normalise a usage object from any dialect into :class:`Usage`."""
+    counts = _plain_counts(raw)
+    if counts is not None:
+        return _plain_usage(counts, raw)
     prompt_details = _dict(raw.get("prompt_tokens_details"))
     completion_details = _dict(raw.get("completion_tokens_details"))
     prompt = _first_int(raw.get("prompt_tokens"), raw.get("input_tokens"))
@@ -48,28 +111,26 @@ def parse_usage(raw: Mapping[str, Any]) -> Usage:
     total = _int(raw.get("total_tokens"))
     if total is None and prompt is not None and completion is not None:
         total = prompt + completion
-    return Usage(
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        total_tokens=total,
+    return _usage(
+        prompt,
+        completion,
+        total,
         # OpenAI: prompt_tokens_details.cached_tokens; DeepSeek: prompt_cache_hit_tokens;
         # Together: a top-level cached_tokens; Anthropic-shaped: cache_read_input_tokens.
-        cached_tokens=_first_int(
+        _first_int(
             prompt_details.get("cached_tokens"),
             raw.get("prompt_cache_hit_tokens"),
             raw.get("cached_tokens"),
             raw.get("cache_read_input_tokens"),
         ),
-        cache_write_tokens=_first_int(
+        _first_int(
             prompt_details.get("cache_write_tokens"),
             prompt_details.get("cache_creation_tokens"),
             raw.get("cache_write_tokens"),
             raw.get("cache_creation_input_tokens"),
         ),
-        reasoning_tokens=_first_int(
-            completion_details.get("reasoning_tokens"), raw.get("reasoning_tokens")
-        ),
-        raw=raw,
+        _first_int(completion_details.get("reasoning_tokens"), raw.get("reasoning_tokens")),
+        raw,
     )
 
 

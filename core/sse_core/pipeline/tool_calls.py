@@ -21,7 +21,7 @@ from typing import Any
 from pydantic_core import to_json
 
 from sse_core.completion import ToolCall
-from sse_core.events import ToolCallDelta
+from sse_core.events import ToolCallDelta, _tool_call_delta
 from sse_core.pipeline.pieces import Pieces
 
 __all__ = ["CallParts", "ToolIndexer"]
@@ -50,15 +50,21 @@ class ToolIndexer:
             function = {}
         call_id = call.get("id") or None
         name = function.get("name") or None
-        if not isinstance(call_id, str):
-            call_id = None
-        if not isinstance(name, str):
-            name = None
         arguments = function.get("arguments")
         if not isinstance(arguments, str):
             # Some gateways send the arguments as an object instead of a JSON string.
             arguments = to_json(arguments).decode() if arguments else ""
-        at = self._resolve(call.get("index"), call_id, name)
+        wire_index = call.get("index")
+        if call_id is None and name is None and type(wire_index) is int:
+            # The common continuation (arguments by index): what _resolve does without an id.
+            at = self._last = self._alias.get(wire_index, wire_index)
+            self._top = max(self._top, at)
+            return _tool_call_delta(at, None, None, arguments, choice) if arguments else None
+        if not isinstance(call_id, str):
+            call_id = None
+        if not isinstance(name, str):
+            name = None
+        at = self._resolve(wire_index, call_id, name)
         call_id = self._first_id(at, call_id)
         if name is not None:
             if at in self._named:
@@ -66,9 +72,7 @@ class ToolIndexer:
             else:
                 self._named.add(at)
         if call_id or name or arguments:
-            return ToolCallDelta(
-                index=at, id=call_id, name=name, arguments=arguments, choice=choice
-            )
+            return _tool_call_delta(at, call_id, name, arguments, choice)
         return None
 
     def _first_id(self, at: int, call_id: str | None) -> str | None:
