@@ -3,7 +3,7 @@
 Run by hand (not a test)::
 
     .venv/bin/python benchmarks/bench_llamaindex.py            # 10k and 100k chunks, 5 runs
-    .venv/bin/python benchmarks/bench_llamaindex.py --quick    # 2k and 20k chunks, 3 runs
+    .venv/bin/python benchmarks/bench_llamaindex.py --quick    # 200 and 2k chunks, 2 runs
 
 The gateway emulator runs in a child process (``python -m sse_core.emulator``) so its CPU
 is not counted; the client's CPU is the thread time of the consuming thread (for async,
@@ -17,6 +17,10 @@ Printed: the median CPU microseconds per wire chunk of each client and their rat
 SSELLM at most 0.35x OpenAILike), and for each client the per-chunk cost at the large size
 over the small size (goal for SSELLM: at most 1.10, flat; a client that rebuilds the running
 text per chunk grows with the answer).
+
+Checked (exit status 1 when wrong): in every run both clients end with the same text, the
+answer the emulator was asked to echo. The emulator is stopped (killed if it does not stop)
+however the run ends.
 """
 
 from __future__ import annotations
@@ -58,7 +62,13 @@ def emulator() -> Iterator[str]:
         yield url + "/v1"
     finally:
         child.terminate()
-        child.wait(timeout=10)
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait(timeout=10)
+        if child.stdout is not None:
+            child.stdout.close()
 
 
 def ask(words: int) -> list[ChatMessage]:
@@ -98,24 +108,31 @@ def openai_like(base_url: str) -> OpenAILike:
 class Run:
     cpu: float  # seconds of thread CPU
     responses: int
+    text: str  # the last response's message text
 
 
 def run_sync(llm: FunctionCallingLLM, messages: list[ChatMessage]) -> Run:
     gc.collect()
     responses = 0
+    last = None
     started = time.thread_time()
-    for _ in llm.stream_chat(messages):
+    for response in llm.stream_chat(messages):
         responses += 1
-    return Run(time.thread_time() - started, responses)
+        last = response
+    cpu = time.thread_time() - started
+    return Run(cpu, responses, str(last.message.content) if last else "")
 
 
 async def run_async(llm: FunctionCallingLLM, messages: list[ChatMessage]) -> Run:
     gc.collect()
     responses = 0
+    last = None
     started = time.thread_time()
-    async for _ in await llm.astream_chat(messages):
+    async for response in await llm.astream_chat(messages):
         responses += 1
-    return Run(time.thread_time() - started, responses)
+        last = response
+    cpu = time.thread_time() - started
+    return Run(cpu, responses, str(last.message.content) if last else "")
 
 
 Series = dict[str, list[Run]]
@@ -153,7 +170,16 @@ MODES = ("sync", "async")
 Key = tuple[str, str, int]
 
 
-def bench(base_url: str, sizes: list[int], repeats: int) -> None:
+def check(runs: Series, size: int, mode: str) -> list[str]:
+    """What is wrong with the texts of ``runs`` (each should be the ``size`` words echoed)."""
+    texts = {run.text for series in runs.values() for run in series}
+    if len(texts) != 1 or texts.pop().split() != ["w"] * size:
+        return [f"{mode}, {size} words: the clients' texts differ or are not the echo"]
+    return []
+
+
+def bench(base_url: str, sizes: list[int], repeats: int) -> list[str]:
+    errors: list[str] = []
     chunks = {size: wire_chunks(base_url, size) for size in sizes}
     per_chunk: dict[Key, list[float]] = {}
     responses: dict[Key, float] = {}
@@ -164,10 +190,12 @@ def bench(base_url: str, sizes: list[int], repeats: int) -> None:
                 runs = series_sync(base_url, messages, repeats)
             else:
                 runs = asyncio.run(series_async(base_url, messages, repeats))
+            errors += check(runs, size, mode)
             for name, series in runs.items():
                 per_chunk[(name, mode, size)] = [run.cpu / chunks[size] for run in series]
                 responses[(name, mode, size)] = statistics.median(r.responses for r in series)
     report(sizes, chunks, per_chunk, responses)
+    return errors
 
 
 def report(
@@ -207,17 +235,20 @@ def report(
             )
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5, help="runs per client and size")
-    parser.add_argument("--quick", action="store_true", help="2k and 20k chunks, 3 runs")
+    parser.add_argument("--quick", action="store_true", help="200 and 2k chunks, 2 runs")
     args = parser.parse_args()
-    sizes = [2_000, 20_000] if args.quick else [10_000, 100_000]
-    repeats = 3 if args.quick else args.repeats
+    sizes = [200, 2_000] if args.quick else [10_000, 100_000]
+    repeats = 2 if args.quick else args.repeats
     print(f"python {sys.version.split()[0]}; sizes {sizes}; {repeats} runs each, interleaved")
     with emulator() as base_url:
-        bench(base_url, sizes, repeats)
+        errors = bench(base_url, sizes, repeats)
+    for error in errors:
+        print("CHECK FAILED:", error, file=sys.stderr)
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -2,13 +2,17 @@
 
 Each reads the same 10,000-chunk stream from ``stream_server.py`` (a subprocess, so only the
 client's CPU time is counted). Prints medians of CPU time per frame and ratios to raw httpx,
-and the time-to-first-token overhead over raw httpx (goal: at most 0.5 ms). Run:
-``.venv/bin/python benchmarks/bench_transport.py [--chunks N] [--repeat R]``.
+and the time-to-first-token overhead over raw httpx (goal: at most 0.5 ms). Checked (exit
+status 1 when wrong): every client read every frame, sse_core's answer is the whole text.
+The server is stopped (killed if it does not stop) however the run ends. Run:
+``.venv/bin/python benchmarks/bench_transport.py [--chunks N] [--repeat R] [--quick]``
+(``--quick``: 500 frames, 3 runs, 20 first-token runs).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import subprocess
 import sys
@@ -53,17 +57,31 @@ def openai_sdk(client: openai.OpenAI, first: list[float]) -> int:
     return count
 
 
+WORDS = ["The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", "."]
+
+
 def ours(client: sse_core.ChatClient, first: list[float]) -> int:
+    """The text deltas read (one per content frame); the answer checked."""
     count = 0
     with client.stream(PAYLOAD) as stream:
         for event in stream:
-            if type(event) is sse_core.TextDelta and event.text and not first:
-                first.append(time.perf_counter())
-            count += 1
+            if type(event) is sse_core.TextDelta:
+                if event.text and not first:
+                    first.append(time.perf_counter())
+                count += 1
+        answer = stream.completion
+    text = "".join(WORDS[i % len(WORDS)] for i in range(count))
+    if answer is None or answer.content != text or answer.finish_reason != "stop":
+        raise RuntimeError(f"sse_core's answer is not the stream's text: {answer!r:.80}")
     return count
 
 
-def measure(url: str, chunks: int, repeat: int, ttft: bool) -> dict[str, float]:
+#: What each client counts of a ``chunks``-frame stream: raw httpx and the SDK every frame
+#: before [DONE]; sse_core the text deltas (the frames but the role, finish and usage ones).
+EXPECTED = {"raw httpx + orjson": 0, "openai SDK": 0, "sse_core ChatClient": -3}
+
+
+def measure(url: str, chunks: int, repeat: int, ttft: bool, errors: list[str]) -> dict[str, float]:
     """Median CPU seconds per frame (or seconds to the first token) per client, taking turns."""
     http = httpx.Client(timeout=30)
     sdk = openai.OpenAI(base_url=url, api_key="bench", max_retries=0)
@@ -78,8 +96,10 @@ def measure(url: str, chunks: int, repeat: int, ttft: bool) -> dict[str, float]:
         for name, fn in runners.items():
             first: list[float] = []
             start_cpu, start = time.process_time(), time.perf_counter()
-            fn(first)
+            count = fn(first)
             cpu = time.process_time() - start_cpu
+            if count != chunks + EXPECTED[name]:
+                errors.append(f"{name} read {count} of {chunks + EXPECTED[name]}")
             samples[name].append(first[0] - start if ttft else cpu / chunks)
     http.close()
     mine.close()
@@ -87,11 +107,11 @@ def measure(url: str, chunks: int, repeat: int, ttft: bool) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def with_server(chunks: int, repeat: int, ttft: bool) -> dict[str, float]:
+def with_server(chunks: int, repeat: int, ttft: bool, errors: list[str]) -> dict[str, float]:
     """Start stream_server.py with ``chunks`` frames and measure against it."""
     server = Path(__file__).with_name("stream_server.py")
     proc = subprocess.Popen(
-        [sys.executable, str(server), "--chunks", str(chunks)],
+        [sys.executable, str(server), "--chunks", str(chunks), "--lifetime", "900"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -99,21 +119,31 @@ def with_server(chunks: int, repeat: int, ttft: bool) -> dict[str, float]:
     try:
         assert proc.stdout is not None
         url = f"http://127.0.0.1:{proc.stdout.readline().strip()}/v1"
-        return measure(url, chunks, repeat, ttft)
+        return measure(url, chunks, repeat, ttft, errors)
     finally:
         assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait(timeout=10)
+        proc.stdin.close()  # the server stops when its stdin closes
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+        with contextlib.suppress(OSError):
+            proc.stdout.close()  # type: ignore[union-attr]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--ttft-repeat", type=int, default=200)
+    parser.add_argument("--quick", action="store_true", help="500 frames, 3 runs")
     args = parser.parse_args()
-    cpu = with_server(args.chunks, args.repeat, ttft=False)
-    ttft = with_server(4, args.ttft_repeat, ttft=True)
+    if args.quick:
+        args.chunks, args.repeat, args.ttft_repeat = 500, 3, 20
+    errors: list[str] = []
+    cpu = with_server(args.chunks, args.repeat, False, errors)
+    ttft = with_server(4, args.ttft_repeat, True, errors)
     base, first = cpu["raw httpx + orjson"], ttft["raw httpx + orjson"]
     print(f"CPU per frame over loopback, {args.chunks} frames (median of {args.repeat}):")
     for name, value in cpu.items():
@@ -121,7 +151,10 @@ def main() -> None:
     print(f"Time to first token (median of {args.ttft_repeat}):")
     for name, value in ttft.items():
         print(f"  {name:22} {value * 1e3:7.3f} ms   {(value - first) * 1e3:+.3f} ms vs raw httpx")
+    for error in sorted(set(errors)):
+        print("CHECK FAILED:", error, file=sys.stderr)
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
