@@ -121,7 +121,7 @@ def test_a_bare_break_closes_at_once_and_prints_nothing_at_shutdown(emulator: Em
     assert result.stderr == "", f"printed at shutdown:\n{result.stderr}"
     breaks = json.loads(result.stdout.strip().splitlines()[-1])
     records = emulator.requests
-    assert len(records) == len(breaks) == 2
+    assert len(records) == len(breaks) == 3
     for record, since in zip(records, breaks, strict=True):
         closed_promptly(record, since)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import queue
+import socket
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from types import TracebackType
@@ -141,8 +142,26 @@ async def _arun(
         box.completion = session.completion()
     except httpx.HTTPError as exc:
         raise _mapped(exc, session, client.config, prepared) from exc
+    except GeneratorExit:
+        _hang_up(response)  # at once, even if the loop is ending and the close cannot finish
+        raise
     finally:
         await response.aclose()
+
+
+def _hang_up(response: httpx.Response) -> None:
+    """Shut the connection of an unfinished response down now, without awaiting anything.
+
+    An async stream left early is closed by ``aclose()``, which needs the event loop; when a
+    consumer breaks out just before ``asyncio.run`` ends, the loop stops before the close
+    completes and the gateway would go on generating until the process exits.
+    """
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    shutdown = getattr(sock, "shutdown", None)  # a socket, or asyncio's TransportSocket
+    if callable(shutdown):
+        with contextlib.suppress(OSError):
+            shutdown(socket.SHUT_RDWR)
 
 
 def _mapped(
