@@ -101,11 +101,11 @@ class GatewayHTTPError(SSEConnectorError):
         headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message)
-        self.status_code = status_code
-        self.error_message = error_message if error_message is not None else message
-        self.type = type
-        self.code = code
-        self.retry_after = retry_after
+        self.status_code: int = status_code
+        self.error_message: str = error_message if error_message is not None else message
+        self.type: str | None = type
+        self.code: str | None = code
+        self.retry_after: float | None = retry_after
         self.headers: Mapping[str, str] = dict(headers or {})
 
 

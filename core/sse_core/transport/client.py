@@ -45,7 +45,7 @@ from sse_core.transport.streams import AsyncChatStream, ChatStream
 
 __all__ = ["AsyncChatClient", "ChatClient", "Prepared", "RetryStep"]
 
-logger = logging.getLogger("sse_core")
+logger: logging.Logger = logging.getLogger("sse_core")
 
 #: Connections per client: httpx's default (100) would cap concurrent streams.
 DEFAULT_LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100)
@@ -92,7 +92,9 @@ class _ClientBase:
     def __init__(self, config: ClientConfig | None, settings: dict[str, Any]) -> None:
         if config is not None and settings:
             raise TypeError(f"pass either config= or settings, not both (got {sorted(settings)})")
-        self.config = config if config is not None else ClientConfig.build(**settings)
+        self.config: ClientConfig = (
+            config if config is not None else ClientConfig.build(**settings)
+        )
 
     @property
     def url(self) -> str:

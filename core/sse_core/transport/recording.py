@@ -53,7 +53,7 @@ _MIN_SECRET = 4
 _SECRET_NAME = re.compile(r"key|token|secret|password|passwd|auth|signature|^sig$", re.I)
 _NUMBERED = re.compile(r"^(\d+)\.(?:sse|json)$")
 
-logger = logging.getLogger("sse_core")
+logger: logging.Logger = logging.getLogger("sse_core")
 _NEXT: dict[str, int] = {}
 _NEXT_LOCK = threading.Lock()
 
@@ -282,9 +282,11 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         secret_headers: Iterable[str] = (),
         secrets: Iterable[str] = (),
     ) -> None:
-        self.directory = Path(directory)
+        self.directory: Path = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.hidden_headers = SECRET_HEADERS | {name.lower() for name in secret_headers}
+        self.hidden_headers: frozenset[str] = SECRET_HEADERS | {
+            name.lower() for name in secret_headers
+        }
         self._secrets = tuple(s for s in secrets if s)
         self._sync: httpx.BaseTransport | None
         self._async: httpx.AsyncBaseTransport | None

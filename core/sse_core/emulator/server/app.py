@@ -56,8 +56,8 @@ class EmulatorApp:
             replay: Answer chat requests with this recording instead of the assistant.
             replay_timing: Keep the recording's timing (else as fast as possible).
         """
-        self.state = state or EmulatorState()
-        self.default = DIALECTS[default_dialect]
+        self.state: EmulatorState = state or EmulatorState()
+        self.default: Dialect = DIALECTS[default_dialect]
         self.api_key = api_key
         self.replay = replay
         self.replay_timing = replay_timing

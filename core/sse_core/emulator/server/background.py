@@ -25,11 +25,11 @@ from sse_core.emulator.wire.dialects import DIALECTS, base_path
 
 try:
     import uvicorn
-except ModuleNotFoundError as error:  # a core-only install: no [emulator] extra
+except ModuleNotFoundError as _missing:  # a core-only install: no [emulator] extra
     raise ImportError(
-        f"the gateway emulator needs uvicorn ({error}); "
+        f"the gateway emulator needs uvicorn ({_missing}); "
         "install it with: pip install 'sse-connectors[emulator]'"
-    ) from error
+    ) from _missing
 
 HOST = "127.0.0.1"
 _START_TIMEOUT = 5.0
@@ -130,8 +130,8 @@ class Emulator:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}; expected one of {sorted(DIALECTS)}")
         recording: Recording | None = None if replay is None else load_recording(replay)
-        self.state = EmulatorState(record_limit, on_finished=on_finished)
-        self.app = EmulatorApp(
+        self.state: EmulatorState = EmulatorState(record_limit, on_finished=on_finished)
+        self.app: EmulatorApp = EmulatorApp(
             self.state,
             default_dialect=dialect,
             api_key=api_key,

@@ -48,10 +48,10 @@ class EmulatorState:
             on_finished: Called (on the server's thread) with each request's record once
                 the emulator is done with it.
         """
-        self.recorder = Recorder(record_limit)
-        self.counters = FaultCounters()
-        self.replayed = Cursor()
-        self.stopping = threading.Event()
+        self.recorder: Recorder = Recorder(record_limit)
+        self.counters: FaultCounters = FaultCounters()
+        self.replayed: Cursor = Cursor()
+        self.stopping: threading.Event = threading.Event()
         self.on_finished = on_finished
 
     def finish(self, index: int) -> None:

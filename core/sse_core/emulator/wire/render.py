@@ -82,7 +82,7 @@ class ChunkWriter:
         self.dialect = dialect
         self.reply = reply
         self.include_usage = include_usage
-        self.id = completion_id(dialect, reply)
+        self.id: str = completion_id(dialect, reply)
         self._count = 0
 
     def envelope(self, choices: list[dict[str, Any]]) -> dict[str, Any]:
