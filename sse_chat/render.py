@@ -36,8 +36,8 @@ class Renderer:
     """Writes StreamEvents to a terminal as they arrive (colours only on a TTY)."""
 
     def __init__(self, out: TextIO) -> None:
-        self.out = out
-        self.color = out.isatty() and "NO_COLOR" not in os.environ
+        self.out: TextIO = out
+        self.color: bool = out.isatty() and "NO_COLOR" not in os.environ
         self._section = ""
 
     def _style(self, code: str, text: str) -> str:
