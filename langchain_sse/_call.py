@@ -43,6 +43,8 @@ class CallPlan:
     """How chunks and the whole answer are stamped for the run (id, v1 blocks)."""
     link: RunLink | None = None
     """The run of a base-class streaming path, for gateway events to reach."""
+    streaming: bool = True
+    """Ask for a stream (False: ``stream: false``, the answer as one JSON body)."""
 
 
 class _CallBase:

@@ -9,7 +9,8 @@ over the client pool of :class:`~langchain_sse._connection.ConnectionSettings`:
   private helpers that needs, they fall back to the base class's loop;
 - ``_stream``/``_astream`` are what the base class's loops and the v3 protocol call;
 - ``_generate``/``_agenerate`` (``invoke``) stream too, but keep and merge no chunk: the
-  answer is the core's Completion.
+  answer is the core's Completion; with ``invoke_streaming=False`` they send
+  ``stream: false`` and the core decodes the one JSON answer into the same Completion.
 
 Each twin differs from the other only by ``async``/``await``; every decision is in the
 pure planning methods.
@@ -52,6 +53,16 @@ UNSTAMPED = Unstamped()
 class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
     """A chat model answered by sse_core streams; the subclass plans each call."""
 
+    invoke_streaming: bool = True
+    """``invoke``/``ainvoke`` stream the answer (the default), which is what detects a cut
+    answer. False sends ``stream: false`` and decodes the one JSON answer into the same
+    message (content, reasoning, tool calls, usage, metadata, refusal; the same typed
+    errors), for gateways whose streaming path is buggier than their JSON one (LiteLLM drops
+    ``delta.refusal`` from streams). ``stream``/``astream`` always stream. Where LangChain
+    would stream an invoke (``streaming=True``, a streaming callback handler) it still sends
+    one JSON request: handlers get the answer as one token, then the empty last chunk with
+    the usage, as every answer ends; v2 protocol handlers get it from ``on_llm_end``."""
+
     def _plan_call(
         self,
         messages: list[BaseMessage],
@@ -60,8 +71,10 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         stamp: Stamp | Unstamped,
         *,
         quiet: bool = False,
+        whole: bool = False,
     ) -> CallPlan:
-        """What one call sends, how it maps (``quiet``: no chunk at all) and stamps.
+        """What one call sends, how it maps (``quiet``: no chunk at all) and stamps;
+        ``whole``: asked with ``stream: false``, its one JSON answer mapped to one chunk.
 
         Pops the call's plumbing (the run link, LangChain's own keys) from ``kwargs``.
         """
@@ -78,11 +91,13 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
     ) -> CallPlan:
         """A ``_generate`` call: quiet (no token, no chunk) without handlers; its tokens
         stamped as LangChain stamps the tokens it streams when it would have streamed."""
+        whole = not self.invoke_streaming
         if run_manager is None:
-            return self._plan_call(messages, stop, kwargs, UNSTAMPED, quiet=True)
+            return self._plan_call(messages, stop, kwargs, UNSTAMPED, quiet=True, whole=whole)
         streamed = super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
         stamp = Stamp(run_manager.run_id, self.output_version) if streamed else UNSTAMPED
-        return self._plan_call(messages, stop, kwargs, stamp, quiet=not run_manager.handlers)
+        quiet = not run_manager.handlers
+        return self._plan_call(messages, stop, kwargs, stamp, quiet=quiet, whole=whole)
 
     def _owns_loop(self, kwargs: dict[str, Any], *, async_api: bool) -> bool:
         """Whether ``stream``/``astream`` run their own loop (else the base class's)."""
@@ -106,12 +121,30 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
             return False
         return super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
 
+    @override
+    def _should_use_protocol_streaming(
+        self,
+        *,
+        async_api: bool,
+        run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> bool:
+        """False with ``invoke_streaming=False``: LangChain asks this on the invoke path only
+        (``stream_events`` streams without asking), and that invoke sends one JSON request
+        in ``_generate``; a v2 handler gets the answer from ``on_llm_end``, as from a model
+        that does not stream."""
+        if not self.invoke_streaming:
+            return False
+        return super()._should_use_protocol_streaming(
+            async_api=async_api, run_manager=run_manager, **kwargs
+        )
+
     # --- the I/O: sync and async twins ---
 
     def _open(self, plan: CallPlan, run_manager: CallbackManagerForLLMRun | None) -> ModelCall:
         outbound = plan.outbound
         stream = self._pool.sync(self._resolve_config()).stream(
-            outbound.payload, headers=outbound.headers
+            outbound.payload, headers=outbound.headers, streaming=plan.streaming
         )
         emit = make_emitter(self, run_manager, plan.link)
         return ModelCall(stream, plan, run_manager, emit)
@@ -121,7 +154,7 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
     ) -> AsyncModelCall:
         outbound = plan.outbound
         stream = self._pool.async_(self._resolve_config()).stream(
-            outbound.payload, headers=outbound.headers
+            outbound.payload, headers=outbound.headers, streaming=plan.streaming
         )
         emit = make_async_emitter(self, run_manager, plan.link)
         return AsyncModelCall(stream, plan, run_manager, emit)
@@ -237,8 +270,9 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        """The whole answer, streamed and assembled by the core (no chunk kept or merged);
-        with callback handlers, each chunk is sent as a token first."""
+        """The whole answer, streamed (or, with ``invoke_streaming=False``, asked as one JSON
+        body) and assembled by the core (no chunk kept or merged); with callback handlers,
+        each chunk is sent as a token first."""
         plan = self._plan_generate(messages, stop, kwargs, run_manager, async_api=False)
         call = self._open(plan, run_manager)
         with closing(call.chunks()) as chunks:

@@ -145,8 +145,10 @@ class ChatSSE(StreamingChatModel):
         stamp: Stamp | Unstamped,
         *,
         quiet: bool = False,
+        whole: bool = False,
     ) -> CallPlan:
-        """What one call sends, how it maps (``quiet``: no chunk at all) and stamps."""
+        """What one call sends, how it maps (``quiet``: no chunk at all) and stamps;
+        ``whole``: asked with ``stream: false``, its one JSON answer mapped to one chunk."""
         link = kwargs.pop(LINK_KEY, None)
         outbound = build_outbound(
             messages,
@@ -162,10 +164,13 @@ class ChatSSE(StreamingChatModel):
             disabled_params=self.disabled_params,
             reasoning_passback=self.reasoning_passback,
         )
-        mode = MapMode.QUIET if quiet else MapMode.COALESCE if self.coalesce else MapMode.EACH
+        coalesce = self.coalesce or whole
+        mode = MapMode.QUIET if quiet else MapMode.COALESCE if coalesce else MapMode.EACH
         model = outbound.payload["model"]
         mapper = ChunkMapper(model=model, headers=self.response_headers, mode=mode)
-        return CallPlan(outbound=outbound, mapper=mapper, stamp=stamp, link=link)
+        return CallPlan(
+            outbound=outbound, mapper=mapper, stamp=stamp, link=link, streaming=not whole
+        )
 
     # --- token counts, tools and structured output ---
 

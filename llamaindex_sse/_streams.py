@@ -1,9 +1,11 @@
-"""The I/O twins: one request to ChatResponses (streaming) or to a Completion (whole).
+"""The I/O twins: one request to ChatResponses (streaming) or to one ChatResponse (whole).
 
 Each opens the HTTP stream inside itself with ``with``/``async with``, so an unstarted
 generator holds nothing and closing a started one closes the response. Every decision is
 pure code shared by the twins: the core merges each read (:func:`sse_core.merge_read`),
-:class:`~llamaindex_sse._inbound.ResponseStream` maps it. Named SSE events are dispatched
+:class:`~llamaindex_sse._inbound.ResponseStream` maps it. A whole answer is streamed too,
+or asked as one JSON body (``streaming=False``: ``stream: false``), which the core decodes
+into the same events and Completion. Named SSE events are dispatched
 as :class:`~llamaindex_sse.SSEGatewayEvent` under the caller's span, in stream order,
 before the response of the read that carried them. Stream errors leave as the classes of
 :mod:`._errors` (sse_core's, with ``partial_response``).
@@ -18,7 +20,7 @@ from llama_index.core.base.llms.types import ChatResponse
 
 from llamaindex_sse._errors import translate_errors
 from llamaindex_sse._events import dispatch_gateway_events
-from llamaindex_sse._inbound import ResponseStream
+from llamaindex_sse._inbound import ResponseStream, to_chat_response
 from llamaindex_sse._outbound import Headers
 from sse_core import AsyncChatClient, ChatClient, Completion, GatewayEvent, StreamEvent, merge_read
 
@@ -73,20 +75,22 @@ async def astream_responses(
                 yield last
 
 
-def read_whole(client: ChatClient, body: Body, headers: Headers, span_id: str | None) -> Completion:
-    """The whole answer (for ``chat``)."""
-    with translate_errors(), client.stream(body, headers=headers) as stream:
+def read_whole(
+    client: ChatClient, body: Body, headers: Headers, span_id: str | None, streaming: bool
+) -> ChatResponse:
+    """The whole answer (for ``chat``), streamed unless ``streaming`` is False."""
+    with translate_errors(), client.stream(body, headers=headers, streaming=streaming) as stream:
         for event in stream:
             _dispatch_named(event, span_id)
-    return _require_completion(stream.completion)
+    return to_chat_response(_require_completion(stream.completion))
 
 
 async def aread_whole(
-    client: AsyncChatClient, body: Body, headers: Headers, span_id: str | None
-) -> Completion:
+    client: AsyncChatClient, body: Body, headers: Headers, span_id: str | None, streaming: bool
+) -> ChatResponse:
     """Async twin of :func:`read_whole`."""
     with translate_errors():
-        async with client.stream(body, headers=headers) as stream:
+        async with client.stream(body, headers=headers, streaming=streaming) as stream:
             async for event in stream:
                 _dispatch_named(event, span_id)
-    return _require_completion(stream.completion)
+    return to_chat_response(_require_completion(stream.completion))

@@ -52,7 +52,6 @@ from llamaindex_sse._connection import (
     drop_secrets,
     public_url,
 )
-from llamaindex_sse._inbound import to_chat_response
 from llamaindex_sse._outbound import Headers, build_request
 from llamaindex_sse._streams import aread_whole, astream_responses, read_whole, stream_responses
 from llamaindex_sse._tools import (
@@ -143,6 +142,13 @@ class SSELLM(FunctionCallingLLM):
         default_factory=dict, description="Request parameters added to every call."
     )
     include_usage: bool = Field(default=True, description="Ask for stream usage.")
+    invoke_streaming: bool = Field(
+        default=True,
+        description="chat/achat/complete/acomplete stream the answer, which is what detects a "
+        "cut answer. False sends stream: false and decodes the one JSON answer into the same "
+        "response, for gateways whose streaming path is buggier than their JSON one (LiteLLM "
+        "drops delta.refusal from streams). stream_chat/astream_chat always stream.",
+    )
     reasoning_passback: bool = Field(
         default=False,
         description="Send ThinkingBlocks of earlier assistant turns back as reasoning_content.",
@@ -285,14 +291,13 @@ class SSELLM(FunctionCallingLLM):
 
     def _chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         body, headers = self._build_request(messages, kwargs)
-        return to_chat_response(
-            read_whole(self._get_sync_client(), body, headers, active_span_id.get())
-        )
+        client = self._get_sync_client()
+        return read_whole(client, body, headers, active_span_id.get(), self.invoke_streaming)
 
     async def _achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         body, headers = self._build_request(messages, kwargs)
         client = self._get_async_client()
-        return to_chat_response(await aread_whole(client, body, headers, active_span_id.get()))
+        return await aread_whole(client, body, headers, active_span_id.get(), self.invoke_streaming)
 
     # -- completion ---------------------------------------------------------------------
 
