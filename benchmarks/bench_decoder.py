@@ -8,7 +8,9 @@ For each frame shape a gateway sends, the same body is decoded by:
 - ``openai``: the openai SDK's ``Stream`` over the same bytes (parsed chunk models; it is
   ~100x the floor, so it runs in fewer rounds, ``--sdk-repeat``);
 - ``sse_core``: ``StreamDecoder.feed`` (events), and ``+acc``: the same with every event
-  added to an ``Accumulator`` and the Completion assembled.
+  added to an ``Accumulator`` and the Completion assembled;
+- ``msgspec``, ``ms+acc``: the same with ``StreamDecoder(accelerator="msgspec")`` (the
+  opt-in accelerator; left out when msgspec is not installed).
 
 Shapes: ``text`` (content words), ``reasoning`` (``reasoning_content`` words), ``tool
 fragments`` (one 212 KB argument in 20,000 pieces), ``whole calls`` (a whole tool call per
@@ -19,7 +21,8 @@ gateway) and one frame per read (a slow one).
 Printed: medians of CPU time per frame and the ratio of each stack to the floor (goal for
 sse_core: at most 1.5x). Checked (exit status 1 when wrong): every stack saw every frame, and
 sse_core's Completion holds exactly the text, reasoning, arguments, calls, usage and events
-the body was built with, the same events for either read pattern. Run:
+the body was built with, the same events for either read pattern (and with the accelerator,
+the same events and Completion as without). Run:
 ``.venv/bin/python benchmarks/bench_decoder.py [--chunks N] [--pieces P] [--repeat R]
 [--shapes text,usage] [--no-sdk] [--quick]`` (``--quick``: small bodies, 3 rounds, seconds).
 """
@@ -179,6 +182,10 @@ SHAPES: dict[str, Callable[[int, int], Body]] = {
 }
 
 
+def pieces_of(body: Body) -> Pieces:
+    return body.frames
+
+
 def in_reads(frames: list[bytes], size: int) -> Pieces:
     body = b"".join(frames)
     return [body[i : i + size] for i in range(0, len(body), size)]
@@ -233,27 +240,27 @@ def run_openai(pieces: Pieces) -> int:
     return sum(1 for _ in stream)
 
 
-def run_sse_core(pieces: Pieces) -> int:
+def run_sse_core(pieces: Pieces, accelerator: str | None = None) -> int:
     """The events, counted (kept, they would weigh on the garbage collector, as no consumer
     that hands them on makes them)."""
-    decoder = sse_core.StreamDecoder()
+    decoder = sse_core.StreamDecoder(accelerator=accelerator)
     count = 0
     for piece in pieces:
         count += len(decoder.feed(piece))
     return count + len(decoder.finish())
 
 
-def all_events(pieces: Pieces) -> list[sse_core.StreamEvent]:
+def all_events(pieces: Pieces, accelerator: str | None = None) -> list[sse_core.StreamEvent]:
     """Every event of the body (for the checks, not timed)."""
-    decoder = sse_core.StreamDecoder()
+    decoder = sse_core.StreamDecoder(accelerator=accelerator)
     events: list[sse_core.StreamEvent] = []
     for piece in pieces:
         events += decoder.feed(piece)
     return events + decoder.finish()
 
 
-def run_sse_core_acc(pieces: Pieces) -> sse_core.Completion:
-    decoder = sse_core.StreamDecoder()
+def run_sse_core_acc(pieces: Pieces, accelerator: str | None = None) -> sse_core.Completion:
+    decoder = sse_core.StreamDecoder(accelerator=accelerator)
     acc = sse_core.Accumulator()
     add = acc.add
     for piece in pieces:
@@ -264,14 +271,20 @@ def run_sse_core_acc(pieces: Pieces) -> sse_core.Completion:
     return acc.finish()
 
 
-FLOOR, OURS, ACC = "floor", "sse_core", "+acc"
+FLOOR, OURS, ACC, MS, MS_ACC = "floor", "sse_core", "+acc", "msgspec", "ms+acc"
 RUNNERS: dict[str, Callable[[Pieces], object]] = {
     FLOOR: run_floor,
     OURS: run_sse_core,
     ACC: run_sse_core_acc,
+    MS: lambda pieces: run_sse_core(pieces, "msgspec"),
+    MS_ACC: lambda pieces: run_sse_core_acc(pieces, "msgspec"),
     "httpx-sse": run_httpx_sse,
     "openai": run_openai,
 }
+try:
+    import msgspec  # noqa: F401 - only whether it is installed
+except ImportError:
+    del RUNNERS[MS], RUNNERS[MS_ACC]
 
 
 # --- checks ---------------------------------------------------------------------------------
@@ -279,8 +292,11 @@ RUNNERS: dict[str, Callable[[Pieces], object]] = {
 
 def check(body: Body, name: str, result: object) -> list[str]:
     """What is wrong with ``result`` of runner ``name`` on ``body`` (nothing: [])."""
-    if name == OURS:
+    if name in (OURS, MS):
         return []  # the events are compared across read patterns in :func:`measure_shape`
+    if name == MS_ACC:
+        same = result == run_sse_core_acc(pieces_of(body))
+        return [] if same else ["ms+acc: the Completion differs from the pure path's"]
     if name != ACC:
         return [] if result == body.data_frames else [f"{name}: {result} frames"]
     assert isinstance(result, sse_core.Completion)
@@ -326,22 +342,24 @@ def measure_shape(
                 if round_ == 0:
                     errors += [f"{shape}, {label}: {e}" for e in check(body, name, result)]
         events[label] = all_events(pieces)
+        if MS in RUNNERS:
+            events[label + ", msgspec"] = all_events(pieces, "msgspec")
         seconds = {name: statistics.median(v) for name, v in times.items() if v}
         rows.append(Row(shape, label, body.data_frames, seconds))
     if len(set(map(repr, events.values()))) != 1:
-        errors.append(f"{shape}: the events differ between 16 KiB reads and a frame per read")
+        errors.append(f"{shape}: the events differ between read patterns or with msgspec")
     return rows
 
 
 def print_table(rows: list[Row]) -> None:
     others = [name for name in RUNNERS if name not in (FLOOR, OURS, ACC)]
     head = f"{'shape':<18} {'reads':<8} {'frames':>7} {'floor us':>9} {'sse_core':>9} {'+acc':>7}"
-    print(head + "".join(f" {name:>10}" for name in others))
+    print(head + "".join(f" {name:>9}" for name in others))
     for row in rows:
         floor = row.seconds[FLOOR]
         cells = [f"{row.seconds[OURS] / floor:8.2f}x", f"{row.seconds[ACC] / floor:6.2f}x"]
         cells += [
-            f"{row.seconds[name] / floor:9.2f}x" if name in row.seconds else f"{'-':>10}"
+            f"{row.seconds[name] / floor:8.2f}x" if name in row.seconds else f"{'-':>9}"
             for name in others
         ]
         per = floor / row.frames * 1e6

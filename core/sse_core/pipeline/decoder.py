@@ -6,6 +6,7 @@ from pydantic_core import from_json
 
 from sse_core.errors import StreamError
 from sse_core.events import StreamEvent
+from sse_core.pipeline._accel import accelerator as _accelerator
 from sse_core.pipeline.chunks import ChunkDecoder
 from sse_core.pipeline.parser import (
     DEFAULT_MAX_EVENT_BYTES,
@@ -28,13 +29,21 @@ class StreamDecoder:
     Args:
         max_event_bytes: Upper bound on one SSE line or event; larger raises
             :class:`~sse_core.errors.StreamProtocolError`.
+        accelerator: ``"msgspec"`` decodes common chunks with msgspec (installed
+            separately), the same events faster; None (the default): the pure path.
+
+    Raises:
+        ConfigurationError: An unknown accelerator, or one whose package is missing.
     """
 
-    __slots__ = ("_chunks", "_parser")
+    __slots__ = ("_accelerated", "_chunks", "_parser")
 
-    def __init__(self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
+    def __init__(
+        self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, accelerator: str | None = None
+    ) -> None:
         self._parser = SSEParser(max_event_bytes=max_event_bytes)
         self._chunks = ChunkDecoder()
+        self._accelerated = _accelerator(accelerator, self._chunks)
 
     @property
     def done(self) -> bool:
@@ -59,12 +68,7 @@ class StreamDecoder:
             self._resume(data, events)
         elif data[:7] == b"data: {" and data.find(b"\n") == len(data) - 2 == data.rfind(b"\n\n"):
             # One plain JSON frame, the whole read (a stream read as it is generated).
-            payload = data[6:-2]
-            try:
-                chunk = from_json(payload, cache_strings="keys")  # a dict: "{..."
-            except ValueError:
-                chunk = parse_chunk_json(payload)  # recovers bad UTF-8, else raises
-            self._chunks._decode_into(chunk, events)
+            self._json(data[6:-2], events)
         else:
             self._frames(data, events)
         return events
@@ -115,17 +119,19 @@ class StreamDecoder:
         """Decode the plain blocks at the start of ``blocks``; return how many were taken."""
         chunks = self._chunks
         decode_into = chunks._decode_into
+        accelerated = self._accelerated
         taken = 0
         try:
             for block in blocks:
                 if block[:6] == b"data: " and b"\n" not in block:
                     payload = block[6:]
                     if payload[:1] == b"{":
-                        try:
-                            chunk = from_json(payload, cache_strings="keys")  # a dict: "{..."
-                        except ValueError:
-                            chunk = parse_chunk_json(payload)  # recovers bad UTF-8, else raises
-                        decode_into(chunk, events)
+                        if accelerated is None or not accelerated(payload, events):
+                            try:
+                                chunk = from_json(payload, cache_strings="keys")  # "{": a dict
+                            except ValueError:
+                                chunk = parse_chunk_json(payload)  # recovers bad UTF-8
+                            decode_into(chunk, events)
                     else:
                         events += chunks._decode_raw("message", payload)  # [DONE], keepalive
                 elif block[:6] == b"event:" and (named := _named_frame(block)) is not None:
@@ -170,6 +176,16 @@ class StreamDecoder:
             self._frames(data[end:], events)
         else:
             self._general(data[end:], events)
+
+    def _json(self, payload: bytes, events: list[StreamEvent]) -> None:
+        """Decode one ``{...}`` payload."""
+        if self._accelerated is not None and self._accelerated(payload, events):
+            return
+        try:
+            chunk = from_json(payload, cache_strings="keys")  # a dict: it starts with "{"
+        except ValueError:
+            chunk = parse_chunk_json(payload)  # recovers bad UTF-8, else raises
+        self._chunks._decode_into(chunk, events)
 
     def _general(self, data: bytes, events: list[StreamEvent]) -> None:
         """Decode ``data`` through the parser (every rule), appending to ``events``."""

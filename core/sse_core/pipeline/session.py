@@ -43,6 +43,8 @@ class StreamSession:
         source: What the body comes from, for messages (a URL; never holds a key).
         secrets: Values masked in every error this session raises (the key, secret headers):
             a gateway may echo them in an error frame.
+        accelerator: ``"msgspec"`` to decode common chunks with msgspec (see
+            :class:`StreamDecoder`); None: the pure path.
     """
 
     __slots__ = (
@@ -73,8 +75,9 @@ class StreamSession:
         data_idle: float | None = None,
         source: str = "the gateway",
         secrets: Sequence[str] = (),
+        accelerator: str | None = None,
     ) -> None:
-        self._decoder = StreamDecoder(max_event_bytes=max_event_bytes)
+        self._decoder = StreamDecoder(max_event_bytes=max_event_bytes, accelerator=accelerator)
         self._max = max_event_bytes
         self._deadline = deadline
         self._idle = idle

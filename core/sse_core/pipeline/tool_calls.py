@@ -48,13 +48,21 @@ class ToolIndexer:
         function = call.get("function")
         if type(function) is not dict:
             function = {}
-        call_id = call.get("id") or None
-        name = function.get("name") or None
-        arguments = function.get("arguments")
+        return self._take(
+            call.get("index"),
+            call.get("id") or None,
+            function.get("name") or None,
+            function.get("arguments"),
+            choice,
+        )
+
+    def _take(
+        self, wire_index: object, call_id: object, name: object, arguments: object, choice: int
+    ) -> ToolCallDelta | None:
+        """:meth:`fragment` of the entry's values (a falsy id or name given as None)."""
         if not isinstance(arguments, str):
             # Some gateways send the arguments as an object instead of a JSON string.
             arguments = to_json(arguments).decode() if arguments else ""
-        wire_index = call.get("index")
         if call_id is None and name is None and type(wire_index) is int:
             # The common continuation (arguments by index): what _resolve does without an id.
             at = self._last = self._alias.get(wire_index, wire_index)
