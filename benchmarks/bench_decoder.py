@@ -281,9 +281,9 @@ RUNNERS: dict[str, Callable[[Pieces], object]] = {
     "httpx-sse": run_httpx_sse,
     "openai": run_openai,
 }
-try:
-    import msgspec  # noqa: F401 - only whether it is installed
-except ImportError:
+try:  # msgspec installed, and a sse_core that has the accelerator
+    sse_core.StreamDecoder(accelerator="msgspec")
+except (TypeError, sse_core.ConfigurationError):
     del RUNNERS[MS], RUNNERS[MS_ACC]
 
 

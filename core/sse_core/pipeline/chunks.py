@@ -52,6 +52,8 @@ __all__ = ["ChunkDecoder"]
 
 # Named events whose data is a usage object (SPASS seed: "event: spass.cost" trailer).
 USAGE_EVENTS = frozenset({"spass.cost"})
+# Event names decoded by _decode_raw's own rules (not plain gateway events).
+_RULED = USAGE_EVENTS | {"message", "error"}
 _METADATA_KEYS = ("id", "model", "system_fingerprint", "created")
 
 
@@ -111,6 +113,13 @@ class ChunkDecoder:
         if name in USAGE_EVENTS and isinstance(payload, dict):
             return [_usage_update(parse_usage(payload)), _gateway_event(name, payload)]
         return [_gateway_event(name, payload)]
+
+    def _named_into(self, name: str, data: bytes, events: list[StreamEvent]) -> None:
+        """:meth:`_decode_raw`, appending to ``events`` (a gateway event needs no list)."""
+        if name in _RULED:
+            events += self._decode_raw(name, data)
+        else:
+            events.append(_gateway_event(name, parse_loose(data)))
 
     def _decode_message(self, data: bytes) -> list[StreamEvent]:
         if data[:1] != b"{":

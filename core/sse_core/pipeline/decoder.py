@@ -135,7 +135,7 @@ class StreamDecoder:
                     else:
                         events += chunks._decode_raw("message", payload)  # [DONE], keepalive
                 elif block[:6] == b"event:" and (named := _named_frame(block)) is not None:
-                    events += chunks._decode_raw(*named)
+                    chunks._named_into(*named, events)
                 else:
                     return taken
                 taken += 1

@@ -204,7 +204,7 @@ def _preview(data: bytes) -> str:
 def parse_loose(data: bytes) -> Any:
     """Named events may carry JSON or plain text."""
     try:
-        return from_json(data)
+        return from_json(data, cache_strings="keys")
     except ValueError:
         text = data.decode("utf-8", "replace")
         try:

@@ -26,6 +26,23 @@ from sse_core.pipeline.pieces import Pieces
 
 __all__ = ["CallParts", "ToolIndexer"]
 
+# ToolCall built without its frozen __init__ (a completion of 10,000 calls builds 10,000).
+_new = object.__new__
+_set_index, _set_id, _set_name, _set_arguments, _set_type = (
+    ToolCall.__dict__[field].__set__ for field in ("index", "id", "name", "arguments", "type")
+)
+
+
+def _tool_call(index: int, call_id: str | None, name: str | None, arguments: str) -> ToolCall:
+    """``ToolCall(index=index, id=call_id, name=name, arguments=arguments)``."""
+    call: ToolCall = _new(ToolCall)
+    _set_index(call, index)
+    _set_id(call, call_id)
+    _set_name(call, name)
+    _set_arguments(call, arguments)
+    _set_type(call, "function")
+    return call
+
 
 class ToolIndexer:
     """Per-choice wire bookkeeping: wire index -> our index, ids and names already passed on.
@@ -145,16 +162,16 @@ class CallParts:
 
     def build(self, index: int) -> ToolCall:
         """The whole call."""
-        return ToolCall(index=index, id=self.id, name=self.name, arguments=self.args.upto())
+        return _tool_call(index, self.id, self.name, self.args.upto())
 
     def at(self, index: int, count: int) -> ToolCall:
         """The call as it stood once the first ``count`` fragments had arrived."""
         pieces = len(self.seqs) if not self.seqs or self.seqs[-1] < count else None
         if pieces is None:
             pieces = bisect_left(self.seqs, count)
-        return ToolCall(
-            index=index,
-            id=self.id if self.id is not None and self.id_seq < count else None,
-            name=self.name if self.name is not None and self.name_seq < count else None,
-            arguments=self.args.upto(pieces),
+        return _tool_call(
+            index,
+            self.id if self.id is not None and self.id_seq < count else None,
+            self.name if self.name is not None and self.name_seq < count else None,
+            self.args.upto(pieces),
         )
