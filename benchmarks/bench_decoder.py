@@ -240,10 +240,16 @@ def run_openai(pieces: Pieces) -> int:
     return sum(1 for _ in stream)
 
 
+def _decoder(accelerator: str | None) -> sse_core.StreamDecoder:
+    if accelerator is None:  # the pure path (and a sse_core from before the accelerator)
+        return sse_core.StreamDecoder()
+    return sse_core.StreamDecoder(accelerator=accelerator)
+
+
 def run_sse_core(pieces: Pieces, accelerator: str | None = None) -> int:
     """The events, counted (kept, they would weigh on the garbage collector, as no consumer
     that hands them on makes them)."""
-    decoder = sse_core.StreamDecoder(accelerator=accelerator)
+    decoder = _decoder(accelerator)
     count = 0
     for piece in pieces:
         count += len(decoder.feed(piece))
@@ -252,7 +258,7 @@ def run_sse_core(pieces: Pieces, accelerator: str | None = None) -> int:
 
 def all_events(pieces: Pieces, accelerator: str | None = None) -> list[sse_core.StreamEvent]:
     """Every event of the body (for the checks, not timed)."""
-    decoder = sse_core.StreamDecoder(accelerator=accelerator)
+    decoder = _decoder(accelerator)
     events: list[sse_core.StreamEvent] = []
     for piece in pieces:
         events += decoder.feed(piece)
@@ -260,7 +266,7 @@ def all_events(pieces: Pieces, accelerator: str | None = None) -> list[sse_core.
 
 
 def run_sse_core_acc(pieces: Pieces, accelerator: str | None = None) -> sse_core.Completion:
-    decoder = sse_core.StreamDecoder(accelerator=accelerator)
+    decoder = _decoder(accelerator)
     acc = sse_core.Accumulator()
     add = acc.add
     for piece in pieces:
