@@ -48,6 +48,7 @@ def validation_summary(owner: str, error: ValidationError) -> str:
     ]
     return f"{owner} settings rejected: " + "; ".join(parts)
 
+
 #: Fields a pickle never holds: the key, the headers, the injected clients (not picklable).
 _NOT_PICKLED = ("api_key", "default_headers", "http_client", "http_async_client")
 

@@ -46,6 +46,7 @@ __all__ = [
     "RunLink",
     "RunLinkedChatModel",
     "SyncEmit",
+    "is_invoke",
     "link_config",
     "make_async_emitter",
     "make_emitter",
@@ -60,23 +61,35 @@ AsyncEmit = Callable[[GatewayEvent], Awaitable[None]]
 
 @dataclass(frozen=True, slots=True)
 class RunLink:
-    """The config and run id of a ``stream``/``astream`` call, for ``_stream`` to reach."""
+    """The config and run id of a ``stream``/``astream`` call, for ``_stream`` to reach.
+
+    ``invoke``: made by ``invoke``/``ainvoke``, so a ``_stream`` call that carries it answers
+    an invoke that LangChain streams (for a v2 protocol handler).
+    """
 
     config: RunnableConfig
     run_id: UUID
+    invoke: bool = False
 
     def __repr__(self) -> str:  # kept out of traces by ChatSSE; short if it ever shows
         return f"RunLink(run_id={self.run_id})"
 
 
 def link_config(
-    config: RunnableConfig | None, kwargs: dict[str, Any]
+    config: RunnableConfig | None, kwargs: dict[str, Any], *, invoke: bool = False
 ) -> tuple[RunnableConfig, dict[str, Any]]:
-    """The config with a fixed ``run_id``, and the call kwargs with the link added."""
+    """The config with a fixed ``run_id``, and the call kwargs with the link added
+    (``invoke``: the call is an ``invoke``/``ainvoke``)."""
     config = ensure_config(config)
     run_id = config.get("run_id") or uuid7()
     config["run_id"] = run_id
-    return config, {**kwargs, LINK_KEY: RunLink(config=config, run_id=run_id)}
+    return config, {**kwargs, LINK_KEY: RunLink(config=config, run_id=run_id, invoke=invoke)}
+
+
+def is_invoke(kwargs: dict[str, Any]) -> bool:
+    """Whether call kwargs carry the link of an ``invoke``/``ainvoke``."""
+    link = kwargs.get(LINK_KEY)
+    return isinstance(link, RunLink) and link.invoke
 
 
 Manager = TypeVar("Manager", CallbackManager, AsyncCallbackManager)
@@ -172,7 +185,7 @@ class RunLinkedChatModel(BaseChatModel):
         stop: list[str] | None = None,
         **kwargs: Any,
     ) -> AIMessage:
-        config, kwargs = link_config(config, kwargs)
+        config, kwargs = link_config(config, kwargs, invoke=True)
         return super().invoke(input, config, stop=stop, **kwargs)
 
     @override
@@ -184,7 +197,7 @@ class RunLinkedChatModel(BaseChatModel):
         stop: list[str] | None = None,
         **kwargs: Any,
     ) -> AIMessage:
-        config, kwargs = link_config(config, kwargs)
+        config, kwargs = link_config(config, kwargs, invoke=True)
         return await super().ainvoke(input, config, stop=stop, **kwargs)
 
     @override

@@ -38,6 +38,7 @@ from langchain_sse._call import AsyncModelCall, CallPlan, ModelCall
 from langchain_sse._connection import ConnectionSettings
 from langchain_sse._events import (
     RunLinkedChatModel,
+    is_invoke,
     link_config,
     make_async_emitter,
     make_emitter,
@@ -60,8 +61,8 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
     errors), for gateways whose streaming path is buggier than their JSON one (LiteLLM drops
     ``delta.refusal`` from streams). ``stream``/``astream`` always stream. Where LangChain
     would stream an invoke (``streaming=True``, a streaming callback handler) it still sends
-    one JSON request: handlers get the answer as one token, then the empty last chunk with
-    the usage, as every answer ends; v2 protocol handlers get it from ``on_llm_end``."""
+    one JSON request: handlers get the answer as one token (v2 protocol handlers as one
+    chunk's events), then the empty last chunk with the usage, as every answer ends."""
 
     def _plan_call(
         self,
@@ -129,15 +130,19 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> bool:
-        """False with ``invoke_streaming=False``: LangChain asks this on the invoke path only
-        (``stream_events`` streams without asking), and that invoke sends one JSON request
-        in ``_generate``; a v2 handler gets the answer from ``on_llm_end``, as from a model
-        that does not stream."""
-        if not self.invoke_streaming:
+        """With ``invoke_streaming=False``, only for an ``invoke``/``ainvoke``, whose
+        ``_stream`` then asks for one JSON answer (:meth:`_asks_whole`); a bare ``generate``
+        is answered by ``_generate`` instead. ``stream_events`` streams without asking."""
+        if not (self.invoke_streaming or is_invoke(kwargs)):
             return False
         return super()._should_use_protocol_streaming(
             async_api=async_api, run_manager=run_manager, **kwargs
         )
+
+    def _asks_whole(self, kwargs: dict[str, Any]) -> bool:
+        """Whether a ``_stream`` call answers an invoke that ``invoke_streaming=False`` asks
+        as one JSON answer: LangChain streams an invoke through ``_stream`` for v2 handlers."""
+        return not self.invoke_streaming and is_invoke(kwargs)
 
     # --- the I/O: sync and async twins ---
 
@@ -245,7 +250,9 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        call = self._open(self._plan_call(messages, stop, kwargs, UNSTAMPED), run_manager)
+        whole = self._asks_whole(kwargs)
+        plan = self._plan_call(messages, stop, kwargs, UNSTAMPED, whole=whole)
+        call = self._open(plan, run_manager)
         with closing(call.chunks()) as chunks:
             yield from chunks
 
@@ -257,7 +264,9 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        call = self._aopen(self._plan_call(messages, stop, kwargs, UNSTAMPED), run_manager)
+        whole = self._asks_whole(kwargs)
+        plan = self._plan_call(messages, stop, kwargs, UNSTAMPED, whole=whole)
+        call = self._aopen(plan, run_manager)
         async with aclosing(call.chunks()) as chunks:
             async for chunk in chunks:
                 yield chunk

@@ -1,0 +1,279 @@
+"""``invoke_streaming=False``: chat and complete ask ``stream: false`` and give what streams give.
+
+For every emulator dialect and a plain answer, a reasoning answer, tool calls and a refusal
+(each with usage), the JSON ``chat`` is compared field by field with the streamed ``chat``
+of the same prompt; the ids differ (the emulator derives them from the request body). The
+same typed errors are raised, instrumentation sees the whole answer, and ``stream_chat``
+keeps streaming.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from li_support import ALL_DIALECTS, REASONING_DIALECTS, LLMFactory, collect_events
+from llama_index.core.base.llms.types import (
+    ChatResponse,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+from llama_index.core.llms import ChatMessage
+from llama_index.core.tools import FunctionTool
+
+import llamaindex_sse
+import sse_core
+from llamaindex_sse import SSELLM
+from sse_core.emulator import Emulator
+
+MODES = ("sync", "async")
+REFUSAL = "I'm sorry, but I can't help with that request."
+#: Dialects whose stream envelope carries no model and no created time (the JSON body does).
+BARE_ENVELOPE = frozenset({"spass", "gateway"})
+
+
+def get_weather(city: str) -> str:
+    """Get the current weather for a city."""
+    return f"sunny in {city}"
+
+
+WEATHER = FunctionTool.from_defaults(get_weather)
+
+#: case -> (prompt, LLM fields, offer the tool)
+CASES: dict[str, tuple[str, dict[str, Any], bool]] = {
+    "plain": ("echo: hello json world", {}, False),
+    "reasoning": ("echo: pong", {"reasoning_effort": "medium"}, False),
+    "tools": ("weather in Paris and Tokyo", {}, True),
+    "refusal": ("this is forbidden", {}, False),
+}
+
+
+async def ask(llm: SSELLM, prompt: str, tools: bool, mode: str) -> ChatResponse:
+    if tools:
+        if mode == "sync":
+            return llm.chat_with_tools([WEATHER], prompt, allow_parallel_tool_calls=True)
+        return await llm.achat_with_tools([WEATHER], prompt, allow_parallel_tool_calls=True)
+    messages = [ChatMessage(role="user", content=prompt)]
+    return llm.chat(messages) if mode == "sync" else await llm.achat(messages)
+
+
+def sent_body(emulator: Emulator) -> dict[str, Any]:
+    record = emulator.last_request
+    assert record is not None
+    body = record.json()
+    assert isinstance(body, dict)
+    return body
+
+
+def describe_blocks(response: ChatResponse) -> list[tuple[str, Any]]:
+    """The message's blocks, tool-call ids left out."""
+    shown: list[tuple[str, Any]] = []
+    for block in response.message.blocks:
+        if isinstance(block, ThinkingBlock):
+            shown.append(("thinking", block.content))
+        elif isinstance(block, TextBlock):
+            shown.append(("text", block.text))
+        elif isinstance(block, ToolCallBlock):
+            assert block.tool_call_id
+            shown.append(("tool", (block.tool_name, block.tool_kwargs)))
+        else:
+            shown.append((type(block).__name__, None))
+    return shown
+
+
+def without_call_ids(value: Any) -> Any:
+    """``value`` with every tool-call ``id`` blanked (the emulator derives them from the body)."""
+    if isinstance(value, dict):
+        return {k: "<id>" if k == "id" else without_call_ids(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_call_ids(v) for v in value]
+    return value
+
+
+def assert_same_answer(json_answer: ChatResponse, streamed: ChatResponse, dialect: str) -> None:
+    assert describe_blocks(json_answer) == describe_blocks(streamed)
+    assert without_call_ids(json_answer.message.additional_kwargs) == without_call_ids(
+        streamed.message.additional_kwargs
+    )
+    assert json_answer.additional_kwargs == streamed.additional_kwargs
+    assert json_answer.additional_kwargs["total_tokens"]
+    raw_json, raw_streamed = json_answer.raw, streamed.raw
+    assert raw_json is not None and raw_streamed is not None
+    assert raw_json["usage"] == raw_streamed["usage"] is not None
+    assert without_call_ids(raw_json["choices"]) == without_call_ids(raw_streamed["choices"])
+    assert raw_json["object"] == raw_streamed["object"] == "chat.completion"
+    assert raw_json["id"] and raw_streamed["id"]
+    if dialect in BARE_ENVELOPE:  # the stream never named them; the JSON answer does
+        assert (raw_streamed["model"], raw_streamed["created"]) == (None, None)
+        assert raw_json["model"] == "emulator" and raw_json["created"]
+    else:
+        assert raw_json["model"] == raw_streamed["model"]
+        assert raw_json["created"] == raw_streamed["created"]
+
+
+def assert_case_shape(response: ChatResponse, case: str, dialect: str) -> None:
+    """What each case must hold, so the comparison is not of two empty answers."""
+    finish = response.additional_kwargs.get("finish_reason")
+    if case == "plain":
+        assert (response.message.content, finish) == ("hello json world", "stop")
+    elif case == "reasoning":
+        assert response.message.content == "pong"
+        thinking = any(isinstance(b, ThinkingBlock) for b in response.message.blocks)
+        assert thinking is (dialect in REASONING_DIALECTS)
+    elif case == "tools":
+        calls = [b for b in response.message.blocks if isinstance(b, ToolCallBlock)]
+        assert [c.tool_kwargs for c in calls] == ['{"city":"Paris"}', '{"city":"Tokyo"}']
+        assert finish == "tool_calls"
+    elif dialect == "openai":
+        assert response.message.additional_kwargs["refusal"] == REFUSAL
+    elif dialect == "aivene":
+        assert finish == "content_filter"
+    else:
+        assert response.message.content == REFUSAL
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("dialect", ALL_DIALECTS)
+async def test_json_chat_gives_the_streamed_answer(
+    make_llm: LLMFactory, emulator: Emulator, dialect: str, case: str, mode: str
+) -> None:
+    prompt, fields, tools = CASES[case]
+    streamed = await ask(make_llm(dialect, **fields), prompt, tools, mode)
+    assert sent_body(emulator)["stream"] is True
+    no_stream = make_llm(dialect, invoke_streaming=False, **fields)
+    json_answer = await ask(no_stream, prompt, tools, mode)
+    body = sent_body(emulator)
+    assert body["stream"] is False
+    assert "stream_options" not in body
+    assert len(emulator.requests) == 2
+    assert_case_shape(streamed, case, dialect)
+    assert_same_answer(json_answer, streamed, dialect)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_json_complete_gives_the_streamed_completion(
+    make_llm: LLMFactory, emulator: Emulator, mode: str
+) -> None:
+    texts = []
+    for invoke_streaming in (True, False):
+        llm = make_llm(reasoning_effort="low", invoke_streaming=invoke_streaming)
+        if mode == "sync":
+            completion = llm.complete("echo: a b c")
+        else:
+            completion = await llm.acomplete("echo: a b c")
+        assert sent_body(emulator)["stream"] is invoke_streaming
+        texts.append((completion.text, completion.additional_kwargs))
+    assert texts[0] == texts[1]
+    assert texts[1][0] == "a b c"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_stream_chat_still_streams(
+    make_llm: LLMFactory, emulator: Emulator, mode: str
+) -> None:
+    llm = make_llm(invoke_streaming=False)
+    messages = [ChatMessage(role="user", content="count to 5")]
+    if mode == "sync":
+        deltas = [r.delta for r in llm.stream_chat(messages)]
+    else:
+        deltas = [r.delta async for r in await llm.astream_chat(messages)]
+    assert "".join(d or "" for d in deltas) == "1 2 3 4 5"
+    assert len(deltas) > 2
+    body = sent_body(emulator)
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_instrumentation_sees_the_whole_json_answer(make_llm: LLMFactory, mode: str) -> None:
+    llm = make_llm(invoke_streaming=False)
+    messages = [ChatMessage(role="user", content="echo: seen whole")]
+    with collect_events() as seen:
+        response = llm.chat(messages) if mode == "sync" else await llm.achat(messages)
+    (end,) = seen.named("LLMChatEndEvent")
+    assert end.response is not None  # type: ignore[attr-defined]
+    assert end.response.message.content == "seen whole"  # type: ignore[attr-defined]
+    assert response.message.content == "seen whole"
+
+
+# --- errors ---
+
+STATUS_FAULTS = {
+    "unauthorized": sse_core.AuthenticationError,
+    "rate-limit; count=0; retry-after=0": sse_core.RateLimitError,
+    "bad-gateway": sse_core.ServerError,
+    "bad-gateway-html": sse_core.ServerError,
+}
+
+
+async def failure(llm: SSELLM, mode: str) -> Exception:
+    messages = [ChatMessage(role="user", content="echo: hi")]
+    try:
+        if mode == "sync":
+            llm.chat(messages)
+        else:
+            await llm.achat(messages)
+    except Exception as exc:
+        return exc
+    raise AssertionError("expected an error, got an answer")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("fault", sorted(STATUS_FAULTS))
+async def test_http_statuses_raise_the_streamed_error_classes(
+    make_llm: LLMFactory, fault: str, mode: str
+) -> None:
+    streamed = await failure(make_llm(fault=fault), mode)
+    json_error = await failure(make_llm(fault=fault, invoke_streaming=False), mode)
+    assert type(json_error) is type(streamed) is STATUS_FAULTS[fault]
+    assert getattr(json_error, "status_code", None) == getattr(streamed, "status_code", None)
+    assert str(json_error) == str(streamed)
+
+
+def json_llm(body: bytes) -> tuple[SSELLM, list[httpx.Request]]:
+    """An SSELLM whose gateway answers every request with a 200 JSON ``body``."""
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, headers={"content-type": "application/json"}, content=body)
+
+    transport = httpx.MockTransport(answer)
+    llm = SSELLM(
+        model="m",
+        base_url="http://gateway.test/v1",
+        max_retries=0,
+        invoke_streaming=False,
+        http_client=httpx.Client(transport=transport),
+        async_http_client=httpx.AsyncClient(transport=transport),
+    )
+    return llm, seen
+
+
+ERROR_BODY = json.dumps({"error": {"message": "upstream exploded", "type": "server_error"}})
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_200_json_error_object_is_a_gateway_stream_error(mode: str) -> None:
+    llm, seen = json_llm(ERROR_BODY.encode())
+    error = await failure(llm, mode)
+    assert type(error) is llamaindex_sse.GatewayStreamError
+    assert "upstream exploded" in str(error)
+    assert error.partial_response.message.content == ""
+    assert json.loads(seen[0].content)["stream"] is False
+
+
+UNREADABLE = {"cut": b'{"choices": [', "text": b"not json", "list": b"[]"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("body", UNREADABLE.values(), ids=UNREADABLE.keys())
+async def test_an_unreadable_json_body_is_a_stream_protocol_error(body: bytes, mode: str) -> None:
+    llm, seen = json_llm(body)
+    error = await failure(llm, mode)
+    assert type(error) is llamaindex_sse.StreamProtocolError
+    assert len(seen) == 1
