@@ -5,9 +5,9 @@ generator holds nothing and closing a started one closes the response. Every dec
 pure code shared by the twins: the core merges each read (:func:`sse_core.merge_read`),
 :class:`~llamaindex_sse._inbound.ResponseStream` maps it. A whole answer is streamed too,
 or asked as one JSON body (``streaming=False``: ``stream: false``), which the core decodes
-into the same events and Completion. Named SSE events are dispatched
-as :class:`~llamaindex_sse.SSEGatewayEvent` under the caller's span, in stream order,
-before the response of the read that carried them. Stream errors leave as the classes of
+into the same events and Completion. Named SSE events are dispatched as
+:class:`~llamaindex_sse.SSEGatewayEvent` under the caller's span, in stream order, before
+the response of the read that carried them. Stream errors leave as the classes of
 :mod:`._errors` (sse_core's, with ``partial_response``).
 """
 
