@@ -19,10 +19,13 @@ frame), ``usage every chunk`` (text with a usage object on every chunk, Gemini-s
 gateway) and one frame per read (a slow one).
 
 Printed: medians of CPU time per frame and the ratio of each stack to the floor (goal for
-sse_core: at most 1.5x). Checked (exit status 1 when wrong): every stack saw every frame, and
-sse_core's Completion holds exactly the text, reasoning, arguments, calls, usage and events
-the body was built with, the same events for either read pattern (and with the accelerator,
-the same events and Completion as without). Run:
+sse_core: at most 1.5x). The heap of imported modules is frozen (``gc.freeze()``) before
+each shape, so that a full collection over it does not land in one run at random.
+
+Checked (exit status 1 when wrong): every stack saw every frame, and sse_core's Completion
+holds exactly the text, reasoning, arguments, calls, usage and events the body was built
+with, the same events for either read pattern (and with the accelerator, the same events
+and Completion as without). Run:
 ``.venv/bin/python benchmarks/bench_decoder.py [--chunks N] [--pieces P] [--repeat R]
 [--shapes text,usage] [--no-sdk] [--quick]`` (``--quick``: small bodies, 3 rounds, seconds).
 """
@@ -30,6 +33,7 @@ the same events and Completion as without). Run:
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import json
 import statistics
@@ -395,6 +399,10 @@ def main() -> int:
     rows: list[Row] = []
     for shape in shapes:
         body = SHAPES[shape](args.chunks, args.pieces)
+        # As bench_langchain: the imported modules (openai, httpx, ...) are frozen out of the
+        # collector, so that a full collection over them lands in no run at random.
+        gc.collect()
+        gc.freeze()
         rows += measure_shape(shape, body, args.repeat, args.sdk_repeat, errors)
     print_table(rows)
     for error in errors:
