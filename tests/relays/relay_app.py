@@ -19,13 +19,16 @@ forward the headers the emulator reads (``X-Emulator-Fault``, ``SPASS-User-Id``,
 ``Authorization``) and pass ``Retry-After`` and ``X-Request-Id`` back.
 
 A process of its own keeps sse-starlette's patch of uvicorn's signal handling (and its
-process-wide shutdown flag) out of the test process.
+process-wide shutdown flag) out of the test process; it ends itself if that process dies.
 """
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
+import threading
+import time
 from collections.abc import AsyncIterator, Mapping
 
 import aiohttp
@@ -157,9 +160,22 @@ def _bind() -> socket.socket:
     return sock
 
 
+def _exit_with_parent() -> None:
+    """End this process if the test run that started it is gone (killed, not stopped)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def main(argv: list[str]) -> None:
     """Serve the relay ``argv[0]`` to the upstream ``argv[1]`` until SIGTERM."""
     kind, upstream_url = argv
+    _exit_with_parent()
     sock = _bind()
     print(f"listening {sock.getsockname()[1]}", flush=True)
     if kind == "starlette":

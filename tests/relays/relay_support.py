@@ -3,11 +3,9 @@ and the settings every adapter in these tests uses."""
 
 from __future__ import annotations
 
-import os
 import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -25,6 +23,7 @@ __all__ = [
     "TIMEOUT",
     "RelayProcess",
     "closed_promptly",
+    "settings",
 ]
 
 #: The relays (see ``relay_app.py``).
@@ -75,8 +74,7 @@ class RelayProcess:
                 stdout=subprocess.PIPE,
                 stderr=log,
                 text=True,
-                cwd=_RELAY_APP.parent,
-                env={**os.environ, "PYTHONPATH": str(_RELAY_APP.parent)},
+                cwd=_RELAY_APP.parent,  # its folder is on its sys.path: relay_sse imports
             )
         assert self._process.stdout is not None
         line = _read_line(self._process.stdout, _START_TIMEOUT)
@@ -116,10 +114,6 @@ def closed_promptly(record: RequestRecord, since: float) -> None:
     assert record.disconnected and not record.completed
     assert record.disconnected_at is not None
     assert record.disconnected_at - since < PROMPTLY
-
-
-def elapsed_since(start: float) -> float:
-    return time.monotonic() - start
 
 
 def settings(relay: RelayProcess, dialect: str, fault: str | None, **fields: Any) -> dict[str, Any]:
