@@ -1,5 +1,5 @@
-"""The 38 real wire captures of tests/fixtures/real, replayed by the emulator, through both
-adapters: ChatSSE and SSELLM give what decoding the capture gives (content, reasoning, tool
+"""The 40 real captures of tests/fixtures/real (38 wire bodies, and 2 lists of chunk payloads
+framed here as ``data:`` events), replayed by the emulator, through both adapters: ChatSSE and SSELLM give what decoding the capture gives (content, reasoning, tool
 calls, finish reason, usage), or the same typed error with the same partial answer.
 
 The decoder's own result is checked against hand-written expectations in
@@ -24,9 +24,19 @@ from sse_core import Choice, Completion, StreamError
 from sse_core.emulator.pytest_plugin import ReplayFactory
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
-CAPTURES = sorted(REAL.glob("*.sse"))
+CAPTURES = sorted([*REAL.glob("*.sse"), *REAL.glob("*.payloads.jsonl")])
 
 pytestmark = pytest.mark.timeout(60)
+
+
+def wire(capture: Path, tmp_path: Path) -> Path:
+    """The capture as a wire body the emulator can replay (payload lists framed as SSE)."""
+    if capture.suffix == ".sse":
+        return capture
+    lines = capture.read_bytes().splitlines()
+    framed = tmp_path / (capture.name + ".sse")
+    framed.write_bytes(b"".join(b"data: " + line + b"\n\n" for line in lines if line.strip()))
+    return framed
 
 
 def decoded(capture: Path) -> tuple[Completion, type[StreamError] | None]:
@@ -45,13 +55,14 @@ def calls_of(choice: Choice) -> list[tuple[str | None, str | None, Any]]:
 
 
 def test_there_are_the_captures() -> None:
-    assert len(CAPTURES) == 38
+    assert len(CAPTURES) == 40
 
 
-@pytest.mark.parametrize("capture", CAPTURES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda p: p.name)
 def test_chat_sse_gives_what_the_capture_holds(
-    capture: Path, emulator_replay: ReplayFactory
+    capture: Path, emulator_replay: ReplayFactory, tmp_path: Path
 ) -> None:
+    capture = wire(capture, tmp_path)
     want, error_class = decoded(capture)
     model = ChatSSE(model="m", base_url=emulator_replay(capture).base_url(), max_retries=0)
     try:
@@ -73,10 +84,11 @@ def test_chat_sse_gives_what_the_capture_holds(
         assert message.usage_metadata["output_tokens"] == (want.usage.completion_tokens or 0)
 
 
-@pytest.mark.parametrize("capture", CAPTURES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("capture", CAPTURES, ids=lambda p: p.name)
 def test_sse_llm_gives_what_the_capture_holds(
-    capture: Path, emulator_replay: ReplayFactory
+    capture: Path, emulator_replay: ReplayFactory, tmp_path: Path
 ) -> None:
+    capture = wire(capture, tmp_path)
     want, error_class = decoded(capture)
     llm = SSELLM(model="m", base_url=emulator_replay(capture).base_url(), max_retries=0)
     try:
