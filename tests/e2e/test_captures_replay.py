@@ -1,6 +1,7 @@
-"""The 40 real captures of tests/fixtures/real (38 wire bodies, and 2 lists of chunk payloads
-framed here as ``data:`` events), replayed by the emulator, through both adapters: ChatSSE and SSELLM give what decoding the capture gives (content, reasoning, tool
-calls, finish reason, usage), or the same typed error with the same partial answer.
+"""The 40 real captures of tests/fixtures/real (38 wire bodies, and 2 lists of chunk
+payloads framed here as ``data:`` events), replayed by the emulator, through both adapters:
+ChatSSE and SSELLM give what decoding the capture gives (content, reasoning, tool calls,
+finish reason, usage), or the same typed error with the same partial answer.
 
 The decoder's own result is checked against hand-written expectations in
 tests/core/test_golden.py; here the question is whether the whole path (HTTP, the emulator
