@@ -41,3 +41,17 @@ def test_notebook_runs(path: Path) -> None:
                 loop.run_until_complete(result)
     finally:
         loop.close()
+
+
+BLOCKING = ("wait_for_disconnect(", "wait_for_requests(", "time.sleep(")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_blocking_wait_in_async_code(path: Path) -> None:
+    # A notebook runs its cells in an event loop: a blocking wait there stalls the loop
+    # (and the stream it waits for). The async twins exist for this.
+    for number, cell in enumerate(json.loads(path.read_text())["cells"]):
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code" and ("await " in source or "async " in source):
+            blocking = [call for call in BLOCKING if call in source]
+            assert not blocking, f"{path.name} cell {number} blocks the loop: {blocking}"
