@@ -142,11 +142,15 @@ async def _arun(
         box.completion = session.completion()
     except httpx.HTTPError as exc:
         raise _mapped(exc, session, client.config, prepared) from exc
-    except GeneratorExit:
-        _hang_up(response)  # at once, even if the loop is ending and the close cannot finish
-        raise
     finally:
-        await response.aclose()
+        await _aclose(response, box)
+
+
+async def _aclose(response: httpx.Response, box: _Box) -> None:
+    """Close an async response; one left early is hung up at once first (see below)."""
+    if box.completion is None:
+        _hang_up(response)
+    await response.aclose()
 
 
 def _hang_up(response: httpx.Response) -> None:
