@@ -35,7 +35,7 @@ from typing_extensions import Self
 
 from sse_core import ClientConfig, ClientPool, ConfigurationError, Timeouts
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
-from sse_core.transport.config import public_url
+from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, public_url
 
 __all__ = ["ConnectionSettings", "validation_summary"]
 
@@ -81,6 +81,9 @@ class ConnectionSettings(BaseModel):
     """Ask for usage (``stream_options.include_usage``); dropped if the gateway objects."""
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
     """The largest SSE event accepted; a larger one raises ``StreamProtocolError``."""
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    """The most streams at once per client (its connections; more wait, within
+    ``Timeouts.connect``). httpx's own default is 100."""
     http_client: httpx.Client | None = Field(default=None, exclude=True, repr=False)
     """An ``httpx.Client`` to send with (proxies, mTLS, transports); not closed here."""
     http_async_client: httpx.AsyncClient | None = Field(default=None, exclude=True, repr=False)
@@ -117,6 +120,7 @@ class ConnectionSettings(BaseModel):
             "include_usage": self.stream_usage,
             "extra_body": self.extra_body,
             "max_event_bytes": self.max_event_bytes,
+            "max_connections": self.max_connections,
         }
 
     def _resolve_config(self) -> ClientConfig:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sse_core import ClientConfig
-from sse_core.transport.config import public_url
+from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, public_url
 
 __all__ = ["CONNECTION_FIELDS", "build_config", "check_settings", "drop_secrets", "public_url"]
 
@@ -32,7 +32,10 @@ CONNECTION_FIELDS = (
     "include_usage",
     "extra_body",
     "max_event_bytes",
+    "max_connections",
 )
+MAX_CONNECTIONS = DEFAULT_MAX_CONNECTIONS
+MAX_CONNECTIONS_DOC = "The most streams at once per client (connections); httpx's default: 100."
 #: The fields a pickle leaves out: they may hold credentials.
 SECRET_FIELDS = frozenset({"api_key", "default_headers"})
 

@@ -47,6 +47,8 @@ from llama_index.core.llms.llm import ToolSelection
 from llamaindex_sse._closing import aclosing, closing, collecting, track
 from llamaindex_sse._connection import (
     CONNECTION_FIELDS,
+    MAX_CONNECTIONS,
+    MAX_CONNECTIONS_DOC,
     build_config,
     check_settings,
     drop_secrets,
@@ -83,12 +85,11 @@ class SSELLM(FunctionCallingLLM):
     cancellation, a workflow's ``cancel_run``) closes the HTTP response at once.
 
     Call keyword arguments go into the request body (``tools``, ``seed``, ...), except
-    ``extra_headers``, sent as headers of that one request. LlamaIndex reports call
-    arguments to instrumentation, so keep secrets in ``api_key`` or ``default_headers``,
-    which are never serialized, shown or reported (their values are masked in error
-    messages). A pickled SSELLM leaves them out too, and dumps, reprs and pickles show
-    ``base_url`` without user info or query: after unpickling, give them again (``api_key``
-    falls back to ``SSE_API_KEY``).
+    ``extra_headers``, sent as headers of that one request. LlamaIndex reports call arguments
+    to instrumentation, so keep secrets in ``api_key`` or ``default_headers``, which are never
+    serialized, shown or reported (their values are masked in error messages). A pickled
+    SSELLM leaves them out too, and dumps, reprs and pickles show ``base_url`` without user
+    info or query: after unpickling, give them again (``api_key`` falls back to SSE_API_KEY).
 
     Args:
         http_client: An ``httpx.Client`` for sync calls (proxies, mTLS); not closed here.
@@ -96,9 +97,8 @@ class SSELLM(FunctionCallingLLM):
         **data: The fields below.
 
     Raises:
-        ConfigurationError: At construction, a connection setting (``base_url``,
-            ``api_key``, ``path``, ``default_headers``, ``timeout``, ...) is missing or
-            cannot work; the message names the field.
+        ConfigurationError: At construction, a connection setting is missing or cannot
+            work (``base_url``, ``api_key``, ``timeout``, ...); the message names the field.
     """
 
     # A ValidationError would otherwise quote the whole input, default_headers included.
@@ -162,6 +162,7 @@ class SSELLM(FunctionCallingLLM):
     )
     is_function_calling_model: bool = Field(default=True)
     max_event_bytes: int = Field(default=DEFAULT_MAX_EVENT_BYTES, gt=0)
+    max_connections: int = Field(default=MAX_CONNECTIONS, ge=1, description=MAX_CONNECTIONS_DOC)
 
     _pool: ClientPool = PrivateAttr(default_factory=ClientPool)
 

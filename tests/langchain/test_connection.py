@@ -176,3 +176,10 @@ def test_a_pickled_model_answers_once_the_headers_are_given_again(
     assert restored.api_key is None
     restored.default_headers = {"SPASS-User-Id": "user-1"}
     assert restored.invoke("echo: back").content == "back"
+
+
+def test_max_connections_reaches_the_client() -> None:
+    model = ChatSSE(model="m", base_url="http://h/v1", max_connections=2500)
+    assert model._resolve_config().limits().max_connections == 2500
+    with pytest.raises(ConfigurationError, match="max_connections"):
+        ChatSSE(model="m", base_url="http://h/v1", max_connections=0)

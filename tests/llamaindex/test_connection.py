@@ -71,3 +71,10 @@ def test_the_connection_fields_are_ssellm_fields_and_core_settings() -> None:
     keywords = inspect.signature(ClientConfig.build).parameters
     assert [name for name in CONNECTION_FIELDS if name not in keywords] == []
     assert [name for name in CONNECTION_FIELDS if name not in SSELLM.model_fields] == []
+
+
+def test_max_connections_reaches_the_client() -> None:
+    llm = SSELLM(model="m", base_url="http://h/v1", max_connections=2500)
+    assert llm._make_config().limits().max_connections == 2500
+    with pytest.raises(ConfigurationError, match="max_connections"):
+        SSELLM(model="m", base_url="http://h/v1", max_connections=0)

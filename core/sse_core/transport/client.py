@@ -31,7 +31,12 @@ from sse_core._redact import scrub
 from sse_core.completion import Completion
 from sse_core.errors import GatewayHTTPError, SSEConnectorError
 from sse_core.pipeline.session import StreamSession
-from sse_core.transport.config import ClientConfig, check_header
+from sse_core.transport.config import (
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_KEEPALIVE,
+    ClientConfig,
+    check_header,
+)
 from sse_core.transport.http import (
     MAX_ERROR_BODY,
     build_headers,
@@ -47,8 +52,10 @@ __all__ = ["AsyncChatClient", "ChatClient", "Prepared", "RetryStep"]
 
 logger: logging.Logger = logging.getLogger("sse_core")
 
-#: Connections per client: httpx's default (100) would cap concurrent streams.
-DEFAULT_LIMITS = httpx.Limits(max_connections=1000, max_keepalive_connections=100)
+#: The pool limits of a client made with the default settings (see ClientConfig).
+DEFAULT_LIMITS = httpx.Limits(
+    max_connections=DEFAULT_MAX_CONNECTIONS, max_keepalive_connections=DEFAULT_MAX_KEEPALIVE
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -231,7 +238,7 @@ class ChatClient(_ClientBase):
     ) -> None:
         super().__init__(config, settings)
         self._owned = http_client is None
-        self._http = http_client or httpx.Client(limits=DEFAULT_LIMITS, timeout=None)
+        self._http = http_client or httpx.Client(limits=self.config.limits(), timeout=None)
 
     def stream(
         self,
@@ -317,7 +324,7 @@ class AsyncChatClient(_ClientBase):
     ) -> None:
         super().__init__(config, settings)
         self._owned = http_client is None
-        self._http = http_client or httpx.AsyncClient(limits=DEFAULT_LIMITS, timeout=None)
+        self._http = http_client or httpx.AsyncClient(limits=self.config.limits(), timeout=None)
 
     def stream(
         self,

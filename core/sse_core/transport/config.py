@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx
 from pydantic import SecretStr
 from pydantic_core import to_json
 
@@ -27,6 +28,9 @@ from sse_core.transport.retry import RetryPolicy
 
 __all__ = ["ClientConfig", "Timeouts", "public_url"]
 
+#: Connections per client: httpx's default (100) would cap the streams one client runs.
+DEFAULT_MAX_CONNECTIONS = 1000
+DEFAULT_MAX_KEEPALIVE = 100
 #: Header names that carry credentials: their values are never shown, logged or recorded.
 SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "api-key", "x-api-key", "cookie", "set-cookie"}
@@ -95,6 +99,12 @@ def public_url(url: str) -> str:
     port = parts.port
     netloc = f"{host}:{port}" if port is not None else host
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _count(name: str, value: object, *, least: int) -> int:
+    if type(value) is not int or value < least:
+        raise ConfigurationError(f"{name} must be an integer >= {least}, got {value!r}")
+    return value
 
 
 def _check_url(base_url: object) -> str:
@@ -205,6 +215,10 @@ class ClientConfig:
         include_usage: Send ``stream_options.include_usage`` (dropped if the gateway objects).
         extra_body: Merged into every request body (e.g. ``chat_template_kwargs``).
         max_event_bytes: The bound on one SSE line or event.
+        max_connections: The most connections a client opens at once, so the most streams
+            it runs at once (more wait for a free connection, within ``Timeouts.connect``).
+            httpx's own default is 100; raise it for thousands of concurrent streams.
+        max_keepalive: Idle connections kept open for the next request.
     """
 
     base_url: str
@@ -217,6 +231,8 @@ class ClientConfig:
     include_usage: bool = True
     extra_body: Mapping[str, Any] = field(default_factory=dict, repr=False)
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    max_keepalive: int = DEFAULT_MAX_KEEPALIVE
 
     @classmethod
     def build(
@@ -233,6 +249,8 @@ class ClientConfig:
         include_usage: bool = True,
         extra_body: Mapping[str, Any] | None = None,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        max_keepalive: int = DEFAULT_MAX_KEEPALIVE,
         environ: Mapping[str, str] | None = None,
     ) -> ClientConfig:
         """Check the settings and make the configuration.
@@ -270,6 +288,8 @@ class ClientConfig:
             include_usage=bool(include_usage),
             extra_body=dict(extra_body or {}),
             max_event_bytes=check_bound(max_event_bytes),
+            max_connections=_count("max_connections", max_connections, least=1),
+            max_keepalive=_count("max_keepalive", max_keepalive, least=0),
         )
 
     def __repr__(self) -> str:
@@ -279,6 +299,12 @@ class ClientConfig:
             f"headers={sorted(self.default_headers)}, timeouts={self.timeouts!r}, "
             f"retry={self.retry!r}, include_usage={self.include_usage}, "
             f"max_event_bytes={self.max_event_bytes})"
+        )
+
+    def limits(self) -> httpx.Limits:
+        """The httpx pool limits of a client this configuration makes."""
+        return httpx.Limits(
+            max_connections=self.max_connections, max_keepalive_connections=self.max_keepalive
         )
 
     @property
@@ -320,6 +346,8 @@ class ClientConfig:
             "include_usage": self.include_usage,
             "extra_body": self.extra_body,
             "max_event_bytes": self.max_event_bytes,
+            "max_connections": self.max_connections,
+            "max_keepalive": self.max_keepalive,
         }
         data = to_json(plain, fallback=repr)
         return hashlib.blake2b(data, key=_FINGERPRINT_KEY, digest_size=32).digest()

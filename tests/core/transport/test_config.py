@@ -333,3 +333,22 @@ def test_pool_key_differs_for_any_different_setting(change: dict[str, Any]) -> N
         "extra_body": {"seed": 1},
     }
     assert build(**base).pool_key() != build(**{**base, **change}).pool_key()
+
+
+def test_pool_limits_are_a_setting() -> None:
+    config = ClientConfig.build(base_url="http://h/v1", max_connections=2500, max_keepalive=10)
+    limits = config.limits()
+    assert (limits.max_connections, limits.max_keepalive_connections) == (2500, 10)
+    default = ClientConfig.build(base_url="http://h/v1").limits()
+    assert default.max_connections == 1000  # httpx's own default (100) caps concurrency
+    for bad in (0, -1, "10", 1.5):
+        with pytest.raises(ConfigurationError, match="max_connections"):
+            ClientConfig.build(base_url="http://h/v1", max_connections=bad)  # type: ignore[arg-type]
+
+
+def test_a_client_opens_as_many_connections_as_configured() -> None:
+    from sse_core import ChatClient
+
+    with ChatClient(base_url="http://h/v1", max_connections=3) as client:
+        pool = client._http._transport._pool  # type: ignore[attr-defined]
+        assert pool._max_connections == 3
