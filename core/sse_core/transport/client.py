@@ -130,7 +130,9 @@ class _ClientBase:
                 extra_body=config.extra_body,
                 streaming=streaming,
             ),
-            headers=build_headers(config.api_key, config.default_headers, extra),
+            headers=build_headers(
+                config.api_key, config.default_headers, extra, streaming=streaming
+            ),
             deadline=None if total is None else time.monotonic() + total,
             secrets=tuple(config.secrets(extra)),
         )

@@ -87,11 +87,14 @@ def build_headers(
     api_key: SecretStr | None,
     default_headers: Mapping[str, str] | None,
     extra: Mapping[str, str] | None = None,
+    *,
+    streaming: bool = True,
 ) -> dict[str, str]:
-    """Request headers: JSON in, event stream out, the bearer key, then the caller's."""
+    """Request headers: JSON in, an event stream (or, not streaming, JSON) out, the bearer
+    key, then the caller's."""
     headers = {
         "content-type": "application/json",
-        "accept": "text/event-stream",
+        "accept": "text/event-stream" if streaming else "application/json",
         "user-agent": USER_AGENT,
     }
     if api_key is not None and api_key.get_secret_value():

@@ -303,3 +303,19 @@ def test_async_received_is_what_arrived_so_far() -> None:
             assert whole.received() is completion and completion.content == "done"
 
     asyncio.run(main())
+
+
+def test_a_request_for_a_whole_answer_accepts_json() -> None:
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        whole = {"choices": [{"index": 0, "message": {"content": "hi"}, "finish_reason": "stop"}]}
+        return httpx.Response(200, json=whole)
+
+    http = httpx.Client(transport=httpx.MockTransport(answer))
+    with ChatClient(base_url="http://g.test/v1", http_client=http) as client:
+        assert client.complete({"model": "m", "messages": []}, streaming=False).content == "hi"
+        client.stream({"model": "m", "messages": []}).close()
+    assert seen[0].headers["accept"] == "application/json"
+    assert json.loads(seen[0].content)["stream"] is False
