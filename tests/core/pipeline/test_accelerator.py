@@ -24,7 +24,9 @@ from sse_core import (
     StreamError,
     StreamEvent,
     UsageUpdate,
+    decode,
 )
+from sse_core.pipeline.session import StreamSession
 
 pytest.importorskip("msgspec")
 
@@ -108,6 +110,15 @@ def test_the_accelerator_takes_common_chunks() -> None:
     chunk = b'{"id":"c","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}'
     assert decoder._accelerated(chunk, events)
     assert not decoder._accelerated(b'{"choices":[],"x_groq":{}}', [])  # unknown key: pure
+
+
+@pytest.mark.parametrize("name", ["deepseek__reasoner-reasoning-content.sse"])
+def test_a_session_takes_the_accelerator(name: str) -> None:
+    session = StreamSession(accelerator="msgspec")
+    session.begin({"content-type": "text/event-stream"})
+    session.step(CAPTURES[name])
+    session.end()
+    assert session.completion() == decode(CAPTURES[name])
 
 
 def test_an_unknown_accelerator_is_refused() -> None:
