@@ -21,7 +21,7 @@ from sse_core.events import RefusalDelta, StreamEvent, _finish, _text_delta, _us
 if TYPE_CHECKING:
     from sse_core.pipeline.chunks import ChunkDecoder, _ChoiceState
 
-__all__ = ["ACCELERATORS", "accelerator"]
+__all__ = ["ACCELERATORS", "accelerator", "check_accelerator"]
 
 #: The accelerators :func:`accelerator` knows.
 ACCELERATORS = ("msgspec",)
@@ -38,15 +38,23 @@ def accelerator(name: str | None, chunks: ChunkDecoder) -> Accelerator | None:
     """
     if name is None:
         return None
+    return _MsgspecChunks(check_accelerator(name), chunks).decode
+
+
+def check_accelerator(name: str) -> Any:
+    """The structs of accelerator ``name``, or a ConfigurationError saying what is wrong.
+
+    Raises:
+        ConfigurationError: ``name`` is unknown, or its package is not installed.
+    """
     if name != "msgspec":
         raise ConfigurationError(f"accelerator must be one of {ACCELERATORS} or None, got {name!r}")
     try:
-        structs = _structs()
+        return _structs()
     except ImportError:
         raise ConfigurationError(
-            "accelerator='msgspec' needs the msgspec package: pip install msgspec"
+            "accelerator='msgspec' needs the msgspec package: pip install 'sse-connectors[fast]'"
         ) from None
-    return _MsgspecChunks(structs, chunks).decode
 
 
 _UNSET: Any = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic_core import from_json
 
-from sse_core.errors import StreamError
+from sse_core.errors import StreamError, StreamProtocolError
 from sse_core.events import StreamEvent
 from sse_core.pipeline._accel import accelerator as _accelerator
 from sse_core.pipeline.chunks import ChunkDecoder
@@ -220,8 +220,19 @@ class StreamDecoder:
         """Decode a whole ``chat.completion`` JSON body (a gateway that answered without SSE).
 
         A whole answer is complete by nature, so the events end with :class:`Done`.
+
+        Raises:
+            StreamProtocolError: The body is no JSON object, or one with neither choices nor
+                an error (``{}`` is not an empty answer).
         """
         chunks = self._chunks
-        events = chunks._decode_chunk(parse_chunk_json(body))
+        whole = parse_chunk_json(body, where="as the response body")
+        choices = whole.get("choices")
+        if not (choices and type(choices) is list) and not whole.get("error"):
+            raise StreamProtocolError(
+                "expected a chat completion (a JSON object with choices) as the response body, "
+                f"got one with keys {sorted(whole)[:10]}"
+            )
+        events = chunks._decode_chunk(whole)
         events += chunks._decode_raw("message", b"[DONE]")
         return events

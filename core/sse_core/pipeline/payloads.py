@@ -174,26 +174,31 @@ def thinking_text(thinking: object) -> str:
     return ""
 
 
-def parse_chunk_json(data: bytes) -> Mapping[str, Any]:
-    """Parse a ``data:`` payload that must be a JSON object, or raise StreamProtocolError."""
+def parse_chunk_json(data: bytes, *, where: str = "in a data frame") -> Mapping[str, Any]:
+    """Parse a payload that must be a JSON object, or raise StreamProtocolError.
+
+    Args:
+        data: The payload.
+        where: Where it came from, for the message (a frame, or a whole response body).
+    """
     try:
         value = from_json(data)
     except ValueError as exc:
-        value = _parse_replacing(data, exc)
+        value = _parse_replacing(data, exc, where)
     if type(value) is not dict:
         raise StreamProtocolError(
-            f"expected a JSON object in a data frame, got {type(value).__name__}: {_preview(data)}"
+            f"expected a JSON object {where}, got {type(value).__name__}: {_preview(data)}"
         )
     return value
 
 
-def _parse_replacing(data: bytes, error: ValueError) -> Any:
+def _parse_replacing(data: bytes, error: ValueError, where: str) -> Any:
     """Retry with invalid UTF-8 replaced (as an SSE text decoder would); else a protocol error."""
     try:
         return from_json(data.decode("utf-8", "replace"))
     except ValueError:
         raise StreamProtocolError(
-            f"expected a JSON object in a data frame, got invalid JSON ({error}): {_preview(data)}"
+            f"expected a JSON object {where}, got invalid JSON ({error}): {_preview(data)}"
         ) from None
 
 

@@ -134,6 +134,8 @@ class StreamSession:
         """
         if self._json is not None:
             self._collect(piece)
+            if self._deadline is not None:
+                self._check_clock(True)  # a JSON body's bytes are all data
             return []
         if self._refuse is not None:
             self._note_start(piece)

@@ -79,7 +79,8 @@ class ToolIndexer:
         """:meth:`fragment` of the entry's values (a falsy id or name given as None)."""
         if not isinstance(arguments, str):
             # Some gateways send the arguments as an object instead of a JSON string.
-            arguments = to_json(arguments).decode() if arguments else ""
+            # ({} is an explicit empty object: "{}"; null or absent is no piece at all.)
+            arguments = "" if arguments is None else to_json(arguments).decode()
         if call_id is None and name is None and type(wire_index) is int:
             # The common continuation (arguments by index): what _resolve does without an id.
             at = self._last = self._alias.get(wire_index, wire_index)

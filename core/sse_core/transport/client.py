@@ -145,6 +145,7 @@ class _ClientBase:
             data_idle=self.config.timeouts.data_idle,
             source=self.config.public_url,
             secrets=prepared.secrets,
+            accelerator=self.config.accelerator,
         )
 
     def _request(

@@ -153,6 +153,33 @@ def test_a_json_body_that_is_not_a_completion_object_is_a_protocol_error() -> No
         session.end()
 
 
+@pytest.mark.parametrize("body", [b"{}", b'{"foo": 1}', b'{"choices": []}', b'{"usage": {}}'])
+def test_a_json_object_that_is_no_completion_is_not_an_empty_answer(body: bytes) -> None:
+    session = StreamSession()
+    session.begin({"content-type": "application/json"})
+    session.step(body)
+    with pytest.raises(StreamProtocolError, match=r"expected a chat completion .* response body"):
+        session.end()
+
+
+def test_a_json_error_object_is_the_gateways_error() -> None:
+    session = StreamSession()
+    session.begin({"content-type": "application/json"})
+    session.step(b'{"error": {"message": "model overloaded", "code": "busy"}}')
+    session.end()
+    with pytest.raises(GatewayStreamError, match="model overloaded"):
+        session.completion()
+
+
+def test_the_total_deadline_holds_while_a_json_body_arrives() -> None:
+    session = StreamSession(deadline=time.monotonic() + 0.05)
+    session.begin({"content-type": "application/json"})
+    session.step(WHOLE[:10])
+    time.sleep(0.1)
+    with pytest.raises(StreamTimeoutError, match="total timeout"):
+        session.step(WHOLE[10:20])
+
+
 def test_a_json_body_over_the_bound_is_refused_while_it_arrives() -> None:
     session = StreamSession(max_event_bytes=32)
     session.begin({"content-type": "application/json"})

@@ -207,3 +207,13 @@ def test_at_out_of_order_and_repeated_reads_agree() -> None:
 
 def test_first_records_where_the_call_began() -> None:
     assert CallParts(first=7).first == 7
+
+
+@pytest.mark.parametrize(
+    ("arguments", "sent"),
+    [({}, "{}"), ({"city": "Paris"}, '{"city":"Paris"}'), (None, ""), ([], "[]")],
+)
+def test_arguments_sent_as_an_object_keep_their_json(arguments: object, sent: str) -> None:
+    # Some gateways send the arguments as an object: an empty one still means "{}".
+    (fragment,) = index_all(call(0, id="c", name="f", arguments=arguments))
+    assert fragment == d(0, "c", "f", sent)

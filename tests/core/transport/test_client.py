@@ -319,3 +319,23 @@ def test_a_request_for_a_whole_answer_accepts_json() -> None:
         client.stream({"model": "m", "messages": []}).close()
     assert seen[0].headers["accept"] == "application/json"
     assert json.loads(seen[0].content)["stream"] is False
+
+
+def test_a_client_with_the_accelerator_decodes_the_same() -> None:
+    body = (
+        b'data: {"choices":[{"index":0,"delta":{"reasoning_content":"hm"}}]}\n\n'
+        b'data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\n'
+        b"data: [DONE]\n\n"
+    )
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    results = []
+    for accelerator in (None, "msgspec"):
+        http = httpx.Client(transport=httpx.MockTransport(answer))
+        settings: dict[str, Any] = {"base_url": "http://g.test/v1", "accelerator": accelerator}
+        with ChatClient(http_client=http, **settings) as c:
+            assert c.config.accelerator == accelerator
+            results.append(c.complete({"model": "m", "messages": []}))
+    assert results[0] == results[1] and results[0].reasoning == "hm"

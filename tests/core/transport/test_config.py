@@ -352,3 +352,14 @@ def test_a_client_opens_as_many_connections_as_configured() -> None:
     with ChatClient(base_url="http://h/v1", max_connections=3) as client:
         pool = client._http._transport._pool  # type: ignore[attr-defined]
         assert pool._max_connections == 3
+
+
+def test_the_accelerator_is_a_setting_and_an_environment_variable() -> None:
+    assert ClientConfig.build(base_url="http://h/v1").accelerator is None
+    chosen = ClientConfig.build(base_url="http://h/v1", accelerator="msgspec")
+    assert chosen.accelerator == "msgspec"
+    env = {"SSE_CORE_ACCELERATOR": "msgspec"}
+    assert ClientConfig.build(base_url="http://h/v1", environ=env).accelerator == "msgspec"
+    assert chosen.pool_key() != ClientConfig.build(base_url="http://h/v1").pool_key()
+    with pytest.raises(ConfigurationError, match="accelerator must be one of"):
+        ClientConfig.build(base_url="http://h/v1", accelerator="rust")
