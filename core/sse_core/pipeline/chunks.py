@@ -79,7 +79,7 @@ class ChunkDecoder:
         self._counts: tuple[int, int, int] | None = None
         self._usage: Usage | None = None
         #: True once ``[DONE]`` arrived (an attribute: it is read for every read).
-        self.done = False
+        self.done: bool = False
 
     def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
         """Decode one SSE event.

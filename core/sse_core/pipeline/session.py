@@ -92,9 +92,9 @@ class StreamSession:
         self._seen = False  # an event came out of the body
         self._start = b""  # the first bytes, to say what arrived when no event ever did
         #: The answer so far: the one accumulator of this response.
-        self.answer = Accumulator()
+        self.answer: Accumulator = Accumulator()
         #: True once the loop must stop reading: ``[DONE]``, or an error frame arrived.
-        self.stopped = False
+        self.stopped: bool = False
 
     def begin(self, headers: Mapping[str, str], *, status: int = 200) -> None:
         """The response head arrived: keep its headers, and read the body by its type.

@@ -59,7 +59,7 @@ class ThinkSplitter:
         self._buf = ""  # the start of a tag, at most a few characters
         #: True once no tag can follow: every piece is plain text from here on. (A plain
         #: attribute, not a property: the decoder reads it for every text delta.)
-        self.passthrough = False
+        self.passthrough: bool = False
 
     def feed(self, text: str) -> tuple[str, str]:
         """Take the next piece; return the reasoning and the text it releases."""

@@ -141,12 +141,12 @@ class CallParts:
     __slots__ = ("args", "first", "id", "id_seq", "name", "name_seq", "seqs")
 
     def __init__(self, first: int) -> None:
-        self.first = first  # the sequence number of the call's first fragment
+        self.first: int = first  # the sequence number of the call's first fragment
         self.id: str | None = None
         self.name: str | None = None
-        self.id_seq = 0
-        self.name_seq = 0
-        self.args = Pieces()
+        self.id_seq: int = 0
+        self.name_seq: int = 0
+        self.args: Pieces = Pieces()
         self.seqs: list[int] = []
 
     def add(self, event: ToolCallDelta, seq: int) -> None:
