@@ -17,7 +17,7 @@ model holds none of them (see :meth:`ConnectionSettings.__getstate__`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 from langchain_core.utils import from_env, secret_from_env
@@ -57,7 +57,7 @@ class ConnectionSettings(BaseModel):
     """Where and how ChatSSE connects: the fields, their check, and the client pool."""
 
     # hide_input_in_errors: a ValidationError would otherwise quote the arguments, key included.
-    model_config = ConfigDict(
+    model_config: ClassVar[ConfigDict] = ConfigDict(
         populate_by_name=True, arbitrary_types_allowed=True, hide_input_in_errors=True
     )
 
@@ -165,4 +165,5 @@ class ConnectionSettings(BaseModel):
     def __setstate__(self, state: dict[Any, Any]) -> None:
         super().__setstate__(state)
         self.api_key = secret_from_env("SSE_API_KEY", default=None)()
-        self.__pydantic_private__ = {"_pool": ClientPool(), "_built": None}
+        # Through object: pydantic's own slot, set as pydantic sets it.
+        object.__setattr__(self, "__pydantic_private__", {"_pool": ClientPool(), "_built": None})

@@ -13,7 +13,7 @@ LangChain's type (:mod:`._errors`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from langchain_core.language_models import LangSmithParams, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
@@ -62,7 +62,7 @@ class ChatSSE(StreamingChatModel):
         ``ChatSSE(model="qwen3", base_url="http://127.0.0.1:8000/v1").invoke("hi")``
     """
 
-    model_config = ConfigDict(
+    model_config: ClassVar[ConfigDict] = ConfigDict(
         populate_by_name=True, arbitrary_types_allowed=True, hide_input_in_errors=True
     )
 

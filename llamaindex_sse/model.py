@@ -11,7 +11,7 @@ requests are built by :mod:`._outbound` and :mod:`._tools`, answers mapped by
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import httpx
 from llama_index.core.base.llms.generic_utils import (
@@ -102,7 +102,7 @@ class SSELLM(FunctionCallingLLM):
     """
 
     # A ValidationError would otherwise quote the whole input, default_headers included.
-    model_config = ConfigDict(hide_input_in_errors=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(hide_input_in_errors=True)
 
     model: str = Field(description="The model name sent to the gateway.")
     base_url: str = Field(
