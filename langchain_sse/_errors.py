@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, TypeVar
 from langchain_core import exceptions as lc
 
 import sse_core
+from sse_core.errors import recast
 
 if TYPE_CHECKING:
     from langchain_core.messages import AIMessage
@@ -180,9 +181,4 @@ def convert_error(error: E) -> E:
     cls = _pick_class(error)
     if cls is None or type(error) is cls:
         return error
-    mapped: E = cls.__new__(cls)  # type: ignore[assignment]
-    mapped.args = error.args
-    mapped.__dict__.update(error.__dict__)
-    mapped.__cause__ = error.__cause__
-    mapped.__suppress_context__ = error.__suppress_context__
-    return mapped.with_traceback(error.__traceback__)
+    return recast(error, cls)

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 import sse_core
+from sse_core.errors import recast
 
 if TYPE_CHECKING:
     from llama_index.core.base.llms.types import ChatResponse
@@ -85,12 +86,7 @@ def to_llamaindex_error(error: E) -> E:
     cls = _BY_CORE_CLASS.get(type(error))  # type: ignore[arg-type]
     if cls is None:
         return error
-    mapped: E = cls.__new__(cls)  # type: ignore[assignment]
-    mapped.args = error.args
-    mapped.__dict__.update(error.__dict__)
-    mapped.__cause__ = error.__cause__
-    mapped.__suppress_context__ = error.__suppress_context__
-    return mapped.with_traceback(error.__traceback__)
+    return recast(error, cls)
 
 
 def _find_shown_cause(error: BaseException) -> BaseException | None:

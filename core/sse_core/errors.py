@@ -30,7 +30,7 @@ Messages say what happened and what to do; they never contain the API key.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 if TYPE_CHECKING:
     from sse_core.completion import Completion
@@ -221,3 +221,22 @@ class StreamTimeoutError(StreamError):
 
 class StreamProtocolError(StreamError):
     """The bytes broke the protocol: malformed frame, invalid JSON, or an event too large."""
+
+
+E = TypeVar("E", bound=SSEConnectorError)
+
+
+def recast(error: E, cls: type[SSEConnectorError]) -> E:
+    """``error`` as an instance of ``cls`` (a subclass of its class, as the adapters define to
+    add their framework's own base classes): the same message, attributes, cause, context
+    and traceback. For the adapters' error mapping; ``error`` itself is left unchanged.
+    """
+    if not issubclass(cls, type(error)):
+        raise TypeError(f"{cls.__name__} is not a subclass of {type(error).__name__}")
+    recast_error: E = cls.__new__(cls)
+    recast_error.args = error.args
+    recast_error.__dict__.update(error.__dict__)
+    recast_error.__cause__ = error.__cause__
+    recast_error.__context__ = error.__context__
+    recast_error.__suppress_context__ = error.__suppress_context__
+    return recast_error.with_traceback(error.__traceback__)

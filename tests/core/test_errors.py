@@ -108,3 +108,24 @@ def test_gateway_stream_error_fields() -> None:
     error = GatewayStreamError("boom", type="t", code=5, data={"error": "boom"})
     assert (error.type, error.code, error.data) == ("t", 5, {"error": "boom"})
     assert not error.is_retryable and isinstance(error, StreamError)
+
+
+def test_recast_keeps_everything_but_the_class() -> None:
+    from sse_core.errors import recast
+
+    class Framework(IncompleteStreamError):
+        pass
+
+    try:
+        try:
+            raise ValueError("below")
+        except ValueError as cause:
+            raise IncompleteStreamError("cut", partial=Completion()) from cause
+    except IncompleteStreamError as error:
+        original = error
+    copy = recast(original, Framework)
+    assert type(copy) is Framework and copy.args == original.args
+    assert copy.partial is original.partial and copy.__cause__ is original.__cause__
+    assert copy.__traceback__ is original.__traceback__
+    with pytest.raises(TypeError, match="not a subclass"):
+        recast(original, GatewayStreamError)
