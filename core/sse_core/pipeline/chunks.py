@@ -139,7 +139,7 @@ class ChunkDecoder:
 
     def _decode_into(self, chunk: Mapping[str, Any], events: list[StreamEvent]) -> None:
         """:meth:`_decode_chunk`, appending to ``events`` (no list per chunk on the hot path)."""
-        if self._missing:
+        if self._missing and not chunk.keys().isdisjoint(self._missing):
             self._metadata(chunk, events)
         choices = chunk.get("choices")
         if choices and type(choices) is list:
@@ -203,6 +203,9 @@ class ChunkDecoder:
                         events.append(_text_delta(content, index))
                     else:
                         self._text(index, state, content, events)
+            elif len(delta) == 1 and "tool_calls" in delta:
+                # The other common case: the next fragment of a tool call's arguments.
+                state.tools.extend(delta["tool_calls"], index, events)
             else:
                 self._delta(index, state, delta, content, events)
         reason = choice.get("finish_reason")
@@ -226,12 +229,7 @@ class ChunkDecoder:
             if refusal and type(refusal) is str:
                 events.append(RefusalDelta(text=refusal, choice=index))
         if "tool_calls" in delta:
-            calls = delta["tool_calls"]
-            if calls and type(calls) is list:
-                fragment = state.tools.fragment
-                for call in calls:
-                    if type(call) is dict and (event := fragment(call, index)) is not None:
-                        events.append(event)
+            state.tools.extend(delta["tool_calls"], index, events)
 
     def _reasoning_field(
         self, index: int, state: _ChoiceState, delta: Mapping[str, Any], events: list[StreamEvent]

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic_core import to_json
 
 from sse_core.completion import ToolCall
-from sse_core.events import ToolCallDelta, _tool_call_delta
+from sse_core.events import StreamEvent, ToolCallDelta, _tool_call_delta
 from sse_core.pipeline.pieces import Pieces
 
 __all__ = ["CallParts", "ToolIndexer"]
@@ -60,18 +60,28 @@ class ToolIndexer:
         self._last: int | None = None
         self._top = -1
 
+    def extend(self, calls: object, choice: int, events: list[StreamEvent]) -> None:
+        """Append the events of a delta's ``tool_calls`` (a list of entries) to ``events``."""
+        if calls and type(calls) is list:
+            for call in calls:
+                if type(call) is dict and (event := self.fragment(call, choice)) is not None:
+                    events.append(event)
+
     def fragment(self, call: Mapping[str, Any], choice: int) -> ToolCallDelta | None:
         """The event for one ``tool_calls`` entry of a delta (None if it carries nothing)."""
         function = call.get("function")
         if type(function) is not dict:
             function = {}
-        return self._take(
-            call.get("index"),
-            call.get("id") or None,
-            function.get("name") or None,
-            function.get("arguments"),
-            choice,
-        )
+        wire_index = call.get("index")
+        call_id = call.get("id") or None
+        name = function.get("name") or None
+        arguments = function.get("arguments")
+        if type(arguments) is str and call_id is None and name is None and type(wire_index) is int:
+            # The common continuation (the next piece of arguments, by index), inline.
+            at = self._last = self._alias.get(wire_index, wire_index)
+            self._top = at if at > self._top else self._top  # max() costs a call per fragment
+            return _tool_call_delta(at, None, None, arguments, choice) if arguments else None
+        return self._take(wire_index, call_id, name, arguments, choice)
 
     def _take(
         self, wire_index: object, call_id: object, name: object, arguments: object, choice: int
