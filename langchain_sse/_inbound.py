@@ -24,6 +24,7 @@ from langchain_core.messages.tool import ToolCallChunk, tool_call_chunk
 from langchain_core.messages.utils import message_chunk_to_message
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 
+from langchain_sse._chunks import make_chunk, make_fragment_chunk
 from sse_core import (
     Completion,
     GatewayEvent,
@@ -91,27 +92,29 @@ def _wrap(message: AIMessageChunk) -> ChatGenerationChunk:
     return ChatGenerationChunk(message=message)
 
 
+# The chunks of the stream are built by ``make_chunk``: what validation would build, without
+# its cost (a tool-call fragment's partial-JSON parse above all; see langchain_sse._chunks).
+
+
 def _make_text(event: TextDelta) -> ChatGenerationChunk:
-    return _wrap(AIMessageChunk(content=event.text))
+    return make_chunk(event.text)
 
 
 def _make_reasoning(event: ReasoningDelta) -> ChatGenerationChunk:
-    return _wrap(AIMessageChunk(content="", additional_kwargs={"reasoning_content": event.text}))
+    return make_chunk("", additional_kwargs={"reasoning_content": event.text})
 
 
 def _make_refusal(event: RefusalDelta) -> ChatGenerationChunk:
-    return _wrap(
-        AIMessageChunk(
-            content="",
-            additional_kwargs={"refusal": event.text},
-            response_metadata={"model_provider": PROVIDER},
-        )
+    return make_chunk(
+        "",
+        additional_kwargs={"refusal": event.text},
+        response_metadata={"model_provider": PROVIDER},
     )
 
 
 def _make_tool_piece(event: ToolCallDelta) -> ChatGenerationChunk:
     """A tool-call fragment (``id``/``name`` only on a call's first fragment)."""
-    return _wrap(AIMessageChunk(content="", tool_call_chunks=[_make_fragment(event)]))
+    return make_fragment_chunk(event.name, event.arguments, event.id, event.index)
 
 
 def _pass_on(event: GatewayEvent) -> GatewayEvent:
@@ -239,7 +242,7 @@ def _map_nothing(events: Sequence[StreamEvent], followed: int | None) -> list[It
 
 def _merge_delta(delta: ReadDelta, *, tag: bool) -> ChatGenerationChunk:
     """One chunk of a read's merged pieces, naming only the fields that have something."""
-    fields: dict[str, Any] = {"content": delta.text}
+    fields: dict[str, Any] = {}
     extra = {}
     if delta.reasoning:
         extra["reasoning_content"] = delta.reasoning
@@ -251,7 +254,7 @@ def _merge_delta(delta: ReadDelta, *, tag: bool) -> ChatGenerationChunk:
         fields["tool_call_chunks"] = [_make_fragment(call) for call in delta.tool_calls]
     if tag:
         fields["response_metadata"] = {"model_provider": PROVIDER}
-    return _wrap(AIMessageChunk(**fields))
+    return make_chunk(delta.text, **fields)
 
 
 def build_whole_chunk(
