@@ -23,6 +23,7 @@ private slots); if anything differs, :data:`FALLBACK_REASON` says what and
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from langchain_core.messages import AIMessageChunk
@@ -308,26 +309,26 @@ def _changed_shapes() -> str | None:
     return None
 
 
+def _build_sample(sample: dict[str, Any]) -> ChatGenerationChunk | None:
+    return _build(
+        sample["content"],
+        sample.get("additional_kwargs"),
+        sample.get("tool_call_chunks"),
+        sample.get("response_metadata"),
+    )
+
+
 def _pairs() -> list[tuple[str, Callable[[], object], Callable[[], object]]]:
     """(what, build it here, build it validated) for every sample chunk."""
     pairs: list[tuple[str, Callable[[], object], Callable[[], object]]] = [
-        (
-            repr(sample),
-            lambda s=sample: _build(
-                s["content"],
-                s.get("additional_kwargs"),
-                s.get("tool_call_chunks"),
-                s.get("response_metadata"),
-            ),
-            lambda s=sample: make_validated(**s),
-        )
+        (repr(sample), partial(_build_sample, sample), partial(make_validated, **sample))
         for sample in _samples()
     ]
     pairs += [
         (
             f"the fragment {args!r}",
-            lambda a=(name, args, call_id, 0): _fragment_fast(*a),
-            lambda a=(name, args, call_id, 0): _fragment_validated(*a),
+            partial(_fragment_fast, name, args, call_id, 0),
+            partial(_fragment_validated, name, args, call_id, 0),
         )
         for args, name, call_id in (("m ipsum", None, None), ("", "write", "c1"), ("5", "f", None))
     ]
