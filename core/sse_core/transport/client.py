@@ -99,9 +99,7 @@ class _ClientBase:
     def __init__(self, config: ClientConfig | None, settings: dict[str, Any]) -> None:
         if config is not None and settings:
             raise TypeError(f"pass either config= or settings, not both (got {sorted(settings)})")
-        self.config: ClientConfig = (
-            config if config is not None else ClientConfig.build(**settings)
-        )
+        self.config: ClientConfig = config if config is not None else ClientConfig.build(**settings)
 
     @property
     def url(self) -> str:

@@ -35,6 +35,7 @@ from sse_core.pipeline.accumulator import Accumulator
 from sse_core.pipeline.session import StreamSession
 from sse_core.transport.config import ClientConfig
 from sse_core.transport.http import map_transport_error
+from sse_core.transport.keepalive import afinish_body, finish_body
 
 if TYPE_CHECKING:
     from sse_core.transport.client import AsyncChatClient, ChatClient, Prepared
@@ -111,9 +112,9 @@ def _body_async(response: httpx.Response, session: StreamSession) -> AsyncIterat
 
 
 def _run(client: ChatClient, prepared: Prepared, session: StreamSession, box: _Box) -> Batches:
-    response = box.response = client._open(prepared)
+    response, body = _start_sync(client, prepared, session, box)
     try:
-        for piece in _body_sync(response, session):
+        for piece in body:
             if batch := session.step(piece):
                 yield batch
             if session.stopped:
@@ -124,15 +125,15 @@ def _run(client: ChatClient, prepared: Prepared, session: StreamSession, box: _B
     except httpx.HTTPError as exc:
         raise _mapped(exc, session, client.config, prepared) from exc
     finally:
-        _close(response)
+        _close(response, body if box.completion is not None else None)
 
 
 async def _arun(
     client: AsyncChatClient, prepared: Prepared, session: StreamSession, box: _Box
 ) -> AsyncBatches:
-    response = box.response = await client._open(prepared)
+    response, body = await _start_async(client, prepared, session, box)
     try:
-        async for piece in _body_async(response, session):
+        async for piece in body:
             if batch := session.step(piece):
                 yield batch
             if session.stopped:
@@ -143,13 +144,30 @@ async def _arun(
     except httpx.HTTPError as exc:
         raise _mapped(exc, session, client.config, prepared) from exc
     finally:
-        await _aclose(response, box)
+        await _aclose(response, body if box.completion is not None else None)
 
 
-async def _aclose(response: httpx.Response, box: _Box) -> None:
-    """Close an async response; one left early is hung up at once first (see below)."""
-    if box.completion is None:
+def _start_sync(
+    client: ChatClient, prepared: Prepared, session: StreamSession, box: _Box
+) -> tuple[httpx.Response, Iterator[bytes]]:
+    response = box.response = client._open(prepared)
+    return response, _body_sync(response, session)
+
+
+async def _start_async(
+    client: AsyncChatClient, prepared: Prepared, session: StreamSession, box: _Box
+) -> tuple[httpx.Response, AsyncIterator[bytes]]:
+    response = box.response = await client._open(prepared)
+    return response, _body_async(response, session)
+
+
+async def _aclose(response: httpx.Response, body: AsyncIterator[bytes] | None) -> None:
+    """Close an async response: one that ended well after reading the end of its body if it
+    is here (:mod:`.keepalive`); one left early hung up at once first (see below)."""
+    if body is None:
         _hang_up(response)
+    else:
+        await afinish_body(response, body)
     await response.aclose()
 
 
@@ -299,9 +317,12 @@ class _Closer:
 gc.callbacks.append(_Closer.on_gc)
 
 
-def _close(response: httpx.Response) -> None:
-    """Close ``response``; inside a garbage collection, on the closer thread instead."""
+def _close(response: httpx.Response, body: Iterator[bytes] | None = None) -> None:
+    """Close ``response`` (after reading the end of ``body``, an answer that ended well, if it
+    is here: :mod:`.keepalive`); inside a garbage collection, on the closer thread instead."""
     if _Closer.collecting:
         _Closer.pending.put(response)
-    else:
-        response.close()
+        return
+    if body is not None:
+        finish_body(response, body)
+    response.close()

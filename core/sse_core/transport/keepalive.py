@@ -1,0 +1,97 @@
+"""After ``[DONE]``: read the end of the body if it is already here, so the connection is reused.
+
+A stream stops reading at ``data: [DONE]`` (a gateway may keep a body open after it). But
+an HTTP/1.1 response closed before its end closes its connection, so every request would
+open a new one: a TCP (and TLS) handshake before each answer, most of what a client added
+to the time to the first token over raw httpx, which reads every body to its end. So once
+the answer is whole, the stream reads on only when that cannot wait:
+
+- a ``content-length`` body whose bytes all arrived (the end is known to be here);
+- a chunked body whose last chunk (``0\\r\\n\\r\\n``) httpcore's h11 state already holds;
+- bytes waiting on the socket (the last chunk, written after the ``[DONE]`` frame).
+
+Otherwise, or if anything but the end follows (bytes after ``[DONE]``), the response is
+closed as before, with its connection. This never waits for the server.
+
+The h11 state is found through private attributes of httpx and httpcore (the response
+stream's ``_stream``, ``_httpcore_stream``, ``_stream``, ``_connection``, ``_h11_state``);
+with another transport (HTTP/2, a mock, a future httpx) it is not found, and only the two
+other signs count. ``tests/core/transport/test_keepalive.py`` fails loudly if the chain moves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import select
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+
+__all__ = ["afinish_body", "end_is_here", "find_h11_state", "finish_body"]
+
+#: The attributes from an httpx response stream to httpcore's h11 connection state.
+H11_CHAIN = ("_stream", "_httpcore_stream", "_stream", "_connection", "_h11_state")
+#: The end of a chunked body without trailers.
+_LAST_CHUNK = b"0\r\n\r\n"
+
+
+def find_h11_state(response: httpx.Response) -> Any | None:
+    """httpcore's h11 connection state for ``response``, or None (not an HTTP/1.1 response
+    of httpx's default transport, or the internals moved)."""
+    state: Any = response.stream
+    for name in H11_CHAIN:
+        state = getattr(state, name, None)
+        if state is None:
+            return None
+    return state if hasattr(state, "trailing_data") and hasattr(state, "their_state") else None
+
+
+def _socket_ready(response: httpx.Response) -> bool:
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    fileno = getattr(sock, "fileno", None)
+    if not callable(fileno):
+        return False
+    try:
+        readable, _, _ = select.select([fileno()], [], [], 0)
+    except (OSError, ValueError):
+        return False
+    return bool(readable)
+
+
+def end_is_here(response: httpx.Response) -> bool:
+    """Whether reading the rest of ``response``'s body can return at once (see above)."""
+    length = response.headers.get("content-length")
+    if length is not None:
+        return length.isdigit() and response.num_bytes_downloaded >= int(length)
+    state = find_h11_state(response)
+    if state is not None:
+        data, closed = state.trailing_data
+        if closed:
+            return False  # the server hung up: nothing to reuse
+        done = getattr(state.their_state, "__name__", "") == "DONE"  # h11's sentinel
+        if done or bytes(data).endswith(_LAST_CHUNK):
+            return True
+    return _socket_ready(response)
+
+
+def finish_body(response: httpx.Response, body: Iterator[bytes]) -> None:
+    """Read the end of ``body`` when :func:`end_is_here`; stop at any data (after
+    ``[DONE]``, not worth reading). The caller closes the response either way."""
+    if not end_is_here(response):
+        return
+    with contextlib.suppress(httpx.HTTPError):
+        for piece in body:
+            if piece:
+                return
+
+
+async def afinish_body(response: httpx.Response, body: AsyncIterator[bytes]) -> None:
+    """Async twin of :func:`finish_body`."""
+    if not end_is_here(response):
+        return
+    with contextlib.suppress(httpx.HTTPError):
+        async for piece in body:
+            if piece:
+                return
