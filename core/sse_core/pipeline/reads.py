@@ -68,16 +68,30 @@ class _Collect:
         self.usage = False
 
     def take(self, event: StreamEvent, choice: int) -> None:
+        # The two common events by their exact type first (cheaper than class patterns).
+        if type(event) is TextDelta:
+            if event.choice == choice:
+                self.text.append(event.text)
+        elif type(event) is ToolCallDelta:
+            if event.choice == choice:
+                self.call(event)
+        else:
+            self._take(event, choice)
+
+    def call(self, event: ToolCallDelta) -> None:
+        call = self.calls.get(event.index)
+        if call is None:
+            call = self.calls[event.index] = CallParts(0)
+        call.add(event, 0)
+
+    def _take(self, event: StreamEvent, choice: int) -> None:
         match event:
             case TextDelta(text=text, choice=at) if at == choice:
                 self.text.append(text)
             case ReasoningDelta(text=text, choice=at) if at == choice:
                 self.reasoning.append(text)
             case ToolCallDelta(choice=at) if at == choice:
-                call = self.calls.get(event.index)
-                if call is None:
-                    call = self.calls[event.index] = CallParts(0)
-                call.add(event, 0)
+                self.call(event)
             case RefusalDelta(text=text, choice=at) if at == choice:
                 self.refusal.append(text)
             case GatewayEvent():
