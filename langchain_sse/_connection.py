@@ -125,11 +125,14 @@ class ConnectionSettings(BaseModel):
 
     def _resolve_config(self) -> ClientConfig:
         """The checked configuration of the current settings (built again if they changed,
-        e.g. on a ``model_copy(update=...)``, which runs no validator)."""
+        e.g. on a ``model_copy(update=...)``, which runs no validator, or a header changed in
+        place: dicts are compared by a copy of their items, as the config holds copies)."""
         settings = self._collect_settings()
-        if self._built is None or self._built[0] != settings:
-            self._built = (settings, ClientConfig.build(**settings))
-        return self._built[1]
+        seen = {k: dict(v) if isinstance(v, dict) else v for k, v in settings.items()}
+        built = self._built  # one tuple, replaced whole: threads never see half of one
+        if built is None or built[0] != seen:
+            built = self._built = (seen, ClientConfig.build(**settings))
+        return built[1]
 
     @field_serializer("base_url")
     def _dump_url(self, base_url: str | None) -> str | None:

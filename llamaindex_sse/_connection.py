@@ -19,7 +19,14 @@ from typing import Any
 from sse_core import ClientConfig
 from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, public_url
 
-__all__ = ["CONNECTION_FIELDS", "build_config", "check_settings", "drop_secrets", "public_url"]
+__all__ = [
+    "CONNECTION_FIELDS",
+    "ConfigCache",
+    "build_config",
+    "check_settings",
+    "drop_secrets",
+    "public_url",
+]
 
 #: The SSELLM fields that are connection settings (``ClientConfig.build`` keywords).
 CONNECTION_FIELDS = (
@@ -53,6 +60,43 @@ def build_config(data: Mapping[str, Any]) -> ClientConfig:
     if isinstance(headers, Mapping):
         settings["secret_headers"] = tuple(name for name in headers if isinstance(name, str))
     return ClientConfig.build(**settings)
+
+
+class ConfigCache:
+    """The configuration of the last connection settings seen: built again only when one of
+    them changed (a field set, or a header or body extra added, removed or changed in place),
+    so a request does not check the settings and fingerprint them again. Copies and pickles
+    start empty (it holds the key)."""
+
+    __slots__ = ("_built",)
+
+    def __init__(self) -> None:
+        self._built: tuple[tuple[Any, ...], ClientConfig] | None = None
+
+    def get(self, data: Mapping[str, Any]) -> ClientConfig:
+        """:func:`build_config` of ``data`` (the connection fields), or the cached one.
+
+        Raises:
+            ConfigurationError: A setting is missing or cannot work.
+        """
+        # Dicts are compared by a copy of their items: the config holds copies of them.
+        seen = tuple(
+            dict(value) if isinstance(value, dict) else value
+            for value in (data.get(name) for name in CONNECTION_FIELDS)
+        )
+        built = self._built  # one tuple, replaced whole: threads never see half of one
+        if built is None or built[0] != seen:
+            built = self._built = (seen, build_config(data))
+        return built[1]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ConfigCache:
+        return ConfigCache()
 
 
 def check_settings(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -49,7 +49,7 @@ from llamaindex_sse._connection import (
     CONNECTION_FIELDS,
     MAX_CONNECTIONS,
     MAX_CONNECTIONS_DOC,
-    build_config,
+    ConfigCache,
     check_settings,
     drop_secrets,
     public_url,
@@ -165,6 +165,7 @@ class SSELLM(FunctionCallingLLM):
     max_connections: int = Field(default=MAX_CONNECTIONS, ge=1, description=MAX_CONNECTIONS_DOC)
 
     _pool: ClientPool = PrivateAttr(default_factory=ClientPool)
+    _configs: ConfigCache = PrivateAttr(default_factory=ConfigCache)
 
     def __init__(
         self,
@@ -192,8 +193,7 @@ class SSELLM(FunctionCallingLLM):
         for name, value in super().__repr_args__():
             yield name, public_url(value) if name == "base_url" else value
 
-    def __getstate__(self) -> dict[Any, Any]:
-        """The pickled state, without ``api_key`` and ``default_headers`` (credentials)."""
+    def __getstate__(self) -> dict[Any, Any]:  # without api_key and default_headers
         return drop_secrets(super().__getstate__())
 
     @classmethod
@@ -232,7 +232,7 @@ class SSELLM(FunctionCallingLLM):
         )
 
     def _make_config(self) -> ClientConfig:
-        return build_config({name: getattr(self, name) for name in CONNECTION_FIELDS})
+        return self._configs.get({name: getattr(self, name) for name in CONNECTION_FIELDS})
 
     def _get_sync_client(self) -> ChatClient:
         return self._pool.sync(self._make_config())

@@ -183,3 +183,23 @@ def test_max_connections_reaches_the_client() -> None:
     assert model._resolve_config().limits().max_connections == 2500
     with pytest.raises(ConfigurationError, match="max_connections"):
         ChatSSE(model="m", base_url="http://h/v1", max_connections=0)
+
+
+def test_the_config_is_built_once_until_a_setting_changes() -> None:
+    model = ChatSSE(
+        model="m",
+        base_url="http://gw.test/v1",
+        api_key=KEY,
+        default_headers={"X-Team": "a"},
+        extra_body={"top_k": 5},
+    )
+    first = model._resolve_config()
+    assert model._resolve_config() is first
+    assert model.default_headers is not None and model.extra_body is not None
+    model.default_headers["X-Team"] = "b"  # changed in place
+    second = model._resolve_config()
+    assert second is not first and second.default_headers == {"X-Team": "b"}
+    model.extra_body["seed"] = 1
+    assert dict(model._resolve_config().extra_body) == {"top_k": 5, "seed": 1}
+    model.max_retries = 0
+    assert model._resolve_config().retry.max_retries == 0

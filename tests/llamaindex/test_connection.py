@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
+import pickle
 
 import pytest
 from pydantic import SecretStr
@@ -10,6 +12,7 @@ from pydantic import SecretStr
 from llamaindex_sse import SSELLM
 from llamaindex_sse._connection import (
     CONNECTION_FIELDS,
+    ConfigCache,
     build_config,
     check_settings,
     drop_secrets,
@@ -78,3 +81,36 @@ def test_max_connections_reaches_the_client() -> None:
     assert llm._make_config().limits().max_connections == 2500
     with pytest.raises(ConfigurationError, match="max_connections"):
         SSELLM(model="m", base_url="http://h/v1", max_connections=0)
+
+
+def test_the_config_is_built_once_until_a_setting_changes() -> None:
+    llm = SSELLM(
+        model="m",
+        base_url="http://gateway.test/v1",
+        api_key="sk-1",
+        default_headers={"X-Team": "a"},
+        extra_body={"top_k": 5},
+    )
+    first = llm._make_config()
+    assert llm._make_config() is first
+    assert llm._get_sync_client() is llm._get_sync_client()
+    llm.default_headers["X-Team"] = "b"  # changed in place
+    second = llm._make_config()
+    assert second is not first and second.default_headers == {"X-Team": "b"}
+    llm.extra_body["seed"] = 1
+    third = llm._make_config()
+    assert third is not second and dict(third.extra_body) == {"top_k": 5, "seed": 1}
+    llm.base_url = "http://other.test/v1"
+    assert llm._make_config().url == "http://other.test/v1/chat/completions"
+    llm.api_key = SecretStr("sk-2")
+    assert "sk-2" in llm._make_config().secrets()
+
+
+def test_copies_and_pickles_of_the_cache_start_empty() -> None:
+    cache = ConfigCache()
+    fields = {"base_url": "http://gateway.test/v1", "api_key": "sk-cached-secret"}
+    config = cache.get(fields)
+    assert cache.get(dict(fields)) is config
+    assert b"sk-cached-secret" not in pickle.dumps(cache)
+    assert pickle.loads(pickle.dumps(cache)).get(fields) is not config
+    assert copy.deepcopy(cache).get(fields) is not config

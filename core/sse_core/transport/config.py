@@ -246,6 +246,9 @@ class ClientConfig:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     max_keepalive: int = DEFAULT_MAX_KEEPALIVE
     accelerator: str | None = None
+    # Made once, on first use (a request reads both): see pool_key() and secrets().
+    _key: bytes | None = field(default=None, init=False, repr=False, compare=False)
+    _secrets: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def build(
@@ -342,16 +345,31 @@ class ClientConfig:
     def secrets(self, extra_headers: Mapping[str, str] | None = None) -> list[str]:
         """Every secret value: the key, and the values of secret headers, the configured ones
         and those of ``extra_headers`` (the headers of one request)."""
+        own = self._secrets
+        if own is None:
+            own = self._own_secrets()
+            object.__setattr__(self, "_secrets", own)  # a cache: frozen for everything else
+        found = list(own)
+        if extra_headers:
+            found += [v for k, v in extra_headers.items() if v and self.is_secret_header(k)]
+        return found
+
+    def _own_secrets(self) -> tuple[str, ...]:
         found = [self.api_key.get_secret_value()] if self.api_key is not None else []
-        for headers in (self.default_headers, extra_headers or {}):
-            found += [v for k, v in headers.items() if v and self.is_secret_header(k)]
+        found += [v for k, v in self.default_headers.items() if v and self.is_secret_header(k)]
         parts = urlsplit(self.base_url)
         found += [p for p in (parts.password, parts.username) if p]
-        return found
+        return tuple(found)
 
     def pool_key(self) -> bytes:
         """A fingerprint of every setting: equal for equal configurations, and holding no
-        secret (a keyed hash, with a key that lives only in this process)."""
+        secret (a keyed hash, with a key that lives only in this process). Made once."""
+        if self._key is None:
+            object.__setattr__(self, "_key", self._fingerprint())  # a cache, as _secrets
+        assert self._key is not None
+        return self._key
+
+    def _fingerprint(self) -> bytes:
         plain = {
             "base_url": self.base_url,
             "api_key": self.api_key.get_secret_value() if self.api_key is not None else None,

@@ -3,6 +3,7 @@ construction, with a ConfigurationError that names the field and never shows a s
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pickle
 from typing import Any
@@ -363,3 +364,16 @@ def test_the_accelerator_is_a_setting_and_an_environment_variable() -> None:
     assert chosen.pool_key() != ClientConfig.build(base_url="http://h/v1").pool_key()
     with pytest.raises(ConfigurationError, match="accelerator must be one of"):
         ClientConfig.build(base_url="http://h/v1", accelerator="rust")
+
+
+def test_the_pool_key_and_secrets_are_made_once_and_stay_out_of_equality() -> None:
+    config = build(api_key=CANARY, default_headers={"api-key": f"{CANARY}ak"})
+    key = config.pool_key()
+    assert config.pool_key() is key
+    assert config.secrets() == config.secrets() == [CANARY, f"{CANARY}ak"]
+    assert config.secrets({"Authorization": "Bearer x", "X-Plain": "p"})[-1] == "Bearer x"
+    twin = build(api_key=CANARY, default_headers={"api-key": f"{CANARY}ak"})
+    assert twin == config
+    assert CANARY not in repr(config)
+    other = dataclasses.replace(config, api_key=SecretStr("sk-other"))
+    assert other.pool_key() != key and other.secrets()[0] == "sk-other"
