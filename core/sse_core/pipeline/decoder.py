@@ -64,6 +64,8 @@ class StreamDecoder:
             return []
         events: list[StreamEvent] = []
         parser = self._parser
+        if not parser._bom_checked:
+            parser._settle_bom(data)
         if not (parser._idle and len(data) <= parser._max and b"\r" not in data):
             self._resume(data, events)
         elif data[:7] == b"data: {" and data.find(b"\n") == len(data) - 2 == data.rfind(b"\n\n"):

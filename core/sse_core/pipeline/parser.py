@@ -175,6 +175,14 @@ class SSEParser:
 
     # --- the decoder's entry points (raw tuples, errors returned with what came before) ---
 
+    def _settle_bom(self, chunk: bytes) -> None:
+        """At the start of the body: a first read that cannot begin with a BOM settles the
+        check, so the decoder's speed path may take that read too."""
+        held = self._pending or self._data or self._event or self._skip_lf
+        if chunk and not _BOM.startswith(chunk[:3]) and self._error is None and not held:
+            self._bom_checked = True
+            self._idle = True
+
     def _feed_raw(self, chunk: bytes, out: list[RawEvent]) -> StreamProtocolError | None:
         """Append the events ``chunk`` completes to ``out``; return a bound error, if any.
 

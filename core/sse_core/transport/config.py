@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import os
@@ -93,6 +94,12 @@ class Timeouts:
 
 def public_url(url: str) -> str:
     """``url`` without user info, query or fragment: what messages and traces may show."""
+    # Asked for by every request (messages, traces): remembered, but never a URL with user
+    # info (a credential stays out of any cache).
+    return _remembered_public_url(url) if "@" not in url else _public_url(url)
+
+
+def _public_url(url: str) -> str:
     parts = urlsplit(url)
     host = parts.hostname or ""
     if ":" in host:
@@ -100,6 +107,9 @@ def public_url(url: str) -> str:
     port = parts.port
     netloc = f"{host}:{port}" if port is not None else host
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+_remembered_public_url = functools.lru_cache(maxsize=64)(_public_url)
 
 
 def _check_accelerator(name: str | None) -> str | None:
