@@ -12,7 +12,7 @@ by ``async``/``await`` only. :meth:`build_result`, :meth:`report_end` and
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Generator, Sequence
+from collections.abc import AsyncGenerator, Generator, Iterable, Sequence
 from contextlib import aclosing, closing
 from dataclasses import dataclass
 
@@ -59,7 +59,7 @@ class _CallBase:
         self._mapper = plan.mapper
         self._stamp = plan.stamp
 
-    def _map_read(self, events: Sequence[StreamEvent]) -> list[Item]:
+    def _map_read(self, events: Sequence[StreamEvent]) -> Iterable[Item]:
         return self._mapper.read(events, self.stream.answer.followed)
 
     def _build_final(self) -> ChatGenerationChunk:
@@ -141,7 +141,9 @@ class ModelCall(_CallBase):
         return self._tell_token(item)
 
     def _tell_token(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
-        self._manager.on_llm_new_token(self._stamp.token(chunk), chunk=chunk)
+        token = self._stamp.token(chunk)  # stamps the chunk: always
+        if self._manager.handlers:  # LangChain's own test: without handlers nothing runs
+            self._manager.on_llm_new_token(token, chunk=chunk)
         return chunk
 
 
@@ -193,5 +195,7 @@ class AsyncModelCall(_CallBase):
         return await self._tell_token(item)
 
     async def _tell_token(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
-        await self._manager.on_llm_new_token(self._stamp.token(chunk), chunk=chunk)
+        token = self._stamp.token(chunk)  # stamps the chunk: always
+        if self._manager.handlers:  # LangChain's own test: without handlers nothing runs
+            await self._manager.on_llm_new_token(token, chunk=chunk)
         return chunk

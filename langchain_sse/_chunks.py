@@ -50,7 +50,6 @@ MESSAGE_FIELDS = (
 )
 #: The fields of a ChatGenerationChunk, likewise.
 GENERATION_FIELDS = ("text", "generation_info", "type", "message")
-_GENERATION_SET = frozenset({"message", "text"})
 #: The fields ``init_tool_calls`` sets when there are fragments.
 _CALL_FIELDS = ("tool_calls", "invalid_tool_calls")
 #: The fields set on a chunk of one fragment.
@@ -67,6 +66,15 @@ _slots: dict[str, Callable[[Any, Any], None]] = {
     if hasattr(BaseModel.__dict__.get(name), "__set__")
 }
 _Calls = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
+
+def _missing_slot(model: Any, value: Any) -> None:
+    raise AttributeError("pydantic's slot is missing (FALLBACK_REASON says which)")
+
+
+_set_dict, _set_fields, _set_extra, _set_private = (
+    _slots.get(name, _missing_slot) for name in SLOTS
+)
 
 
 def make_validated(
@@ -124,9 +132,10 @@ def _assemble(
     tool_call_chunks: list[ToolCallChunk],
     fields_set: set[str],
 ) -> ChatGenerationChunk:
-    """The chunk of these field values, as validation leaves it."""
+    """The chunk of these field values, as validation leaves it (the slots set inline: this
+    runs for every chunk of a stream)."""
     message = _new(AIMessageChunk)
-    _fill(
+    _set_dict(
         message,
         {  # the order of MESSAGE_FIELDS
             "content": content,
@@ -141,11 +150,12 @@ def _assemble(
             "tool_call_chunks": tool_call_chunks,
             "chunk_position": None,
         },
-        fields_set,
-        {},
     )
+    _set_fields(message, fields_set)
+    _set_extra(message, {})
+    _set_private(message, None)
     generation = _new(ChatGenerationChunk)
-    _fill(
+    _set_dict(
         generation,
         {  # the order of GENERATION_FIELDS; the text as ``set_text`` sets it for str content
             "text": TextAccessor(content),
@@ -153,21 +163,11 @@ def _assemble(
             "type": "ChatGenerationChunk",
             "message": message,
         },
-        set(_GENERATION_SET),
     )
+    _set_fields(generation, {"message", "text"})
+    _set_extra(generation, None)
+    _set_private(generation, None)
     return generation
-
-
-def _fill(
-    model: BaseModel,
-    values: dict[str, Any],
-    fields_set: set[str],
-    extra: dict[str, Any] | None = None,
-) -> None:
-    _slots["__dict__"](model, values)
-    _slots["__pydantic_fields_set__"](model, fields_set)
-    _slots["__pydantic_extra__"](model, extra)
-    _slots["__pydantic_private__"](model, None)
 
 
 def _build(

@@ -14,7 +14,7 @@ only whether the stream's first chunk was tagged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from enum import Enum
 from typing import Any, cast
 
@@ -161,26 +161,32 @@ class ChunkMapper:
         self._model = model
         self._headers = headers
         self._tagged = False
-        #: ``read(events, followed)``: the items of one read (see :class:`MapMode`).
-        self.read: Callable[[Sequence[StreamEvent], int | None], list[Item]] = {
+        #: ``read(events, followed)``: the items of one read (see :class:`MapMode`), made as
+        #: they are taken.
+        self.read: Callable[[Sequence[StreamEvent], int | None], Iterable[Item]] = {
             MapMode.EACH: self.map_each,
             MapMode.COALESCE: self.map_coalesced,
             MapMode.QUIET: _map_nothing,
         }[mode]
 
-    def map_each(self, events: Sequence[StreamEvent], followed: int | None) -> list[Item]:
+    def map_each(self, events: Sequence[StreamEvent], followed: int | None) -> Iterator[Item]:
         """One chunk per delta event of the ``followed`` choice, and the named gateway
-        events, in arrival order."""
-        items: list[Item] = []
+        events, in arrival order; ``model_provider`` on the stream's first chunk.
+
+        Made one at a time, as the caller takes them: a fast gateway's read brings hundreds
+        of events, and chunks made all at once would outlive the collector's youngest
+        generation together (full collections, pauses, with thousands of streams at once).
+        """
         for event in events:
             make = _PER_EVENT.get(type(event))
             if make is not None and getattr(event, "choice", followed) == followed:
-                items.append(make(event))
-        if not self._tagged:
-            self._tag_first(items)
-        return items
+                item = make(event)
+                if not self._tagged and type(item) is ChatGenerationChunk:
+                    item.message.response_metadata = {"model_provider": PROVIDER}
+                    self._tagged = True
+                yield item
 
-    def map_coalesced(self, events: Sequence[StreamEvent], followed: int | None) -> list[Item]:
+    def map_coalesced(self, events: Sequence[StreamEvent], followed: int | None) -> Iterable[Item]:
         """At most one chunk for what one network read added, then its gateway events."""
         if len(events) <= 1:  # a slow stream: nothing to merge, no cost to pay
             return self.map_each(events, followed)
@@ -190,14 +196,6 @@ class ChunkMapper:
         tag = bool(delta.refusal) or not self._tagged
         self._tagged = True
         return [_merge_delta(delta, tag=tag), *delta.events]
-
-    def _tag_first(self, items: list[Item]) -> None:
-        """Put ``model_provider`` on the stream's first chunk."""
-        for item in items:
-            if isinstance(item, ChatGenerationChunk):
-                item.message.response_metadata = {"model_provider": PROVIDER}
-                self._tagged = True
-                return
 
     def build_final(self, completion: Completion, followed: int | None) -> ChatGenerationChunk:
         """The one last chunk: usage (mapped once) and the response metadata.

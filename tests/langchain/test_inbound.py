@@ -33,7 +33,7 @@ def _read(events: list[StreamEvent], mapper: ChunkMapper | None = None) -> list[
     """Map ``events`` as one read of a new stream (per event, unless ``mapper`` says)."""
     answer = Accumulator()
     answer.extend(events)
-    return (mapper or ChunkMapper()).read(events, answer.followed)
+    return list((mapper or ChunkMapper()).read(events, answer.followed))
 
 
 def _reads(reads: list[list[StreamEvent]], mode: MapMode) -> list[Item]:
