@@ -63,6 +63,19 @@ def _get_slot(name: str) -> Any:
     return BaseModel.__dict__.get(name)
 
 
+def _no_slot(instance: Any, value: Any) -> None:
+    raise AttributeError("a pydantic slot is missing (FALLBACK_REASON says which)")
+
+
+# The slots' setters, looked up once: every streamed response sets them.
+_set_dict, _set_fields, _set_extra, _set_private = (
+    getattr(_get_slot(name), "__set__", _no_slot) for name in PYDANTIC_SLOTS
+)
+_get_dict: Callable[[BaseModel], dict[str, Any]] = getattr(
+    _get_slot("__dict__"), "__get__", lambda instance: {}
+)
+
+
 def _find_missing_slots() -> list[str]:
     return [
         f"BaseModel.__dict__[{name!r}]"
@@ -87,14 +100,14 @@ class StreamMessage(ChatMessage):
     def at(cls, source: MessageSource, mark: Any) -> StreamMessage:
         """The message as of ``mark`` (O(1): nothing is joined yet)."""
         message: StreamMessage = _new(cls)
-        _get_slot("__dict__").__set__(message, {"role": MessageRole.ASSISTANT})
+        _set_dict(message, {"role": MessageRole.ASSISTANT})
         _init_slots(message, _MESSAGE_FIELDS)
         _set_source(message, source)
         _set_mark(message, mark)
         return message
 
     def _assembled(self) -> dict[str, Any]:
-        fields: dict[str, Any] = _get_slot("__dict__").__get__(self)
+        fields: dict[str, Any] = _get_dict(self)
         # A copy or an unpickled instance has no source slot: its fields are already there.
         source: MessageSource | None = getattr(self, "_source", None)
         if source is not None and "blocks" not in fields:
@@ -109,7 +122,7 @@ class StreamMessage(ChatMessage):
 
     @__dict__.setter
     def __dict__(self, value: dict[str, Any]) -> None:
-        _get_slot("__dict__").__set__(self, value)
+        _set_dict(self, value)
 
     def __getattr__(self, name: str) -> Any:
         if name in _LAZY_FIELDS:
@@ -135,9 +148,9 @@ _set_mark: Callable[[StreamMessage, Any], None] = vars(StreamMessage)["_mark"]._
 
 
 def _init_slots(instance: BaseModel, fields: tuple[str, ...]) -> None:
-    _get_slot("__pydantic_fields_set__").__set__(instance, set(fields))
-    _get_slot("__pydantic_extra__").__set__(instance, None)
-    _get_slot("__pydantic_private__").__set__(instance, None)
+    _set_fields(instance, set(fields))
+    _set_extra(instance, None)
+    _set_private(instance, None)
 
 
 class _Probe:
@@ -192,7 +205,7 @@ class Build:
                 message=message, raw=raw, delta=delta, additional_kwargs=additional_kwargs
             )
         response: ChatResponse = _new(ChatResponse)
-        _get_slot("__dict__").__set__(
+        _set_dict(
             response,
             {
                 "message": message,

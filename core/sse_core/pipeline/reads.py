@@ -131,6 +131,11 @@ def merge_read(events: Iterable[StreamEvent], choice: int | None) -> ReadDelta:
         events: The events of one read, in order.
         choice: The choice to follow (the accumulator's ``followed``).
     """
+    if type(events) is list and len(events) == 1:
+        # A read of one text piece (a server that flushes every event, read as it comes).
+        (event,) = events
+        if type(event) is TextDelta and event.choice == choice:
+            return ReadDelta(text=event.text)
     collect = _Collect()
     at = -1 if choice is None else choice
     for event in events:
