@@ -29,9 +29,13 @@ ROW = re.compile(r"^\s*\S.*\d+\.\d+")
 def test_every_benchmark_is_covered() -> None:
     assert {path.name for path in SCRIPTS} >= {
         "bench_accumulator.py",
+        "bench_concurrency.py",
         "bench_decoder.py",
+        "bench_first_token.py",
+        "bench_fragments.py",
         "bench_langchain.py",
         "bench_llamaindex.py",
+        "bench_pathological.py",
         "bench_transport.py",
     }
 
