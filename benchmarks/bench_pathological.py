@@ -12,7 +12,9 @@ while a ``<think>`` block could still start); 50 choices in turn; whole tool cal
 tool calls by index in pieces (a tenth of the frames open calls, the rest append to them in
 turn); tool calls without index joined by id; named gateway events; long reasoning.
 
-It prints; it asserts nothing (speed is never a test). Run:
+Speed is printed, never asserted. Checked (exit status 1 when wrong): at every size, the
+Completion holds exactly what the body was built with (each choice's text, the reasoning,
+every tool call's index, id, name and arguments, the named events, the finish reason). Run:
 ``.venv/bin/python benchmarks/bench_pathological.py [--quick] [--repeat R]``
 (``--quick``: 2,000 / 10,000 / 40,000 frames, one run).
 """
@@ -23,6 +25,7 @@ import argparse
 import gc
 import json
 import statistics
+import sys
 import time
 from collections.abc import Callable, Iterator
 
@@ -125,20 +128,93 @@ SHAPES: dict[str, Shape] = {
 }
 
 
+# --- what each shape must decode to ------------------------------------------------------
+
+#: (each choice's index and text, the reasoning, the calls (index, id, name, arguments), the
+#: named events (name, data), the finish reason)
+Summary = tuple[
+    tuple[tuple[int, str], ...],
+    str,
+    tuple[tuple[int, str | None, str | None, str], ...],
+    tuple[tuple[str, object], ...],
+    str | None,
+]
+
+
+def summary(completion: sse_core.Completion) -> Summary:
+    return (
+        tuple((choice.index, choice.content) for choice in completion.choices),
+        completion.reasoning,
+        tuple((c.index, c.id, c.name, c.arguments) for c in completion.tool_calls),
+        tuple((event.name, event.data) for event in completion.events),
+        completion.finish_reason,
+    )
+
+
+def _share(total: int, parts: int, at: int) -> int:
+    """How many of ``total`` items dealt in turn to ``parts`` go to part ``at``."""
+    return total // parts + (1 if at < total % parts else 0)
+
+
+def _pieces(n: int) -> Summary:
+    """Calls by index in pieces and calls by id: the same calls."""
+    calls = max(n // 10, 1)
+    return (
+        ((0, ""),),
+        "",
+        tuple((i, f"c{i}", "f", "x" * _share(n - calls, calls, i)) for i in range(calls)),
+        (),
+        "stop",
+    )
+
+
+EXPECTED: dict[str, Callable[[int], Summary]] = {
+    "calls without index": lambda n: (
+        ((0, ""),),
+        "",
+        tuple((i, None, "f", "{}") for i in range(n)),
+        (),
+        "stop",
+    ),
+    "whitespace-only content": lambda n: (((0, "\n" * n),), "", (), (), "stop"),
+    "50 choices": lambda n: (
+        tuple((i, "word " * _share(n, 50, i)) for i in range(min(n, 50))),
+        "",
+        (),
+        (),
+        "stop",
+    ),
+    "whole calls by index": lambda n: (
+        ((0, ""),),
+        "",
+        tuple((i, f"c{i}", "f", "{}") for i in range(n)),
+        (),
+        "stop",
+    ),
+    "calls by index in pieces": _pieces,
+    "calls by id, no index": _pieces,
+    "named events": lambda n: (((0, ""),), "", (), (("gw.note", {"n": 1}),) * n, "stop"),
+    "long reasoning": lambda n: (((0, ""),), "r" * n, (), (), "stop"),
+}
+
+
 def reads(body: bytes) -> Iterator[bytes]:
     """``body`` as 16 KiB network reads."""
     return (body[i : i + READ] for i in range(0, len(body), READ))
 
 
-def per_frame(shape: Shape, frames: int, repeat: int) -> float:
-    """Median microseconds per frame of decoding ``shape`` at ``frames`` frames."""
-    body = shape(frames)
+def per_frame(name: str, frames: int, repeat: int, errors: list[str]) -> float:
+    """Median microseconds per frame of decoding shape ``name`` at ``frames`` frames; what
+    is wrong with the decoded Completion goes to ``errors``."""
+    body = SHAPES[name](frames)
     times = []
     for _ in range(repeat):
         gc.collect()
         started = time.perf_counter()
-        sse_core.decode(reads(body))
+        completion = sse_core.decode(reads(body))
         times.append(time.perf_counter() - started)
+        if summary(completion) != EXPECTED[name](frames):
+            errors.append(f"{name}, {frames} frames: the Completion is not what was sent")
     return statistics.median(times) / frames * 1e6
 
 
@@ -147,23 +223,28 @@ def row(name: str, costs: list[float]) -> str:
     return f"{name:<26}{cells}{costs[-1] / costs[0]:>12.2f}"
 
 
-def run(sizes: tuple[int, ...], repeat: int) -> None:
-    """Measure every shape at every size and print the table."""
+def run(sizes: tuple[int, ...], repeat: int) -> list[str]:
+    """Measure and check every shape at every size, print the table; what was wrong."""
+    errors: list[str] = []
     header = "".join(f"{size:>10,} us" for size in sizes)
     print(f"{'shape (us per frame)':<26}{header}{f'{sizes[-1] // 1000}k/{sizes[0] // 1000}k':>12}")
-    for name, shape in SHAPES.items():
-        print(row(name, [per_frame(shape, size, repeat) for size in sizes]), flush=True)
+    for name in SHAPES:
+        print(row(name, [per_frame(name, size, repeat, errors) for size in sizes]), flush=True)
+    return errors
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, one run")
     parser.add_argument("--repeat", type=int, default=3, help="runs per size (median; 3)")
     args = parser.parse_args()
     sizes, repeat = (QUICK_SIZES, 1) if args.quick else (SIZES, args.repeat)
     print(f"sse_core.decode in {READ // 1024} KiB reads; median of {repeat} run(s)")
-    run(sizes, repeat)
+    errors = run(sizes, repeat)
+    for error in errors:
+        print("CHECK FAILED:", error, file=sys.stderr)
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
