@@ -83,8 +83,10 @@ def make_validated(
     additional_kwargs: dict[str, Any] | None = None,
     tool_call_chunks: list[ToolCallChunk] | None = None,
     response_metadata: dict[str, Any] | None = None,
+    message_id: str | None = None,
 ) -> ChatGenerationChunk:
-    """The chunk :func:`make_chunk` builds, the ordinary (validated) way."""
+    """The chunk :func:`make_chunk` builds, the ordinary (validated) way: the message made
+    with the fields given, then its ``id`` set (as a run stamps its chunks)."""
     fields: dict[str, Any] = {"content": content}
     if additional_kwargs is not None:
         fields["additional_kwargs"] = additional_kwargs
@@ -92,7 +94,10 @@ def make_validated(
         fields["tool_call_chunks"] = tool_call_chunks
     if response_metadata is not None:
         fields["response_metadata"] = response_metadata
-    return ChatGenerationChunk(message=AIMessageChunk(**fields))
+    message = AIMessageChunk(**fields)
+    if message_id is not None:
+        message.id = message_id
+    return ChatGenerationChunk(message=message)
 
 
 def _entry(name: str | None, args: str | None, call_id: str | None) -> dict[str, Any] | None:
@@ -131,6 +136,7 @@ def _assemble(
     calls: _Calls,
     tool_call_chunks: list[ToolCallChunk],
     fields_set: set[str],
+    message_id: str | None,
 ) -> ChatGenerationChunk:
     """The chunk of these field values, as validation leaves it (the slots set inline: this
     runs for every chunk of a stream)."""
@@ -143,7 +149,7 @@ def _assemble(
             "response_metadata": response_metadata,
             "type": "AIMessageChunk",
             "name": None,
-            "id": None,
+            "id": message_id,
             "tool_calls": calls[0],
             "invalid_tool_calls": calls[1],
             "usage_metadata": None,
@@ -175,13 +181,14 @@ def _build(
     additional_kwargs: dict[str, Any] | None,
     tool_call_chunks: list[ToolCallChunk] | None,
     response_metadata: dict[str, Any] | None,
+    message_id: str | None = None,
 ) -> ChatGenerationChunk | None:
     """:func:`make_chunk` without validation; None where LangChain must do it.
 
     The fragment dicts are kept (validation would copy them): they must be made as
     ``tool_call_chunk()`` makes them and not be used elsewhere.
     """
-    fields_set = {"content"}
+    fields_set = {"content"} if message_id is None else {"content", "id"}
     calls: _Calls = ([], [])
     if additional_kwargs is not None:
         if "tool_calls" in additional_kwargs:
@@ -204,6 +211,7 @@ def _build(
         calls,
         [] if tool_call_chunks is None else list(tool_call_chunks),
         fields_set,
+        message_id,
     )
 
 
@@ -213,8 +221,9 @@ def _make_fast(
     additional_kwargs: dict[str, Any] | None = None,
     tool_call_chunks: list[ToolCallChunk] | None = None,
     response_metadata: dict[str, Any] | None = None,
+    message_id: str | None = None,
 ) -> ChatGenerationChunk:
-    built = _build(content, additional_kwargs, tool_call_chunks, response_metadata)
+    built = _build(content, additional_kwargs, tool_call_chunks, response_metadata, message_id)
     if built is not None:
         return built
     return make_validated(
@@ -222,24 +231,35 @@ def _make_fast(
         additional_kwargs=additional_kwargs,
         tool_call_chunks=tool_call_chunks,
         response_metadata=response_metadata,
+        message_id=message_id,
     )
 
 
 def _fragment_fast(
-    name: str | None, args: str, call_id: str | None, index: int | None
+    name: str | None,
+    args: str,
+    call_id: str | None,
+    index: int | None,
+    message_id: str | None = None,
 ) -> ChatGenerationChunk:
     fragment = _fragment(name, args, call_id, index)
     entry = _entry(name, args, call_id)
     if entry is None:
-        return make_validated("", tool_call_chunks=[fragment])
+        return make_validated("", tool_call_chunks=[fragment], message_id=message_id)
     calls: _Calls = ([entry], []) if entry["type"] == "tool_call" else ([], [entry])
-    return _assemble("", {}, {}, calls, [fragment], set(_FRAGMENT_SET))
+    fields_set = set(_FRAGMENT_SET) if message_id is None else {*_FRAGMENT_SET, "id"}
+    return _assemble("", {}, {}, calls, [fragment], fields_set, message_id)
 
 
 def _fragment_validated(
-    name: str | None, args: str, call_id: str | None, index: int | None
+    name: str | None,
+    args: str,
+    call_id: str | None,
+    index: int | None,
+    message_id: str | None = None,
 ) -> ChatGenerationChunk:
-    return make_validated("", tool_call_chunks=[_fragment(name, args, call_id, index)])
+    fragment = _fragment(name, args, call_id, index)
+    return make_validated("", tool_call_chunks=[fragment], message_id=message_id)
 
 
 def _fragment(name: str | None, args: str, call_id: str | None, index: int | None) -> ToolCallChunk:
@@ -283,6 +303,7 @@ def _samples() -> list[dict[str, Any]]:
 
     return [
         {"content": "hi"},
+        {"content": "hi", "message_id": "lc_run--probe"},
         {"content": "", "additional_kwargs": {"reasoning_content": "r"}},
         {"content": "", "additional_kwargs": {"refusal": "no"}, "response_metadata": {"m": "s"}},
         {"content": "", "tool_call_chunks": [piece("m ipsum do")]},
@@ -294,6 +315,7 @@ def _samples() -> list[dict[str, Any]]:
             "additional_kwargs": {},
             "tool_call_chunks": [piece("", "f", "c1"), piece('"a": 1}'), piece("]")],
             "response_metadata": {"model_provider": "sse"},
+            "message_id": "lc_run--probe",
         },
     ]
 
@@ -315,6 +337,7 @@ def _build_sample(sample: dict[str, Any]) -> ChatGenerationChunk | None:
         sample.get("additional_kwargs"),
         sample.get("tool_call_chunks"),
         sample.get("response_metadata"),
+        sample.get("message_id"),
     )
 
 
@@ -327,10 +350,11 @@ def _pairs() -> list[tuple[str, Callable[[], object], Callable[[], object]]]:
     pairs += [
         (
             f"the fragment {args!r}",
-            partial(_fragment_fast, name, args, call_id, 0),
-            partial(_fragment_validated, name, args, call_id, 0),
+            partial(_fragment_fast, name, args, call_id, 0, message_id),
+            partial(_fragment_validated, name, args, call_id, 0, message_id),
         )
         for args, name, call_id in (("m ipsum", None, None), ("", "write", "c1"), ("5", "f", None))
+        for message_id in (None, "lc_run--probe")
     ]
     return pairs
 
@@ -353,13 +377,15 @@ def probe() -> str | None:
 #: Why chunks are validated one by one (None: they are built directly).
 FALLBACK_REASON: str | None = probe()
 #: ``make_chunk(content, *, additional_kwargs=None, tool_call_chunks=None,
-#: response_metadata=None)``: the same as :func:`make_validated` (its fields given as
-#: keywords, the others left to their defaults), built without validation where that is exact.
+#: response_metadata=None, message_id=None)``: the same as :func:`make_validated` (its fields
+#: given as keywords, the others left to their defaults, the id as a run's stamp sets it),
+#: built without validation where that is exact.
 make_chunk: Callable[..., ChatGenerationChunk] = (
     _make_fast if FALLBACK_REASON is None else make_validated
 )
-#: ``make_fragment_chunk(name, args, call_id, index)``: the chunk of one tool-call fragment,
-#: ``make_chunk("", tool_call_chunks=[tool_call_chunk(name=..., args=..., id=..., index=...)])``.
-make_fragment_chunk: Callable[[str | None, str, str | None, int | None], ChatGenerationChunk] = (
+#: ``make_fragment_chunk(name, args, call_id, index, message_id=None)``: the chunk of one
+#: tool-call fragment, ``make_chunk("", tool_call_chunks=[tool_call_chunk(name=..., args=...,
+#: id=..., index=...)], message_id=message_id)``.
+make_fragment_chunk: Callable[..., ChatGenerationChunk] = (
     _fragment_fast if FALLBACK_REASON is None else _fragment_validated
 )

@@ -96,28 +96,30 @@ def _wrap(message: AIMessageChunk) -> ChatGenerationChunk:
 # its cost (a tool-call fragment's partial-JSON parse above all; see langchain_sse._chunks).
 
 
-def _make_text(event: TextDelta) -> ChatGenerationChunk:
-    return make_chunk(event.text)
+def _make_text(event: TextDelta, message_id: str | None) -> ChatGenerationChunk:
+    return make_chunk(event.text, message_id=message_id)
 
 
-def _make_reasoning(event: ReasoningDelta) -> ChatGenerationChunk:
-    return make_chunk("", additional_kwargs={"reasoning_content": event.text})
+def _make_reasoning(event: ReasoningDelta, message_id: str | None) -> ChatGenerationChunk:
+    extra = {"reasoning_content": event.text}
+    return make_chunk("", additional_kwargs=extra, message_id=message_id)
 
 
-def _make_refusal(event: RefusalDelta) -> ChatGenerationChunk:
+def _make_refusal(event: RefusalDelta, message_id: str | None) -> ChatGenerationChunk:
     return make_chunk(
         "",
         additional_kwargs={"refusal": event.text},
         response_metadata={"model_provider": PROVIDER},
+        message_id=message_id,
     )
 
 
-def _make_tool_piece(event: ToolCallDelta) -> ChatGenerationChunk:
+def _make_tool_piece(event: ToolCallDelta, message_id: str | None) -> ChatGenerationChunk:
     """A tool-call fragment (``id``/``name`` only on a call's first fragment)."""
-    return make_fragment_chunk(event.name, event.arguments, event.id, event.index)
+    return make_fragment_chunk(event.name, event.arguments, event.id, event.index, message_id)
 
 
-def _pass_on(event: GatewayEvent) -> GatewayEvent:
+def _pass_on(event: GatewayEvent, message_id: str | None) -> GatewayEvent:
     return event
 
 
@@ -126,7 +128,7 @@ def _make_fragment(event: ToolCallDelta) -> ToolCallChunk:
 
 
 #: The item each event type gives, by exact type (a dict lookup per event, no match chain).
-_PER_EVENT: dict[type[StreamEvent], Callable[[Any], Item]] = {
+_PER_EVENT: dict[type[StreamEvent], Callable[[Any, str | None], Item]] = {
     TextDelta: _make_text,
     ReasoningDelta: _make_reasoning,
     ToolCallDelta: _make_tool_piece,
@@ -142,7 +144,7 @@ class ChunkMapper:
     the others stay in the Completion.
     """
 
-    __slots__ = ("_headers", "_model", "_tagged", "read")
+    __slots__ = ("_headers", "_message_id", "_model", "_tagged", "read")
 
     def __init__(
         self,
@@ -150,6 +152,7 @@ class ChunkMapper:
         model: str | None = None,
         headers: Sequence[str] = DEFAULT_RESPONSE_HEADERS,
         mode: MapMode = MapMode.EACH,
+        message_id: str | None = None,
     ) -> None:
         """Start a response.
 
@@ -157,8 +160,11 @@ class ChunkMapper:
             model: The model asked for, named when the gateway sends no model name.
             headers: The response headers to copy into ``response_metadata``.
             mode: One chunk per delta, one per read, or none.
+            message_id: The id the run stamps on every chunk (``lc_run--<run id>``), given
+                to them as they are made (None: chunks without id, stamped later if at all).
         """
         self._model = model
+        self._message_id = message_id
         self._headers = headers
         self._tagged = False
         #: ``read(events, followed)``: the items of one read (see :class:`MapMode`), made as
@@ -180,7 +186,7 @@ class ChunkMapper:
         for event in events:
             make = _PER_EVENT.get(type(event))
             if make is not None and getattr(event, "choice", followed) == followed:
-                item = make(event)
+                item = make(event, self._message_id)
                 if not self._tagged and type(item) is ChatGenerationChunk:
                     item.message.response_metadata = {"model_provider": PROVIDER}
                     self._tagged = True
@@ -195,7 +201,7 @@ class ChunkMapper:
             return list(delta.events)
         tag = bool(delta.refusal) or not self._tagged
         self._tagged = True
-        return [_merge_delta(delta, tag=tag), *delta.events]
+        return [_merge_delta(delta, tag=tag, message_id=self._message_id), *delta.events]
 
     def build_final(self, completion: Completion, followed: int | None) -> ChatGenerationChunk:
         """The one last chunk: usage (mapped once) and the response metadata.
@@ -238,7 +244,7 @@ def _map_nothing(events: Sequence[StreamEvent], followed: int | None) -> list[It
     return []
 
 
-def _merge_delta(delta: ReadDelta, *, tag: bool) -> ChatGenerationChunk:
+def _merge_delta(delta: ReadDelta, *, tag: bool, message_id: str | None) -> ChatGenerationChunk:
     """One chunk of a read's merged pieces, naming only the fields that have something."""
     fields: dict[str, Any] = {}
     extra = {}
@@ -252,7 +258,7 @@ def _merge_delta(delta: ReadDelta, *, tag: bool) -> ChatGenerationChunk:
         fields["tool_call_chunks"] = [_make_fragment(call) for call in delta.tool_calls]
     if tag:
         fields["response_metadata"] = {"model_provider": PROVIDER}
-    return make_chunk(delta.text, **fields)
+    return make_chunk(delta.text, message_id=message_id, **fields)
 
 
 def build_whole_chunk(

@@ -186,6 +186,9 @@ class Unstamped:
 
     __slots__ = ()
 
+    #: No message id is given to the chunks.
+    id: str | None = None
+
     def token(self, chunk: ChatGenerationChunk) -> Token:
         """The token of ``chunk``: its text."""
         return chunk.text

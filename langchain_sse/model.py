@@ -167,7 +167,9 @@ class ChatSSE(StreamingChatModel):
         coalesce = self.coalesce or whole
         mode = MapMode.QUIET if quiet else MapMode.COALESCE if coalesce else MapMode.EACH
         model = outbound.payload["model"]
-        mapper = ChunkMapper(model=model, headers=self.response_headers, mode=mode)
+        mapper = ChunkMapper(
+            model=model, headers=self.response_headers, mode=mode, message_id=stamp.id
+        )
         return CallPlan(
             outbound=outbound, mapper=mapper, stamp=stamp, link=link, streaming=not whole
         )

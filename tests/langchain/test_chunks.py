@@ -138,3 +138,17 @@ def test_one_fragment(args: str, name: str | None, call_id: str | None, index: i
     validated = make_validated("", tool_call_chunks=[piece])
     assert _same(built, validated), (built, validated)
     assert _same(_chunks._fragment_validated(name, args, call_id, index), validated)
+
+
+@pytest.mark.parametrize("extra", [False, True])
+def test_a_chunk_made_with_its_run_id_is_a_stamped_one(extra: bool) -> None:
+    """The id a run stamps on each chunk, given when the chunk is made: what setting it on a
+    validated chunk gives (``message.id = ...``, as the stamp does)."""
+    fields = _fields("hi", [("m ipsum", None, None)], extra, tag=True)
+    built = make_chunk(**copy.deepcopy(fields), message_id="lc_run--x")
+    validated = make_validated(**copy.deepcopy(fields), message_id="lc_run--x")
+    stamped = make_validated(**copy.deepcopy(fields))
+    stamped.message.id = "lc_run--x"
+    assert _same(built, validated) and _same(built, stamped)
+    piece = _chunks.make_fragment_chunk(None, "m ipsum", None, 0, "lc_run--x")
+    assert _same(piece, _chunks._fragment_validated(None, "m ipsum", None, 0, "lc_run--x"))
