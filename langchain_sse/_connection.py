@@ -3,7 +3,10 @@
 The settings are checked once, at construction, by :meth:`sse_core.ClientConfig.build` (the
 one place for URL, key, header and timeout rules and the ``SSE_BASE_URL``/``SSE_API_KEY``
 fallbacks), so a bad value raises the core's ``ConfigurationError`` naming the field (a
-value of the wrong type too: pydantic's error becomes one, without the input). The clients
+value of the wrong type too: pydantic's error becomes one, without the input), and an unknown
+argument is refused by name (pydantic would drop it), with ChatOpenAI's names pointed to
+ChatSSE's (``openai_api_base`` to ``base_url``) and request parameters to ``model_kwargs``.
+The clients
 come from one :class:`sse_core.ClientPool` per model (copies share it; it keys clients by a
 fingerprint of the configuration, so a copy with another URL gets its own client).
 
@@ -34,6 +37,7 @@ from pydantic import (
 from typing_extensions import Self
 
 from sse_core import ClientConfig, ClientPool, ConfigurationError, Timeouts
+from sse_core._names import refuse_unknown
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, public_url
 
@@ -47,6 +51,26 @@ def validation_summary(owner: str, error: ValidationError) -> str:
         for item in error.errors(include_input=False, include_url=False)
     ]
     return f"{owner} settings rejected: " + "; ".join(parts)
+
+
+#: ChatOpenAI's names for settings ChatSSE names otherwise.
+_HINTS = {
+    "openai_api_base": "use base_url",
+    "api_base": "use base_url",
+    "openai_api_key": "use api_key",
+    "request_timeout": "use timeout",
+    "max_completion_tokens": "use max_tokens",
+    "openai_proxy": "pass http_client=httpx.Client(proxy=...)",
+    "default_query": "put the query in base_url",
+}
+_OTHERWISE = "request parameters (top_p, seed, ...) go in model_kwargs"
+
+
+def _known_names(cls: type[BaseModel]) -> set[str]:
+    """The keyword names a model takes: its fields and their aliases."""
+    names = set(cls.model_fields)
+    names.update(field.alias for field in cls.model_fields.values() if field.alias)
+    return names
 
 
 #: Fields a pickle never holds: the key, the headers, the injected clients (not picklable).
@@ -96,6 +120,7 @@ class ConnectionSettings(BaseModel):
         """Check the settings now: a bad one raises the core's ``ConfigurationError`` naming
         the field (raised here, after pydantic's own checks, so it is not wrapped in a
         ``ValidationError``)."""
+        refuse_unknown(type(self).__name__, data, _known_names(type(self)), _HINTS, _OTHERWISE)
         try:
             super().__init__(**data)
         except ValidationError as exc:  # a value of the wrong type: the same error, one kind
@@ -133,6 +158,16 @@ class ConnectionSettings(BaseModel):
         if built is None or built[0] != seen:
             built = self._built = (seen, ClientConfig.build(**settings))
         return built[1]
+
+    def close(self) -> None:
+        """Close the pooled sync connections (an injected ``http_client`` is left open). The
+        model stays usable: the next call opens a new connection."""
+        self._pool.close()
+
+    async def aclose(self) -> None:
+        """Close the running loop's pooled async connections (an injected
+        ``http_async_client`` is left open). The model stays usable."""
+        await self._pool.aclose()
 
     @field_serializer("base_url")
     def _dump_url(self, base_url: str | None) -> str | None:

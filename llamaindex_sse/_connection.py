@@ -2,7 +2,9 @@
 
 The settings are checked by :meth:`sse_core.ClientConfig.build` (the one place for URL, key,
 header and timeout rules and the ``SSE_BASE_URL``/``SSE_API_KEY`` fallbacks) before pydantic
-sees them, so a bad value raises the core's ``ConfigurationError`` naming the field. The
+sees them, so a bad value raises the core's ``ConfigurationError`` naming the field, and so
+does an unknown argument (pydantic would drop it; OpenAILike's ``api_base`` points to
+``base_url``, request parameters to ``additional_kwargs``). The
 credentials never leave the object: ``api_key`` and ``default_headers`` are excluded from
 dumps and reprs (field settings on SSELLM) and dropped from pickles
 (:func:`drop_secrets`); every default header value is masked in the core's messages; dumps,
@@ -13,10 +15,11 @@ give those again after unpickling or ``from_dict`` (``api_key`` falls back to
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from sse_core import ClientConfig
+from sse_core._names import refuse_unknown
 from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, public_url
 
 __all__ = [
@@ -99,12 +102,30 @@ class ConfigCache:
         return ConfigCache()
 
 
-def check_settings(data: Mapping[str, Any]) -> dict[str, Any]:
+#: OpenAILike's names for settings SSELLM names otherwise, or does not need.
+_HINTS = {
+    "api_base": "use base_url",
+    "is_chat_model": "leave it out: SSELLM is always a chat model",
+    "reuse_client": "leave it out: SSELLM pools its connections (close() ends them)",
+    "http_async_client": "use async_http_client",
+    "request_timeout": "use timeout",
+}
+_OTHERWISE = "request parameters (top_p, seed, ...) go in additional_kwargs"
+
+
+def check_settings(data: Mapping[str, Any], known: Collection[str] = ()) -> dict[str, Any]:
     """``data`` with the connection settings checked and resolved (environment, key, headers).
 
+    Args:
+        data: The keyword arguments.
+        known: The names SSELLM takes; any other is refused (pydantic would drop it).
+
     Raises:
-        ConfigurationError: A setting is missing or cannot work; the message names the field.
+        ConfigurationError: A setting is missing or cannot work, or an argument is unknown;
+            the message names it.
     """
+    if known:
+        refuse_unknown("SSELLM", data, known, _HINTS, _OTHERWISE)
     config = build_config(data)
     return {
         **data,

@@ -176,14 +176,14 @@ class SSELLM(FunctionCallingLLM):
     ) -> None:
         # Checked before pydantic sees the data, so a bad setting raises the core's
         # ConfigurationError itself rather than a ValidationError wrapping it.
-        super().__init__(**check_settings(data))
+        super().__init__(**check_settings(data, type(self).model_fields))
         self._pool = ClientPool(http_client, async_http_client)
 
     @model_validator(mode="before")
     @classmethod
     def _check_connection(cls, data: Any) -> Any:
         # model_validate() does not go through __init__: check there too.
-        return check_settings(data) if isinstance(data, dict) else data
+        return check_settings(data, cls.model_fields) if isinstance(data, dict) else data
 
     @field_serializer("base_url")
     def _serialize_base_url(self, base_url: str) -> str:
@@ -241,11 +241,11 @@ class SSELLM(FunctionCallingLLM):
         return self._pool.async_(self._make_config())
 
     def close(self) -> None:
-        """Close the pooled sync connections (injected httpx clients are left open)."""
+        """Close the pooled sync connections (not an injected client); calls still work."""
         self._pool.close()
 
     async def aclose(self) -> None:
-        """Close the running loop's pooled async connections."""
+        """Close the running loop's pooled async connections (not an injected client)."""
         await self._pool.aclose()
 
     # -- chat ---------------------------------------------------------------------------

@@ -203,3 +203,35 @@ def test_the_config_is_built_once_until_a_setting_changes() -> None:
     assert dict(model._resolve_config().extra_body) == {"top_k": 5, "seed": 1}
     model.max_retries = 0
     assert model._resolve_config().retry.max_retries == 0
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ({"openai_api_base": "http://gw.test/v1"}, "'openai_api_base': use base_url"),
+        ({"openai_api_key": "sk-canary-0042"}, "'openai_api_key': use api_key"),
+        ({"top_p": 0.9}, "'top_p': request parameters (top_p, seed, ...) go in model_kwargs"),
+        ({"temprature": 0.1}, "'temprature': did you mean 'temperature'?"),
+    ],
+)
+def test_an_unknown_argument_is_refused_by_name(given: dict[str, Any], said: str) -> None:
+    """Pydantic would drop it without a word (and the request go without it); the value,
+    a key perhaps, is never shown."""
+    with pytest.raises(ConfigurationError) as caught:
+        ChatSSE(model="m", base_url="http://gw.test/v1", **given)
+    assert said in str(caught.value)
+    assert all(str(value) not in str(caught.value) for value in given.values())
+
+
+def test_aliases_and_field_names_are_both_taken() -> None:
+    by_alias = ChatSSE(model="m", base_url="http://gw.test/v1", stop_sequences=["x"])
+    by_name = ChatSSE(model_name="m", base_url="http://gw.test/v1", stop=["x"])
+    assert by_alias.model_name == by_name.model_name == "m"
+    assert by_alias.stop == by_name.stop == ["x"]
+
+
+def test_a_dumped_model_validates_again() -> None:
+    model = ChatSSE(model="m", base_url="http://gw.test/v1", timeout=sse_core.Timeouts(total=30))
+    loaded = ChatSSE.model_validate(model.model_dump())
+    assert loaded.timeout == model.timeout
+    assert loaded._resolve_config().timeouts == sse_core.Timeouts(total=30)

@@ -7,7 +7,7 @@ import inspect
 import pickle
 
 import pytest
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 
 from llamaindex_sse import SSELLM
 from llamaindex_sse._connection import (
@@ -114,3 +114,39 @@ def test_copies_and_pickles_of_the_cache_start_empty() -> None:
     assert b"sk-cached-secret" not in pickle.dumps(cache)
     assert pickle.loads(pickle.dumps(cache)).get(fields) is not config
     assert copy.deepcopy(cache).get(fields) is not config
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ({"api_base": "http://gw.test/v1"}, "'api_base': use base_url"),
+        ({"is_chat_model": True}, "'is_chat_model': leave it out"),
+        ({"top_p": 0.9}, "'top_p': request parameters (top_p, seed, ...) go in additional_kwargs"),
+        ({"temprature": 0.1}, "'temprature': did you mean 'temperature'?"),
+        ({"http_async_client": None}, "'http_async_client': use async_http_client"),
+    ],
+)
+def test_an_unknown_argument_is_refused_by_name(given: dict[str, object], said: str) -> None:
+    """Pydantic would drop it without a word (and the request go without it)."""
+    with pytest.raises(ConfigurationError) as caught:
+        SSELLM(model="m", base_url="http://gw.test/v1", **given)
+    assert said in str(caught.value)
+    # model_validate runs no __init__: pydantic wraps the same message in a ValidationError.
+    with pytest.raises((ConfigurationError, ValidationError), match="no such setting"):
+        SSELLM.model_validate({"model": "m", "base_url": "http://gw.test/v1", **given})
+
+
+def test_a_dumped_model_loads_again() -> None:
+    """``to_dict``/``from_dict`` and ``to_json``/``from_json`` (LlamaIndex's own serialisation)
+    give the same settings; Timeouts are dumped as a dict and taken back as one."""
+    llm = SSELLM(
+        model="m",
+        base_url="http://gw.test/v1",
+        timeout=Timeouts(connect=3, total=30),
+        max_tokens=64,
+        additional_kwargs={"top_p": 0.5},
+    )
+    for loaded in (SSELLM.from_dict(llm.to_dict()), SSELLM.from_json(llm.to_json())):
+        assert loaded.timeout == llm.timeout
+        assert (loaded.model, loaded.base_url, loaded.max_tokens) == ("m", llm.base_url, 64)
+        assert loaded.additional_kwargs == {"top_p": 0.5}

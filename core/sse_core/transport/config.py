@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import math
 import os
 import re
 import secrets
@@ -27,6 +26,7 @@ from sse_core.errors import ConfigurationError
 from sse_core.pipeline._accel import check_accelerator
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, check_bound
 from sse_core.transport.retry import RetryPolicy
+from sse_core.transport.timeouts import Timeouts
 
 __all__ = ["ClientConfig", "Timeouts", "public_url"]
 
@@ -40,56 +40,6 @@ SECRET_HEADERS = frozenset(
 _USERINFO = re.compile(r"//[^/?#]*@")
 #: A per-process key for the fingerprints of secrets (a pool key never holds a secret).
 _FINGERPRINT_KEY = secrets.token_bytes(32)
-
-
-def _positive(name: str, value: object) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigurationError(f"{name} must be a number of seconds or None, got {value!r}")
-    if not value > 0 or math.isnan(value):
-        raise ConfigurationError(f"{name} must be a positive number of seconds, got {value!r}")
-    return float(value)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Timeouts:
-    """Timeouts in seconds (None: no limit); each must be positive.
-
-    Attributes:
-        connect: Opening the connection (TCP and TLS), and waiting for a pooled one.
-        first_byte: Sending the request and waiting for the response head. Reasoning
-            models can think for minutes before a gateway answers, so the default is long.
-        idle: The longest silence allowed in the body once the head arrived: no byte at
-            all for this long. Any byte counts, keep-alive comments (``: ping``) included.
-        data_idle: The longest time allowed between two data events (from the response
-            head to the first one, too). Comments and empty lines do not count, so a relay
-            that pings while its upstream stalled cannot keep a dead stream open. Checked
-            whenever a read arrives: a relay pinging every 15 s trips it at the first ping
-            past the bound.
-        total: A deadline for the whole request, body included.
-    """
-
-    connect: float | None = 10.0
-    first_byte: float | None = 600.0
-    idle: float | None = 300.0
-    data_idle: float | None = 600.0
-    total: float | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("connect", "first_byte", "idle", "data_idle", "total"):
-            object.__setattr__(self, name, _positive(f"Timeouts.{name}", getattr(self, name)))
-
-    @classmethod
-    def of(cls, value: float | Timeouts | None) -> Timeouts:
-        """A Timeouts from a number (every phase but total gets it), None (no limit at all),
-        or a Timeouts."""
-        if isinstance(value, Timeouts):
-            return value
-        if value is None:
-            return cls(connect=None, first_byte=None, idle=None, data_idle=None)
-        seconds = _positive("timeout", value)
-        return cls(connect=seconds, first_byte=seconds, idle=seconds, data_idle=seconds)
 
 
 def public_url(url: str) -> str:

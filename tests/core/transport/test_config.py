@@ -1,10 +1,9 @@
-"""``ClientConfig`` and ``Timeouts`` (``transport/config.py``): every setting checked once, at
+"""``ClientConfig`` (``transport/config.py``): every setting checked once, at
 construction, with a ConfigurationError that names the field and never shows a secret."""
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import pickle
 from typing import Any
 
@@ -28,52 +27,6 @@ def shows(error: BaseException, secret: str) -> bool:
     """Whether ``secret`` appears anywhere a user or a log could see it."""
     texts = [str(error), repr(error), *map(repr, error.args)]
     return any(secret in text for text in texts)
-
-
-# --- Timeouts ---------------------------------------------------------------------------------
-
-
-def test_timeouts_of() -> None:
-    assert Timeouts.of(5) == Timeouts(connect=5, first_byte=5, idle=5, data_idle=5, total=None)
-    assert Timeouts.of(None).idle is None
-    with pytest.raises(ConfigurationError):
-        Timeouts.of(-1)
-
-
-def test_timeouts_defaults_and_none_means_no_limit() -> None:
-    default = Timeouts()
-    assert (default.connect, default.first_byte, default.idle, default.total) == (
-        10.0,
-        600.0,
-        300.0,
-        None,
-    )
-    unlimited = Timeouts.of(None)
-    assert (unlimited.connect, unlimited.first_byte, unlimited.idle, unlimited.data_idle) == (
-        None,
-        None,
-        None,
-        None,
-    )
-    given = Timeouts(idle=1)
-    assert Timeouts.of(given) is given
-
-
-@pytest.mark.parametrize("phase", ["connect", "first_byte", "idle", "data_idle", "total"])
-@pytest.mark.parametrize("value", [0, -1, -0.5, math.nan, -math.inf])
-def test_every_phase_must_be_positive(phase: str, value: float) -> None:
-    with pytest.raises(ConfigurationError, match=f"Timeouts.{phase} must be a positive"):
-        Timeouts(**{phase: value})
-
-
-@pytest.mark.parametrize("value", [True, "5", [5]])
-def test_a_phase_must_be_a_number(value: object) -> None:
-    with pytest.raises(ConfigurationError, match=r"Timeouts\.idle must be a number of seconds"):
-        Timeouts(idle=value)  # type: ignore[arg-type]
-
-
-def test_ints_become_floats() -> None:
-    assert Timeouts(idle=3).idle == 3.0 and isinstance(Timeouts(idle=3).idle, float)
 
 
 # --- ClientConfig.build: the URL --------------------------------------------------------------

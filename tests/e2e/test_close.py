@@ -1,0 +1,93 @@
+"""``close()`` / ``aclose()`` on ChatSSE and SSELLM: the pooled connections end (the server
+sees them closed), an injected httpx client is left open, and the model stays usable (the
+next call opens a new connection).
+
+Over real loopback HTTP/1.1, with a server that counts the connections it accepts and those
+the client ends (``tests/counting_server.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+from counting_server import Behaviour, serving, wait_until
+from llama_index.core.llms import ChatMessage
+from pydantic import SecretStr
+
+from langchain_sse import ChatSSE
+from llamaindex_sse import SSELLM
+
+MESSAGES = [ChatMessage(role="user", content="hi")]
+
+
+class Adapter:
+    """One adapter's model on ``url`` and its calls, sync and async, giving the text."""
+
+    def __init__(self, name: str, url: str, **fields: Any) -> None:
+        self.name = name
+        if name == "ChatSSE":
+            self.model: Any = ChatSSE(model="m", base_url=url, api_key=SecretStr("k"), **fields)
+        else:
+            self.model = SSELLM(model="m", base_url=url, api_key="k", **fields)
+
+    def call(self) -> str:
+        if self.name == "ChatSSE":
+            return str(self.model.invoke("hi").content)
+        return str(self.model.chat(MESSAGES).message.content)
+
+    async def acall(self) -> str:
+        if self.name == "ChatSSE":
+            return str((await self.model.ainvoke("hi")).content)
+        return str((await self.model.achat(MESSAGES)).message.content)
+
+
+ADAPTERS = pytest.mark.parametrize("name", ["ChatSSE", "SSELLM"])
+
+
+@ADAPTERS
+def test_close_ends_the_pooled_connections(name: str) -> None:
+    behaviour = Behaviour()
+    with serving(behaviour) as url:
+        adapter = Adapter(name, url)
+        assert adapter.call() == adapter.call() == "hello"
+        assert behaviour.connections == 1  # kept alive between calls
+        adapter.model.close()
+        assert wait_until(lambda: behaviour.ended == 1)  # the server saw it end
+        assert adapter.call() == "hello"  # still usable: a new connection
+        assert behaviour.connections == 2
+        adapter.model.close()
+        assert wait_until(lambda: behaviour.ended == 2)
+
+
+@ADAPTERS
+def test_aclose_ends_the_loops_pooled_connections(name: str) -> None:
+    behaviour = Behaviour()
+
+    async def run(adapter: Adapter) -> None:
+        assert await adapter.acall() == await adapter.acall() == "hello"
+        assert behaviour.connections == 1
+        await adapter.model.aclose()
+        assert await asyncio.to_thread(wait_until, lambda: behaviour.ended == 1)
+        assert await adapter.acall() == "hello"
+        assert behaviour.connections == 2
+        await adapter.model.aclose()
+
+    with serving(behaviour) as url:
+        asyncio.run(run(Adapter(name, url)))
+        assert wait_until(lambda: behaviour.ended == 2)
+
+
+@ADAPTERS
+def test_an_injected_client_is_left_open(name: str) -> None:
+    behaviour = Behaviour()
+    with serving(behaviour) as url, httpx.Client() as http:
+        adapter = Adapter(name, url, http_client=http)
+        assert adapter.call() == "hello"
+        adapter.model.close()
+        assert not http.is_closed
+        assert adapter.call() == "hello"
+        assert behaviour.connections == 1  # the same connection of the injected client
+        assert behaviour.ended == 0
