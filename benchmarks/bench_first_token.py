@@ -158,7 +158,7 @@ def measure_sync(url: str, repeat: int, errors: list[str]) -> dict[str, list[flo
     for _ in range(repeat):
         for name, texts in paths.items():
             _record(samples, errors, name, time_sync(texts))
-    for closable in (http, client, llm, model._pool):
+    for closable in (http, client, llm, model):
         closable.close()
     return samples
 
@@ -182,8 +182,7 @@ async def measure_async(url: str, repeat: int, errors: list[str]) -> dict[str, l
     for _ in range(repeat):
         for name, texts in paths.items():
             _record(samples, errors, name, await time_async(texts))
-    closing: list[Awaitable[Any]] = [http.aclose(), client.aclose(), llm.aclose()]
-    closing.append(model._pool.aclose())
+    closing: list[Awaitable[Any]] = [http.aclose(), client.aclose(), llm.aclose(), model.aclose()]
     await asyncio.gather(*closing)
     return samples
 

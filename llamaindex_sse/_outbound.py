@@ -25,6 +25,7 @@ from llama_index.core.base.llms.types import (
     ThinkingBlock,
     ToolCallBlock,
 )
+from pydantic import ValidationError
 
 from llamaindex_sse._tools import to_call_dict
 from sse_core import ConfigurationError
@@ -47,8 +48,25 @@ def to_openai_messages(
     Raises:
         ConfigurationError: A block this API cannot carry (video, citations), or media on a
             turn that takes text only.
+        TypeError: A message is neither a ChatMessage nor a mapping of its fields.
     """
-    return [_to_openai_message(message, reasoning_passback) for message in messages]
+    return [_to_openai_message(_as_message(message), reasoning_passback) for message in messages]
+
+
+def _as_message(message: object) -> ChatMessage:
+    """A ChatMessage, or a mapping of its fields (``{"role": "user", "content": "hi"}``)."""
+    if isinstance(message, ChatMessage):
+        return message
+    if isinstance(message, Mapping):
+        try:
+            return ChatMessage.model_validate(message)
+        except ValidationError as exc:  # said without the input
+            detail = "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                for e in exc.errors(include_input=False, include_url=False)
+            )
+            raise TypeError(f"a message mapping that is no ChatMessage: {detail}") from None
+    raise TypeError(f"messages must be ChatMessage objects, got {type(message).__name__}")
 
 
 def _to_openai_message(message: ChatMessage, reasoning_passback: bool) -> dict[str, Any]:

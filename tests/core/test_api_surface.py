@@ -135,8 +135,12 @@ def test_bytes_like_input_decodes_like_bytes(kind: type) -> None:
 def test_a_str_or_other_input_is_a_type_error(bad: object) -> None:
     with pytest.raises(TypeError, match=f"got {type(bad).__name__}"):
         StreamDecoder().feed(bad)  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
+    with pytest.raises(
+        TypeError, match=f"expected bytes or an iterable of bytes, got {type(bad).__name__}"
+    ):
         sse_core.decode(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=f"got {type(bad).__name__}"):
+        sse_core.decode([b"data: ", bad])  # type: ignore[list-item]
 
 
 @pytest.mark.parametrize("sync", [True, False])

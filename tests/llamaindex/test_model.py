@@ -261,3 +261,10 @@ def test_importing_the_packages_does_not_import_llama_index() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_messages_given_as_dicts_reach_the_wire() -> None:
+    seen: list[httpx.Request] = []
+    llm = make(seen)
+    llm.chat([{"role": "user", "content": "hi"}])  # type: ignore[list-item]
+    assert sent(seen[0])["messages"] == [{"role": "user", "content": "hi"}]

@@ -146,3 +146,25 @@ def test_request_body_passes_reasoning_back_when_asked() -> None:
     )
     assert body["messages"] == [{"role": "assistant", "content": "Hi", "reasoning_content": "hmm"}]
     assert headers is None
+
+
+def test_mappings_are_taken_as_messages() -> None:
+    """``llm.chat([{"role": "user", "content": "hi"}])``: LlamaIndex's own start event takes
+    the dicts, so the request must too (it raised AttributeError: 'dict' has no 'role')."""
+    as_dicts = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
+    as_messages = [ChatMessage(role="system", content="Be brief."), ChatMessage(content="Hi")]
+    assert to_openai_messages(as_dicts) == to_openai_messages(as_messages)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("bad", "said"),
+    [
+        (3, "messages must be ChatMessage objects, got int"),
+        ("hi", "messages must be ChatMessage objects, got str"),
+        ({"role": "nobody", "content": "sk-canary-77"}, "a message mapping that is no ChatMessage"),
+    ],
+)
+def test_anything_else_is_a_type_error_that_shows_no_value(bad: object, said: str) -> None:
+    with pytest.raises(TypeError, match=said) as caught:
+        to_openai_messages([bad])  # type: ignore[list-item]
+    assert "sk-canary" not in str(caught.value)

@@ -311,7 +311,12 @@ def decode(
             event stream at all. Each carries ``.partial``, the Completion received before.
         TypeError: ``body`` (or one of its pieces) is not bytes-like.
     """
-    pieces = (as_bytes(body),) if isinstance(body, (bytes, bytearray, memoryview)) else body
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        pieces: Iterable[object] = (as_bytes(body),)
+    elif isinstance(body, str) or not isinstance(body, Iterable):
+        raise TypeError(f"expected bytes or an iterable of bytes, got {type(body).__name__}")
+    else:
+        pieces = body
     session = StreamSession(max_event_bytes=max_event_bytes, source="the body")
     for piece in pieces:
         session.step(as_bytes(piece))

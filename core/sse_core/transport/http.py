@@ -157,8 +157,10 @@ def _status_class(status: int) -> type[GatewayHTTPError]:
 
 
 def sentences(*parts: str) -> str:
-    """Parts joined as sentences: ``a: b. c.`` never ``a.; c`` (each part's end trimmed)."""
+    """Parts joined as sentences: ``a: b. C.`` never ``a.; c`` (each part's end trimmed, each
+    sentence after the first capitalised)."""
     cleaned = [part.strip().rstrip(".;,: ") for part in parts if part and part.strip()]
+    cleaned[1:] = [part[:1].upper() + part[1:] for part in cleaned[1:]]
     return ". ".join(cleaned) + "." if cleaned else ""
 
 

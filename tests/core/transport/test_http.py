@@ -81,6 +81,17 @@ def test_json_error_body_is_parsed() -> None:
     assert "HTTP 429" in str(error) and "slow down" in str(error) and "Retry-After: 2" in str(error)
 
 
+def test_the_message_reads_as_sentences() -> None:
+    """The gateway's words, then the hint as a sentence of its own: never ``.;`` or a
+    sentence that starts in lower case."""
+    body = b'{"error":{"message":"messages must be a non-empty list."}}'
+    error = error_from_response(400, {}, body, url="http://gw.test/v1/chat/completions")
+    assert str(error) == (
+        "the gateway answered HTTP 400 from http://gw.test/v1/chat/completions: messages must"
+        " be a non-empty list. The gateway rejected the request as sent."
+    )
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [
