@@ -50,8 +50,10 @@ def run_decode(args: argparse.Namespace) -> int:
         return 1
     except StreamError as exc:
         print(f"sse-chat decode: {type(exc).__name__}: {exc}", file=sys.stderr)
-        print("what arrived before the error:", file=sys.stderr)
-        render_completion(exc.partial, sys.stdout, ended="the stream ended with an error")
+        partial = exc.partial
+        if partial.choices or partial.usage is not None or partial.events:
+            print("what arrived before the error:", file=sys.stderr)
+            render_completion(partial, sys.stdout, ended="the stream ended with an error")
         return 1
     except SSEConnectorError as exc:
         print(f"sse-chat decode: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -35,6 +35,19 @@ def test_decode_reports_a_typed_error_and_the_partial(capsys: pytest.CaptureFixt
     assert "[reasoning]" in captured.out
 
 
+def test_decode_of_a_file_that_is_no_event_stream_says_so_alone(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Nothing arrived before the error: no empty answer is printed after it."""
+    page = tmp_path / "page.html"
+    page.write_text("<html><body>Not here</body></html>\n")
+    assert main(["decode", str(page)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith("sse-chat decode: StreamProtocolError: expected an event stream")
+    assert "what arrived" not in captured.err
+    assert captured.out == ""
+
+
 def test_decode_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["decode", str(tmp_path / "nope.sse")]) == 2
     assert "cannot read" in capsys.readouterr().err
