@@ -124,8 +124,8 @@ def check_settings(data: Mapping[str, Any], known: Collection[str] = ()) -> dict
         ConfigurationError: A setting is missing or cannot work, or an argument is unknown;
             the message names it.
     """
-    if known:
-        refuse_unknown("SSELLM", data, known, _HINTS, _OTHERWISE)
+    if known:  # class_name: what LlamaIndex's to_dict adds (SSELLM(**llm.to_dict()) works)
+        refuse_unknown("SSELLM", data, {*known, "class_name"}, _HINTS, _OTHERWISE)
     config = build_config(data)
     return {
         **data,

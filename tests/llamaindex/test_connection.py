@@ -146,7 +146,8 @@ def test_a_dumped_model_loads_again() -> None:
         max_tokens=64,
         additional_kwargs={"top_p": 0.5},
     )
-    for loaded in (SSELLM.from_dict(llm.to_dict()), SSELLM.from_json(llm.to_json())):
+    again = (SSELLM.from_dict(llm.to_dict()), SSELLM.from_json(llm.to_json()))
+    for loaded in (*again, SSELLM(**llm.to_dict())):  # to_dict adds class_name
         assert loaded.timeout == llm.timeout
         assert (loaded.model, loaded.base_url, loaded.max_tokens) == ("m", llm.base_url, 64)
         assert loaded.additional_kwargs == {"top_p": 0.5}
