@@ -161,7 +161,8 @@ class ConnectionSettings(BaseModel):
 
     def close(self) -> None:
         """Close the pooled sync connections (an injected ``http_client`` is left open). The
-        model stays usable: the next call opens a new connection."""
+        model stays usable: the next call opens a new connection. A stream still being read
+        ends with ``IncompleteStreamError`` and the answer so far."""
         self._pool.close()
 
     async def aclose(self) -> None:

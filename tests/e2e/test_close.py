@@ -19,6 +19,8 @@ from pydantic import SecretStr
 
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
+from sse_core import IncompleteStreamError
+from sse_core.emulator import Emulator
 
 MESSAGES = [ChatMessage(role="user", content="hi")]
 
@@ -91,3 +93,24 @@ def test_an_injected_client_is_left_open(name: str) -> None:
         assert adapter.call() == "hello"
         assert behaviour.connections == 1  # the same connection of the injected client
         assert behaviour.ended == 0
+
+
+@ADAPTERS
+def test_closing_under_an_open_stream_ends_it_with_a_typed_error(
+    name: str, emulator: Emulator
+) -> None:
+    """The stream being read when the model is closed ends as an incomplete answer (with
+    what arrived), never a bare httpx error or a hang; the model still works after."""
+    slow = {"X-Emulator-Fault": "slow; delay=0.01"}
+    adapter = Adapter(name, emulator.base_url(), default_headers=slow, max_retries=0)
+    stream = (
+        adapter.model.stream("count to 100")
+        if name == "ChatSSE"
+        else adapter.model.stream_chat(MESSAGES)
+    )
+    with pytest.raises(IncompleteStreamError) as caught:
+        for seen, _ in enumerate(stream, start=1):
+            if seen == 3:
+                adapter.model.close()
+    assert caught.value.partial.content  # what arrived before the close
+    assert adapter.call()  # a new connection
