@@ -47,11 +47,21 @@ def header_arg(text: str) -> tuple[str, str]:
 
 
 def fault_arg(text: str) -> str:
-    """An argparse type: an ``X-Emulator-Fault`` value that can be sent as a header."""
+    """An argparse type: an ``X-Emulator-Fault`` value that can be sent as a header and,
+    when the emulator is installed, names faults and parameters from its catalogue."""
     try:
-        return check_header("X-Emulator-Fault", text, field="fault")[1]
+        value = check_header("X-Emulator-Fault", text, field="fault")[1]
     except ConfigurationError as error:
         raise argparse.ArgumentTypeError(str(error).removeprefix("fault: ")) from None
+    try:
+        from sse_core.emulator.wire.faults import FaultError, parse_faults
+    except ImportError:  # a core-only install: the gateway judges it
+        return value
+    try:
+        parse_faults(value)
+    except FaultError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return value
 
 
 def fault_help() -> str:

@@ -125,6 +125,23 @@ def test_a_secret_header_value_is_not_shown(capsys: pytest.CaptureFixture[str]) 
     assert code == 2 and "canary" not in err and "(not shown)" in err
 
 
+@pytest.mark.parametrize(
+    ("fault", "said"),
+    [
+        ("nosuch", "unknown emulator fault 'nosuch'; expected one of: bad-gateway,"),
+        ("truncate; aftr=3", "fault 'truncate' got 'aftr=3'; expected after=..."),
+        ("truncate; after=x", "fault 'truncate': after must be an integer, got 'x'"),
+    ],
+)
+def test_a_fault_outside_the_catalogue_is_an_argument_error(
+    capsys: pytest.CaptureFixture[str], fault: str, said: str
+) -> None:
+    """Said before anything starts, in the emulator's own words (not a 400 from it)."""
+    code, out, err = run(["chat", "--fault", fault, "hi"], capsys)
+    assert code == 2 and out == ""
+    assert err.splitlines()[-1].startswith(f"sse-chat chat: error: argument --fault: {said}")
+
+
 def test_an_unsendable_fault_is_an_argument_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["chat", "--fault", "café"], capsys)
     assert code == 2 and err.splitlines()[-1].startswith("sse-chat chat: error: argument --fault:")
