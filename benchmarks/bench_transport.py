@@ -12,17 +12,15 @@ The server is stopped (killed if it does not stop) however the run ends. Run:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import httpx
 import openai
 import orjson
+from stream_server import running
 
 import sse_core
 
@@ -109,27 +107,8 @@ def measure(url: str, chunks: int, repeat: int, ttft: bool, errors: list[str]) -
 
 def with_server(chunks: int, repeat: int, ttft: bool, errors: list[str]) -> dict[str, float]:
     """Start stream_server.py with ``chunks`` frames and measure against it."""
-    server = Path(__file__).with_name("stream_server.py")
-    proc = subprocess.Popen(
-        [sys.executable, str(server), "--chunks", str(chunks), "--lifetime", "900"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        url = f"http://127.0.0.1:{proc.stdout.readline().strip()}/v1"
+    with running(chunks) as url:
         return measure(url, chunks, repeat, ttft, errors)
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()  # the server stops when its stdin closes
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        with contextlib.suppress(OSError):
-            proc.stdout.close()  # type: ignore[union-attr]
 
 
 def main() -> int:

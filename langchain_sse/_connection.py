@@ -39,7 +39,7 @@ from typing_extensions import Self
 from sse_core import ClientConfig, ClientPool, ConfigurationError, Timeouts
 from sse_core._names import refuse_unknown
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
-from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, public_url
+from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, ConfigCache, public_url
 
 __all__ = ["ConnectionSettings", "validation_summary"]
 
@@ -114,7 +114,7 @@ class ConnectionSettings(BaseModel):
     """An ``httpx.AsyncClient`` to send with; not closed here."""
 
     _pool: ClientPool = PrivateAttr(default_factory=ClientPool)
-    _built: tuple[dict[str, Any], ClientConfig] | None = PrivateAttr(default=None)
+    _configs: ConfigCache = PrivateAttr(default_factory=ConfigCache)
 
     def __init__(self, **data: Any) -> None:
         """Check the settings now: a bad one raises the core's ``ConfigurationError`` naming
@@ -152,12 +152,7 @@ class ConnectionSettings(BaseModel):
         """The checked configuration of the current settings (built again if they changed,
         e.g. on a ``model_copy(update=...)``, which runs no validator, or a header changed in
         place: dicts are compared by a copy of their items, as the config holds copies)."""
-        settings = self._collect_settings()
-        seen = {k: dict(v) if isinstance(v, dict) else v for k, v in settings.items()}
-        built = self._built  # one tuple, replaced whole: threads never see half of one
-        if built is None or built[0] != seen:
-            built = self._built = (seen, ClientConfig.build(**settings))
-        return built[1]
+        return self._configs.get(self._collect_settings())
 
     def close(self) -> None:
         """Close the pooled sync connections (an injected ``http_client`` is left open). The
@@ -205,4 +200,5 @@ class ConnectionSettings(BaseModel):
         super().__setstate__(state)
         self.api_key = secret_from_env("SSE_API_KEY", default=None)()
         # Through object: pydantic's own slot, set as pydantic sets it.
-        object.__setattr__(self, "__pydantic_private__", {"_pool": ClientPool(), "_built": None})
+        private = {"_pool": ClientPool(), "_configs": ConfigCache()}
+        object.__setattr__(self, "__pydantic_private__", private)

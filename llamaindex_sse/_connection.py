@@ -20,13 +20,15 @@ from typing import Any
 
 from sse_core import ClientConfig
 from sse_core._names import refuse_unknown
-from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, public_url
+from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, ConfigCache, public_url
 
 __all__ = [
     "CONNECTION_FIELDS",
     "ConfigCache",
     "build_config",
     "check_settings",
+    "config_settings",
+    "connection_settings",
     "drop_secrets",
     "public_url",
 ]
@@ -50,56 +52,28 @@ MAX_CONNECTIONS_DOC = "The most streams at once per client (connections); httpx'
 SECRET_FIELDS = frozenset({"api_key", "default_headers"})
 
 
-def build_config(data: Mapping[str, Any]) -> ClientConfig:
-    """The checked configuration for the given field values (environment fallbacks too).
-
-    Every default header counts as secret: its value is masked in the core's messages.
-
-    Raises:
-        ConfigurationError: A setting is missing or cannot work; the message names the field.
-    """
+def config_settings(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The :meth:`ClientConfig.build` keywords for the given field values; every default
+    header counts as secret (its value is masked in the core's messages)."""
     settings = {name: data[name] for name in CONNECTION_FIELDS if data.get(name) is not None}
     headers = settings.get("default_headers")
     if isinstance(headers, Mapping):
         settings["secret_headers"] = tuple(name for name in headers if isinstance(name, str))
-    return ClientConfig.build(**settings)
+    return settings
 
 
-class ConfigCache:
-    """The configuration of the last connection settings seen: built again only when one of
-    them changed (a field set, or a header or body extra added, removed or changed in place),
-    so a request does not check the settings and fingerprint them again. Copies and pickles
-    start empty (it holds the key)."""
+def connection_settings(model: object) -> dict[str, Any]:
+    """:func:`config_settings` of a model's connection fields (what a request is sent with)."""
+    return config_settings({name: getattr(model, name) for name in CONNECTION_FIELDS})
 
-    __slots__ = ("_built",)
 
-    def __init__(self) -> None:
-        self._built: tuple[tuple[Any, ...], ClientConfig] | None = None
+def build_config(data: Mapping[str, Any]) -> ClientConfig:
+    """The checked configuration for the given field values (environment fallbacks too).
 
-    def get(self, data: Mapping[str, Any]) -> ClientConfig:
-        """:func:`build_config` of ``data`` (the connection fields), or the cached one.
-
-        Raises:
-            ConfigurationError: A setting is missing or cannot work.
-        """
-        # Dicts are compared by a copy of their items: the config holds copies of them.
-        seen = tuple(
-            dict(value) if isinstance(value, dict) else value
-            for value in (data.get(name) for name in CONNECTION_FIELDS)
-        )
-        built = self._built  # one tuple, replaced whole: threads never see half of one
-        if built is None or built[0] != seen:
-            built = self._built = (seen, build_config(data))
-        return built[1]
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__()  # type: ignore[misc]
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> ConfigCache:
-        return ConfigCache()
+    Raises:
+        ConfigurationError: A setting is missing or cannot work; the message names the field.
+    """
+    return ClientConfig.build(**config_settings(data))
 
 
 #: OpenAILike's names for settings SSELLM names otherwise, or does not need.

@@ -46,11 +46,11 @@ from llama_index.core.llms.llm import ToolSelection
 
 from llamaindex_sse._closing import aclosing, closing, collecting, track
 from llamaindex_sse._connection import (
-    CONNECTION_FIELDS,
     MAX_CONNECTIONS,
     MAX_CONNECTIONS_DOC,
     ConfigCache,
     check_settings,
+    connection_settings,
     drop_secrets,
     public_url,
 )
@@ -232,7 +232,7 @@ class SSELLM(FunctionCallingLLM):
         )
 
     def _make_config(self) -> ClientConfig:
-        return self._configs.get({name: getattr(self, name) for name in CONNECTION_FIELDS})
+        return self._configs.get(connection_settings(self))
 
     def _get_sync_client(self) -> ChatClient:
         return self._pool.sync(self._make_config())

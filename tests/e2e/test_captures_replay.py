@@ -78,7 +78,7 @@ def test_chat_sse_gives_what_the_capture_holds(
     assert message.content == choice.content
     assert message.additional_kwargs.get("reasoning_content", "") == choice.reasoning
     calls = [(c["id"], c["name"], c["args"]) for c in message.tool_calls]
-    assert calls == [(i, n, a) for i, n, a in calls_of(choice)]
+    assert calls == calls_of(choice)
     assert message.response_metadata.get("finish_reason") == choice.finish_reason
     if want.usage is not None and want.usage.prompt_tokens is not None:
         assert message.usage_metadata["input_tokens"] == want.usage.prompt_tokens

@@ -28,7 +28,7 @@ from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, check_bound
 from sse_core.transport.retry import RetryPolicy
 from sse_core.transport.timeouts import Timeouts
 
-__all__ = ["ClientConfig", "Timeouts", "public_url"]
+__all__ = ["ClientConfig", "ConfigCache", "Timeouts", "public_url"]
 
 #: Connections per client: httpx's default (100) would cap the streams one client runs.
 DEFAULT_MAX_CONNECTIONS = 1000
@@ -347,3 +347,37 @@ class ClientConfig:
         }
         data = to_json(plain, fallback=repr)
         return hashlib.blake2b(data, key=_FINGERPRINT_KEY, digest_size=32).digest()
+
+
+class ConfigCache:
+    """The :class:`ClientConfig` of the last settings seen (:meth:`ClientConfig.build`
+    keywords), built again only when one of them changed: a field set, or a header or body
+    extra added, removed or changed in place (dicts are compared by a copy of their items,
+    as the config holds copies). So a request does not check and fingerprint the settings
+    again. Copies and pickles start empty (it holds the key)."""
+
+    __slots__ = ("_built",)
+
+    def __init__(self) -> None:
+        self._built: tuple[dict[str, Any], ClientConfig] | None = None
+
+    def get(self, settings: Mapping[str, Any]) -> ClientConfig:
+        """``ClientConfig.build(**settings)``, or the cached one.
+
+        Raises:
+            ConfigurationError: A setting is missing or cannot work.
+        """
+        seen = {k: dict(v) if isinstance(v, dict) else v for k, v in settings.items()}
+        built = self._built  # one tuple, replaced whole: threads never see half of one
+        if built is None or built[0] != seen:
+            built = self._built = (seen, ClientConfig.build(**settings))
+        return built[1]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ConfigCache:
+        return ConfigCache()
