@@ -32,6 +32,8 @@ from langchain_core.messages.tool import ToolCallChunk, tool_call_chunk
 from langchain_core.outputs import ChatGenerationChunk
 from pydantic import BaseModel
 
+from sse_core._slots import missing_slots, slot_setters
+
 __all__ = ["FALLBACK_REASON", "make_chunk", "make_fragment_chunk", "make_validated", "probe"]
 
 #: The fields of an AIMessageChunk, in the order validation puts them in its dict.
@@ -59,22 +61,8 @@ _JSON_SPACE = " \t\n\r"
 
 _new = object.__new__
 #: pydantic's slots, written directly (an instance without validation, as model_construct).
-SLOTS = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
-_slots: dict[str, Callable[[Any, Any], None]] = {
-    name: BaseModel.__dict__[name].__set__
-    for name in SLOTS
-    if hasattr(BaseModel.__dict__.get(name), "__set__")
-}
+_set_dict, _set_fields, _set_extra, _set_private = slot_setters()
 _Calls = tuple[list[dict[str, Any]], list[dict[str, Any]]]
-
-
-def _missing_slot(model: Any, value: Any) -> None:
-    raise AttributeError("pydantic's slot is missing (FALLBACK_REASON says which)")
-
-
-_set_dict, _set_fields, _set_extra, _set_private = (
-    _slots.get(name, _missing_slot) for name in SLOTS
-)
 
 
 def make_validated(
@@ -322,7 +310,7 @@ def _samples() -> list[dict[str, Any]]:
 
 def _changed_shapes() -> str | None:
     """What changed in the classes' slots and fields, if anything."""
-    missing = set(SLOTS) - set(_slots)
+    missing = missing_slots()
     if missing:
         return f"pydantic's BaseModel no longer has the slot descriptor(s) {sorted(missing)}"
     for cls, fields in ((AIMessageChunk, MESSAGE_FIELDS), (ChatGenerationChunk, GENERATION_FIELDS)):

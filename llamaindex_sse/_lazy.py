@@ -36,6 +36,8 @@ from llama_index.core.base.llms.types import (
 )
 from pydantic import BaseModel
 
+from sse_core._slots import SLOTS, missing_slots, slot_setters
+
 __all__ = [
     "DEFAULT_BUILD",
     "FALLBACK_REASON",
@@ -46,12 +48,7 @@ __all__ = [
 ]
 
 #: The pydantic slots written directly; each must be a data descriptor on BaseModel.
-PYDANTIC_SLOTS = (
-    "__dict__",
-    "__pydantic_fields_set__",
-    "__pydantic_extra__",
-    "__pydantic_private__",
-)
+PYDANTIC_SLOTS = SLOTS
 
 _LAZY_FIELDS = frozenset({"blocks", "additional_kwargs"})
 _MESSAGE_FIELDS = ("role", "blocks", "additional_kwargs")
@@ -59,29 +56,15 @@ _RESPONSE_FIELDS = ("message", "raw", "delta", "additional_kwargs")
 _new = object.__new__
 
 
-def _get_slot(name: str) -> Any:
-    return BaseModel.__dict__.get(name)
-
-
-def _no_slot(instance: Any, value: Any) -> None:
-    raise AttributeError("a pydantic slot is missing (FALLBACK_REASON says which)")
-
-
 # The slots' setters, looked up once: every streamed response sets them.
-_set_dict, _set_fields, _set_extra, _set_private = (
-    getattr(_get_slot(name), "__set__", _no_slot) for name in PYDANTIC_SLOTS
-)
+_set_dict, _set_fields, _set_extra, _set_private = slot_setters()
 _get_dict: Callable[[BaseModel], dict[str, Any]] = getattr(
-    _get_slot("__dict__"), "__get__", lambda instance: {}
+    BaseModel.__dict__.get("__dict__"), "__get__", lambda instance: {}
 )
 
 
 def _find_missing_slots() -> list[str]:
-    return [
-        f"BaseModel.__dict__[{name!r}]"
-        for name in PYDANTIC_SLOTS
-        if not (hasattr(_get_slot(name), "__get__") and hasattr(_get_slot(name), "__set__"))
-    ]
+    return [f"BaseModel.__dict__[{name!r}]" for name in missing_slots(PYDANTIC_SLOTS)]
 
 
 class MessageSource(Protocol):

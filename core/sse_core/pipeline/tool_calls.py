@@ -77,7 +77,8 @@ class ToolIndexer:
         name = function.get("name") or None
         arguments = function.get("arguments")
         if type(arguments) is str and call_id is None and name is None and type(wire_index) is int:
-            # The common continuation (the next piece of arguments, by index), inline.
+            # The common continuation (the next piece of arguments, by index), inline: what
+            # _take and _resolve do for it without an id or name.
             at = self._last = self._alias.get(wire_index, wire_index)
             self._top = at if at > self._top else self._top  # max() costs a call per fragment
             return _tool_call_delta(at, None, None, arguments, choice) if arguments else None
@@ -91,11 +92,6 @@ class ToolIndexer:
             # Some gateways send the arguments as an object instead of a JSON string.
             # ({} is an explicit empty object: "{}"; null or absent is no piece at all.)
             arguments = "" if arguments is None else to_json(arguments).decode()
-        if call_id is None and name is None and type(wire_index) is int:
-            # The common continuation (arguments by index): what _resolve does without an id.
-            at = self._last = self._alias.get(wire_index, wire_index)
-            self._top = max(self._top, at)
-            return _tool_call_delta(at, None, None, arguments, choice) if arguments else None
         if not isinstance(call_id, str):
             call_id = None
         if not isinstance(name, str):
