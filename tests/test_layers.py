@@ -26,7 +26,7 @@ ALLOWED = {
     "llamaindex_sse": {"sse_core", "llamaindex_sse"},
     "sse_chat": set(PACKAGES),
 }
-MAX_LINES = 400
+MAX_LINES = 500  # STYLE: around 300, 500 at most
 
 
 def imports_of(path: Path) -> set[str]:
