@@ -96,6 +96,8 @@ OWN_LOOP = not MISSING
 
 #: Block types of finished tool calls, which carry no stream index.
 _WHOLE_CALLS = frozenset({"tool_call", "invalid_tool_call"})
+#: Block types of tool-call fragments, which carry the call's index, not the stream's.
+_CALL_PIECES = frozenset({"tool_call_chunk", "server_tool_call_chunk"})
 
 #: Invocation params left out of LangSmith's inherited metadata (large or structural).
 _UNTRACED = frozenset({"tools", "functions", "messages", "response_format"})
@@ -201,13 +203,14 @@ class Unstamped:
 class Stamp:
     """Gives each chunk of one run its message id and, under v1 output, indexed blocks."""
 
-    __slots__ = ("_index", "_kind", "id", "v1")
+    __slots__ = ("_calls", "_index", "_kind", "id", "v1")
 
     def __init__(self, run_id: UUID, output_version: str | None) -> None:
         self.id = f"{LC_ID_PREFIX}-{run_id}"  # "lc_run--<run id>", as the base class names it
         self.v1 = output_version == "v1"
         self._index = -1
         self._kind = ""
+        self._calls: dict[object, int] = {}
 
     def __call__(self, chunk: ChatGenerationChunk) -> AIMessageChunk:
         """Stamp ``chunk`` (in place, or a v1 copy of its message); return its message."""
@@ -215,7 +218,9 @@ class Stamp:
         if message.id is None:
             message.id = self.id
         if self.v1:
-            message, self._kind, self._index = _convert_to_blocks(message, self._kind, self._index)
+            message, self._kind, self._index = _convert_to_blocks(
+                message, self._kind, self._index, self._calls
+            )
             chunk.message = message
         return message
 
@@ -228,22 +233,34 @@ class Stamp:
         if message.id is None:
             message.id = self.id
         if self.v1:
-            message = _convert_to_blocks(message, "", -1, whole=True)[0]
+            message = _convert_to_blocks(message, "", -1, {}, whole=True)[0]
         return ChatGenerationChunk(message=message)
 
 
 def _convert_to_blocks(
-    message: AIMessageChunk, kind: str, index: int, *, whole: bool = False
+    message: AIMessageChunk,
+    kind: str,
+    index: int,
+    calls: dict[object, int],
+    *,
+    whole: bool = False,
 ) -> tuple[AIMessageChunk, str, int]:
     """The message with its content as standard blocks, each numbered by the run of its type.
 
     ``kind`` and ``index`` are the type and number of the stream's block before this one.
-    In a ``whole`` answer finished tool calls are not numbered: in a merged stream they
-    replace the numbered ``tool_call_chunk`` blocks when the last chunk arrives.
+    A tool-call fragment carries the call's own index (0 for the first call), which would
+    collide with the reasoning or text block numbered 0 and merge into it: each call gets
+    its own block number instead, the first time it appears (``calls`` maps call indexes to
+    block numbers, updated here). In a ``whole`` answer finished tool calls are not
+    numbered: in a merged stream they replace the numbered ``tool_call_chunk`` blocks when
+    the last chunk arrives.
     """
     blocks = cast("list[dict[str, Any]]", message.content_blocks)
     for block in blocks:
         if whole and block["type"] in _WHOLE_CALLS:
+            continue
+        if block["type"] in _CALL_PIECES:
+            kind, index = block["type"], _number_call(block, index, calls)
             continue
         if block["type"] != kind:
             kind = block["type"]
@@ -256,3 +273,14 @@ def _convert_to_blocks(
         }
     )
     return copy, kind, index
+
+
+def _number_call(block: dict[str, Any], index: int, calls: dict[object, int]) -> int:
+    """Give a tool-call fragment block the number of its call; the stream's last number."""
+    key = (block["type"], block.get("index"))
+    number = calls.get(key)
+    if number is None:
+        index += 1
+        number = calls[key] = index
+    block["index"] = number
+    return index

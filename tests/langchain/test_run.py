@@ -16,6 +16,7 @@ from uuid import UUID
 import pytest
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, HumanMessage
+from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGenerationChunk
 from lc_support import ModelFactory
 
@@ -123,6 +124,34 @@ def test_stamp_numbers_v1_blocks_by_the_run_of_their_type() -> None:
         [("text", 1)],
     ]
     assert reasoning.message.response_metadata["output_version"] == "v1"
+
+
+def test_stamp_numbers_each_tool_call_after_the_blocks_before_it() -> None:
+    """A fragment carries its call's index (0 first): numbered as is, it would share the
+    reasoning block's number, and merging would fold the call into the reasoning."""
+    stamp = Stamp(RUN_ID, "v1")
+
+    def piece(index: int, args: str, name: str | None = None) -> ChatGenerationChunk:
+        fragment = tool_call_chunk(name=name, args=args, id=name and f"c{index}", index=index)
+        return _chunk(content="", tool_call_chunks=[fragment])
+
+    chunks = [
+        _chunk(content="", additional_kwargs={"reasoning_content": "r"}),
+        piece(0, "", "f"),
+        piece(1, "", "g"),
+        piece(0, '{"a": 1}'),  # a gateway may interleave the calls' fragments
+        piece(1, "{}"),
+        _chunk(content="done"),
+    ]
+    tokens = [stamp.token(c) for c in chunks]
+    assert [[(b["type"], b["index"]) for b in token] for token in tokens] == [  # type: ignore[index, union-attr]
+        [("reasoning", 0)],
+        [("tool_call_chunk", 1)],
+        [("tool_call_chunk", 2)],
+        [("tool_call_chunk", 1)],
+        [("tool_call_chunk", 2)],
+        [("text", 3)],
+    ]
 
 
 def test_a_whole_v1_answer_leaves_finished_tool_calls_unnumbered() -> None:
