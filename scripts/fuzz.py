@@ -5,13 +5,16 @@ one to three mutations: bit flips, truncation, a splice of two captures, a JSON 
 wrong type somewhere in a chunk (the chunk is walked and one of its values, at any depth, is
 replaced by a value of another type), huge numbers, deep nesting, CR/LF/NUL insertion, and
 cut or stray UTF-8 sequences. Every input is decoded whole with :func:`sse_core.decode`, at
-random cuts, and through :class:`StreamDecoder` + :class:`Accumulator` read by read.
+random cuts, and through the README's incremental loop (:class:`StreamDecoder` +
+:class:`Accumulator`, read by read).
 
 An exception that is not an :class:`~sse_core.SSEConnectorError` is an *untyped exception*,
 a defect: the input (its repr, cut short) and the traceback are printed. A body that decodes
-differently whole and cut into reads is a *split mismatch*, a defect too. At the end: inputs
-tried, untyped exceptions, split mismatches, the slowest input and the time taken. Exit
-status 1 if anything was found. The same seed gives the same inputs (their digest is
+differently whole and cut into reads is a *split mismatch*, a defect too; so is a *driver
+mismatch*: the incremental loop, fed the cut reads, reaching another verdict (error class,
+or completion) than ``decode`` of the whole body. At the end: inputs tried, untyped
+exceptions, split and driver mismatches, the slowest input and the time taken. Exit status 1
+if anything was found. The same seed gives the same inputs (their digest is
 printed).
 
 Run: ``.venv/bin/python scripts/fuzz.py [--inputs N] [--seed S]``.
@@ -240,17 +243,21 @@ def outcome(pieces: Sequence[bytes], bound: int) -> tuple[str, Completion]:
         return type(exc).__name__, exc.partial
 
 
-def through_decoder(pieces: Sequence[bytes], bound: int) -> None:
-    """The adapters' path: StreamDecoder + Accumulator, read by read."""
-    decoder = StreamDecoder(max_event_bytes=bound)
-    answer = Accumulator()
-    for piece in pieces:
-        answer.extend(decoder.feed(piece))
-        if decoder.done:
-            break
-    answer.extend(decoder.finish())
-    answer.mark()
-    answer.completion()
+def through_decoder(pieces: Sequence[bytes], bound: int) -> tuple[str, Completion | None]:
+    """The README's incremental loop (StreamDecoder + Accumulator, read by read): ("ok",
+    completion) or the error class (its partial is the loop's to assemble, so None)."""
+    decoder, answer = StreamDecoder(max_event_bytes=bound), Accumulator()
+    try:
+        for piece in pieces:
+            for event in decoder.feed(piece):
+                answer.add(event)
+            if decoder.done:
+                break
+        answer.extend(decoder.finish())
+        answer.mark()
+        return "ok", answer.finish()
+    except StreamError as exc:
+        return type(exc).__name__, None
 
 
 @dataclass
@@ -284,6 +291,11 @@ class Report:
         """How many bodies decoded differently whole and cut into reads."""
         return sum(1 for f in self.findings if f.kind == "split mismatch")
 
+    @property
+    def driver_mismatches(self) -> int:
+        """How many bodies the incremental loop judged otherwise than ``decode``."""
+        return sum(1 for f in self.findings if f.kind == "driver mismatch")
+
 
 def _attempt(action: Callable[[], Any]) -> tuple[Any, str | None]:
     """Run ``action``; (its result, None), (None, None) for a typed error, or the traceback."""
@@ -312,10 +324,21 @@ def check(rng: random.Random, mutation: str, body: bytes, report: Report) -> lis
             found.append(Finding("untyped exception", way, mutation, body, trace))
     whole, split = results["decode whole"], results["decode cut"]
     report.outcomes[whole[0] if whole is not None else "untyped"] += 1
+    sizes = [len(p) for p in pieces]
     if whole is not None and split is not None and whole != split:
-        detail = f"whole: {whole[0]}, cut at {[len(p) for p in pieces]}: {split[0]}\n"
+        detail = f"whole: {whole[0]}, cut at {sizes}: {split[0]}\n"
         found.append(Finding("split mismatch", "decode cut", mutation, body, detail))
+    way = "StreamDecoder+Accumulator"
+    loop = results[way]
+    if whole is not None and loop is not None and _differ(whole, loop):
+        detail = f"decode whole: {whole[0]}, the incremental loop cut at {sizes}: {loop[0]}\n"
+        found.append(Finding("driver mismatch", way, mutation, body, detail))
     return found
+
+
+def _differ(whole: tuple[str, Completion], loop: tuple[str, Completion | None]) -> bool:
+    """Whether two verdicts differ: the error class, or the completion of a success."""
+    return whole[0] != loop[0] or (whole[0] == "ok" and whole[1] != loop[1])
 
 
 def fuzz(inputs: int, seed: int, *, out: TextIO = sys.stdout) -> Report:
@@ -353,6 +376,7 @@ def summary(report: Report, elapsed: float, out: TextIO) -> None:
     print(f"inputs tried: {report.inputs}", file=out)
     print(f"untyped exceptions: {report.untyped}", file=out)
     print(f"split mismatches: {report.mismatches}", file=out)
+    print(f"driver mismatches: {report.driver_mismatches}", file=out)
     kinds = ", ".join(f"{kind} {count}" for kind, count in report.outcomes.most_common())
     print(f"outcomes (decoded whole): {kinds}", file=out)
     print(f"slowest input: {report.slowest * 1000:.1f} ms", file=out)

@@ -1,5 +1,6 @@
 """scripts/fuzz.py as a project tool: a few thousand mutated captures give no untyped
-exception and no split mismatch; a seed gives the same inputs; a defect is reported with its
+exception, no split mismatch and no driver mismatch (the README's incremental loop judging a
+body otherwise than decode()); a seed gives the same inputs; a defect is reported with its
 input and traceback, and the exit status says so."""
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def test_a_few_thousand_inputs_find_nothing(fuzz: ModuleType) -> None:
     text = out.getvalue()
     assert "inputs tried: 3000" in text and "untyped exceptions: 0" in text, text
     assert "split mismatches: 0" in text and status == 0, text
+    assert "driver mismatches: 0" in text, text  # the README's loop agrees with decode()
 
 
 def test_the_corpus_is_every_capture(fuzz: ModuleType) -> None:
@@ -90,3 +92,12 @@ def test_an_untyped_exception_is_reported_with_its_input(
     assert status == 1
     assert "untyped exception in decode whole" in text and "KeyError: 'a defect'" in text
     assert "input: b" in text and "untyped exceptions: 6" in text  # whole and cut, per input
+
+
+def test_a_driver_mismatch_is_reported(fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fuzz, "through_decoder", lambda pieces, bound: ("Unheard", None))
+    out = io.StringIO()
+    status = fuzz.main(["--inputs", "5"], out=out)
+    text = out.getvalue()
+    assert status == 1 and "driver mismatch in StreamDecoder+Accumulator" in text
+    assert "the incremental loop cut at" in text and "driver mismatches: 5" in text

@@ -78,7 +78,8 @@ class ChunkDecoder:
         # on every chunk repeat the same counts until the last one.
         self._counts: tuple[int, int, int] | None = None
         self._usage: Usage | None = None
-        #: True once ``[DONE]`` arrived (an attribute: it is read for every read).
+        #: True once ``[DONE]`` or an error frame arrived: the stream is over, whatever
+        #: follows is not decoded (an attribute: it is read for every read).
         self.done: bool = False
 
     def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
@@ -109,6 +110,7 @@ class ChunkDecoder:
             return self._decode_message(data)
         payload = parse_loose(data)
         if name == "error":
+            self.done = True  # the gateway said what failed: nothing after it counts
             return [parse_error(payload)]
         if name in USAGE_EVENTS and isinstance(payload, dict):
             return [_usage_update(parse_usage(payload)), _gateway_event(name, payload)]
@@ -159,6 +161,7 @@ class ChunkDecoder:
             events.append(_usage_update(self._usage_of(usage)))
         if chunk.get("error"):
             events.append(parse_error(chunk))
+            self.done = True  # the gateway said what failed: nothing after it counts
 
     def _usage_of(self, raw: dict[str, Any]) -> Usage:
         """``parse_usage(raw)``; a plain usage with the counts of the last one gives that one."""

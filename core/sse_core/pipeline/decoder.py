@@ -19,12 +19,18 @@ from sse_core.pipeline.payloads import parse_chunk_json
 
 __all__ = ["StreamDecoder"]
 
+_PREVIEW = 120  # bytes of a body with no event shown in the error
+_SSE_STARTS = (b"data", b"event", b"id", b"retry", b":")
+
 
 class StreamDecoder:
     """Feed the response body as it arrives; get StreamEvents back.
 
-    After ``data: [DONE]`` the decoder is :attr:`done` and ignores further bytes: the caller
-    should stop reading and close the response.
+    After ``data: [DONE]`` or an error frame the decoder is :attr:`done` and ignores further
+    bytes: the caller should stop reading and close the response. A body that ends without
+    ever holding an SSE event, and does not start like one (a web page, plain text, a JSON
+    answer read as a stream), is refused by :meth:`finish` with a StreamProtocolError: the
+    verdict is the decoder's, so every way of driving it gives the same one.
 
     Args:
         max_event_bytes: Upper bound on one SSE line or event; larger raises
@@ -36,7 +42,7 @@ class StreamDecoder:
         ConfigurationError: An unknown accelerator, or one whose package is missing.
     """
 
-    __slots__ = ("_accelerated", "_chunks", "_parser")
+    __slots__ = ("_accelerated", "_chunks", "_parser", "_seen", "_source", "_start")
 
     def __init__(
         self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, accelerator: str | None = None
@@ -44,10 +50,13 @@ class StreamDecoder:
         self._parser = SSEParser(max_event_bytes=max_event_bytes)
         self._chunks = ChunkDecoder()
         self._accelerated = _accelerator(accelerator, self._chunks)
+        self._seen = False  # an event came out of the body
+        self._start = b""  # its first bytes, to say what arrived when no event ever did
+        self._source = "the body"  # what the body comes from, for that message
 
     @property
     def done(self) -> bool:
-        """True once ``[DONE]`` was decoded."""
+        """True once ``[DONE]`` or an error frame was decoded."""
         return self._chunks.done
 
     def feed(self, data: bytes) -> list[StreamEvent]:
@@ -73,13 +82,16 @@ class StreamDecoder:
             self._json(data[6:-2], events)
         else:
             self._frames(data, events)
+        if not self._seen:
+            self._sight(data, events)
         return events
 
     def finish(self) -> list[StreamEvent]:
         """The body ended: decode a last event left without its blank line, release held text.
 
         Raises:
-            StreamProtocolError: As :meth:`feed`.
+            StreamProtocolError: As :meth:`feed`; or the body held no SSE event at all and
+                does not start like an event stream.
         """
         chunks = self._chunks
         if chunks.done:
@@ -94,7 +106,18 @@ class StreamDecoder:
             error.events = tuple(events)
             raise error
         events += chunks.flush()
+        if not (self._seen or events) and self._start.strip() and not _looks_like_sse(self._start):
+            raise StreamProtocolError(
+                f"expected an event stream from {self._source}, got a body with no SSE event; "
+                f"it starts with {_preview(self._start)}"
+            )
         return events
+
+    def _sight(self, data: bytes, events: list[StreamEvent]) -> None:
+        """Until the first event: keep the body's first bytes, for :meth:`finish`'s verdict."""
+        self._seen = bool(events)
+        if len(self._start) < _PREVIEW:
+            self._start += data[: _PREVIEW - len(self._start)]
 
     # --- the speed path: whole plain frames decoded without the line parser ---
     #
@@ -210,8 +233,8 @@ class StreamDecoder:
                     except ValueError:
                         chunk = parse_chunk_json(payload)  # recovers bad UTF-8, else raises
                     chunks._decode_into(chunk, events)
-                    continue
-                events += chunks._decode_raw(name, payload)
+                else:
+                    events += chunks._decode_raw(name, payload)
                 if chunks.done:
                     return
         except StreamError as exc:
@@ -238,3 +261,12 @@ class StreamDecoder:
         events = chunks._decode_chunk(whole)
         events += chunks._decode_raw("message", b"[DONE]")
         return events
+
+
+def _looks_like_sse(start: bytes) -> bool:
+    first = start.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+    return first.startswith(_SSE_STARTS)
+
+
+def _preview(data: bytes) -> str:
+    return repr(data[:_PREVIEW].decode("utf-8", "replace"))

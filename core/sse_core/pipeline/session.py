@@ -29,7 +29,6 @@ __all__ = ["StreamSession", "decode"]
 _PREVIEW = 120
 #: Content types that are never an event stream (besides anything HTML or XML).
 _NOT_A_STREAM = ("image/", "audio/", "video/", "application/pdf", "application/zip", "font/")
-_SSE_STARTS = (b"data", b"event", b"id", b"retry", b":")
 
 
 class StreamSession:
@@ -59,7 +58,6 @@ class StreamSession:
         "_max",
         "_refuse",
         "_secrets",
-        "_seen",
         "_source",
         "_start",
         "answer",
@@ -78,6 +76,7 @@ class StreamSession:
         accelerator: str | None = None,
     ) -> None:
         self._decoder = StreamDecoder(max_event_bytes=max_event_bytes, accelerator=accelerator)
+        self._decoder._source = source
         self._max = max_event_bytes
         self._deadline = deadline
         self._idle = idle
@@ -89,8 +88,7 @@ class StreamSession:
         self._refuse: tuple[str, int] | None = None  # (content type, status) not a stream
         self._json_size = 0
         self._error: StreamError | None = None
-        self._seen = False  # an event came out of the body
-        self._start = b""  # the first bytes, to say what arrived when no event ever did
+        self._start = b""  # the first bytes of a body refused by its type, to say what came
         #: The answer so far: the one accumulator of this response.
         self.answer: Accumulator = Accumulator()
         #: True once the loop must stop reading: ``[DONE]``, or an error frame arrived.
@@ -142,14 +140,11 @@ class StreamSession:
             if len(self._start) >= _PREVIEW:
                 raise self._unexpected()
             return []
-        if not self._seen:
-            self._note_start(piece)
         try:
             events = self._decoder.feed(piece)
         except StreamError as exc:
             raise self.fail(exc) from None
         if events:
-            self._seen = True
             events = self._accept(events)
         if self._decoder.done:
             self.stopped = True
@@ -161,6 +156,11 @@ class StreamSession:
         """The body ended: the last events (a final frame without blank line, held text).
 
         Nothing after :attr:`stopped`: the loop left the body on purpose.
+
+        Raises:
+            StreamProtocolError: A last frame broke the protocol, or the body held no SSE
+                event at all (the decoder's verdict, with the partial answer).
+            UnexpectedResponseError: The body's type said it was no event stream.
         """
         if self.stopped:
             return []
@@ -173,8 +173,6 @@ class StreamSession:
                 events = self._decoder.finish()
         except StreamError as exc:
             raise self.fail(exc) from None
-        if events:
-            self._seen = True
         return self._accept(events)
 
     def completion(self) -> Completion:
@@ -183,17 +181,9 @@ class StreamSession:
         Raises:
             GatewayStreamError: An error frame arrived.
             IncompleteStreamError: The stream was cut (no finish_reason, no ``[DONE]``).
-            StreamProtocolError: The body held no event stream at all.
         """
         if self._error is not None:
             raise self._error
-        if not self._seen and self._start.strip() and not _looks_like_sse(self._start):
-            raise self.fail(
-                StreamProtocolError(
-                    f"expected an event stream from {self._source}, got a body with no SSE "
-                    f"event; it starts with {_preview(self._start)}"
-                )
-            )
         return self.answer.finish()
 
     def partial(self) -> Completion:
@@ -284,11 +274,6 @@ class StreamSession:
                     "stalled behind a gateway that keeps the connection alive"
                 )
             )
-
-
-def _looks_like_sse(start: bytes) -> bool:
-    first = start.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
-    return first.startswith(_SSE_STARTS)
 
 
 def _preview(data: bytes) -> str:

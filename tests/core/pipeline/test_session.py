@@ -118,8 +118,10 @@ def test_an_error_frame_before_a_protocol_error_in_the_same_read_wins() -> None:
     session = StreamSession()
     session.begin(SSE)
     body = sse(delta(content="a"), {"error": {"message": "first"}}, done=False) + b"data: {x\n\n"
+    session.step(body)  # the decoder stops at the error frame: the bad frame is never read
+    assert session.stopped
     with pytest.raises(GatewayStreamError, match="first") as info:
-        session.step(body)
+        session.completion()
     assert info.value.partial.content == "a"
 
 
@@ -235,9 +237,8 @@ def test_an_empty_page_says_it_was_empty() -> None:
 def test_a_body_with_no_sse_event_at_all_is_a_protocol_error(body: bytes) -> None:
     session = StreamSession(source="the body")
     session.begin({"content-type": "text/plain"})
-    run(session, body)
     with pytest.raises(StreamProtocolError, match="got a body with no SSE event") as info:
-        session.completion()
+        run(session, body)  # the decoder's verdict, when the body ends
     assert repr(body[:10].decode())[1:-1] in str(info.value)
     assert "retry the request" not in str(info.value)
 
@@ -374,7 +375,6 @@ def test_an_unexpected_page_quoting_a_secret_is_masked() -> None:
 def test_no_sse_body_quoting_a_secret_is_masked() -> None:
     session = StreamSession(secrets=[SECRET])
     session.begin({})
-    run(session, f"denied for {SECRET}\n".encode())
     with pytest.raises(StreamProtocolError) as info:
-        session.completion()
+        run(session, f"denied for {SECRET}\n".encode())
     assert SECRET not in _texts(info.value)
