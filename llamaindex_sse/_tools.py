@@ -10,8 +10,8 @@ reads every chunk never sees an exception.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
 from llama_index.core.llms.llm import ToolSelection
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add_user_message",
+    "check_tools",
     "keep_first_tool_call",
     "offer_tools",
     "parse_arguments",
@@ -32,6 +33,41 @@ __all__ = [
 ]
 
 _CHOICES = frozenset({"auto", "none", "required"})
+_ACCEPTED = (
+    "LlamaIndex tools (BaseTool instances such as FunctionTool.from_defaults(fn=...) or "
+    "QueryEngineTool)"
+)
+
+
+def check_tools(tools: object) -> list[BaseTool]:
+    """``tools`` as a list, each one a LlamaIndex tool (None: no tools).
+
+    Raises:
+        TypeError: ``tools`` is no list of tools, or one entry is not a tool; the message
+            says what is accepted and where the wrong one is (its type, not its value).
+    """
+    if tools is None:
+        return []
+    if isinstance(tools, (str, bytes, Mapping)) or not isinstance(tools, Iterable):
+        hint = " (wrap one tool in a list)" if _is_tool(tools) else ""
+        raise TypeError(f"tools must be a list of {_ACCEPTED}, got {type(tools).__name__}{hint}")
+    checked = list(tools)
+    for at, tool in enumerate(checked):
+        if not _is_tool(tool):
+            hint = (
+                " (make a function a tool with FunctionTool.from_defaults)"
+                if callable(tool)
+                else ""
+            )
+            raise TypeError(
+                f"tools must be {_ACCEPTED}, got {type(tool).__name__} at tools[{at}]{hint}"
+            )
+    return cast("list[BaseTool]", checked)
+
+
+def _is_tool(tool: object) -> bool:
+    """A BaseTool, or anything with its ``metadata.to_openai_tool`` (what a request needs)."""
+    return callable(getattr(getattr(tool, "metadata", None), "to_openai_tool", None))
 
 
 def to_openai_tools(
@@ -65,7 +101,12 @@ def offer_tools(
     choice: str | dict[str, Any] | None,
     strict: bool | None,
 ) -> dict[str, Any]:
-    """The ``chat`` arguments that offer ``tools`` (just the messages when there are none)."""
+    """The ``chat`` arguments that offer ``tools`` (just the messages when there are none).
+
+    Raises:
+        TypeError: ``tools`` holds something that is not a LlamaIndex tool.
+    """
+    tools = check_tools(tools)
     if not tools:
         return {"messages": messages}
     return {

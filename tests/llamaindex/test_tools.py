@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from li_support import Feed
+from li_support import Feed, LLMFactory
 from llama_index.core.base.llms.types import ChatMessage, TextBlock, ToolCallBlock
 from llama_index.core.tools import FunctionTool
 
@@ -22,6 +24,7 @@ from llamaindex_sse._tools import (
     to_tool_choice,
 )
 from sse_core import ToolCallDelta
+from sse_core.emulator import Emulator
 
 
 def add(a: int, b: int) -> int:
@@ -151,3 +154,77 @@ def test_keep_first_tool_call_drops_the_others_everywhere() -> None:
 )
 def test_parse_arguments(arguments: Any, expected: dict[str, Any]) -> None:
     assert parse_arguments(arguments) == expected
+
+
+# --- tools that are not tools -------------------------------------------------------------------
+
+JUNK_ENTRIES = [("x", "str"), (add, "function"), ({"type": "function"}, "dict"), (None, "NoneType")]
+
+
+@pytest.mark.parametrize(("junk", "kind"), JUNK_ENTRIES)
+def test_an_entry_that_is_not_a_tool_is_a_type_error_saying_what_is_accepted(
+    junk: object, kind: str
+) -> None:
+    tool = FunctionTool.from_defaults(add)
+    with pytest.raises(TypeError) as info:
+        offer_tools([tool, junk], [], parallel=False, required=False, choice=None, strict=None)  # type: ignore[list-item]
+    message = str(info.value)
+    assert f"got {kind} at tools[1]" in message
+    assert "LlamaIndex tools" in message and "FunctionTool.from_defaults" in message
+    assert "{'type'" not in message  # the type is named, never the value
+
+
+@pytest.mark.parametrize(
+    ("tools", "hint"),
+    [("x", ""), (FunctionTool.from_defaults(add), "wrap one tool in a list"), ({"a": 1}, "")],
+)
+def test_tools_that_are_no_list_is_a_type_error(tools: object, hint: str) -> None:
+    with pytest.raises(TypeError, match="tools must be a list of LlamaIndex tools") as info:
+        offer_tools(tools, [], parallel=False, required=False, choice=None, strict=None)  # type: ignore[arg-type]
+    assert hint in str(info.value)
+
+
+def test_no_tools_and_real_tools_still_pass() -> None:
+    assert offer_tools(None, [], parallel=False, required=False, choice=None, strict=None) == {  # type: ignore[arg-type]
+        "messages": []
+    }
+    assert offer_tools((), [], parallel=False, required=False, choice=None, strict=None) == {
+        "messages": []
+    }
+    request = offer_tools(
+        (t for t in [FunctionTool.from_defaults(add)]),  # type: ignore[arg-type]
+        [],
+        parallel=False,
+        required=False,
+        choice=None,
+        strict=None,
+    )
+    assert [spec["function"]["name"] for spec in request["tools"]] == ["add"]
+
+
+ENTRY_POINTS = [
+    "chat_with_tools",
+    "stream_chat_with_tools",
+    "achat_with_tools",
+    "astream_chat_with_tools",
+    "predict_and_call",
+    "apredict_and_call",
+]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("entry", ENTRY_POINTS)
+def test_every_tool_entry_point_refuses_junk_before_any_request(
+    entry: str, make_llm: LLMFactory, emulator: Emulator
+) -> None:
+    llm = make_llm()
+    method = getattr(llm, entry)
+    with pytest.raises(TypeError, match=r"LlamaIndex tools .* got str at tools\[0\]"):
+        result = method(["x"], user_msg="weather in Paris?")
+        if inspect.iscoroutine(result):
+            asyncio.run(result)
+    assert emulator.requests == []
+    # the same model, given a real tool, calls it
+    tool = FunctionTool.from_defaults(add)
+    response = llm.chat_with_tools([tool], user_msg="add 2 and 3", tool_required=True)
+    assert llm.get_tool_calls_from_response(response)[0].tool_name == "add"
