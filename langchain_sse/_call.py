@@ -45,12 +45,14 @@ class CallPlan:
     """The run of a base-class streaming path, for gateway events to reach."""
     streaming: bool = True
     """Ask for a stream (False: ``stream: false``, the answer as one JSON body)."""
+    tokens: bool = True
+    """Tell the run each chunk as a token (False: a quiet call, whose chunks nobody sees)."""
 
 
 class _CallBase:
     """The pure part of both calls: map a read, and build the final chunk and whole answer."""
 
-    __slots__ = ("_mapper", "_stamp", "stream")
+    __slots__ = ("_mapper", "_stamp", "_tokens", "stream")
 
     stream: ChatStream | AsyncChatStream
 
@@ -58,6 +60,7 @@ class _CallBase:
         self.stream = stream
         self._mapper = plan.mapper
         self._stamp = plan.stamp
+        self._tokens = plan.tokens
 
     def _map_read(self, events: Sequence[StreamEvent]) -> Iterable[Item]:
         return self._mapper.read(events, self.stream.answer.followed)
@@ -142,7 +145,7 @@ class ModelCall(_CallBase):
 
     def _tell_token(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
         token = self._stamp.token(chunk)  # stamps the chunk: always
-        if self._manager.handlers:  # LangChain's own test: without handlers nothing runs
+        if self._tokens and self._manager.handlers:  # LangChain's test: no handler, no call
             self._manager.on_llm_new_token(token, chunk=chunk)
         return chunk
 
@@ -196,6 +199,6 @@ class AsyncModelCall(_CallBase):
 
     async def _tell_token(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
         token = self._stamp.token(chunk)  # stamps the chunk: always
-        if self._manager.handlers:  # LangChain's own test: without handlers nothing runs
+        if self._tokens and self._manager.handlers:  # LangChain's test: no handler, no call
             await self._manager.on_llm_new_token(token, chunk=chunk)
         return chunk

@@ -79,7 +79,8 @@ class MapMode(Enum):
     COALESCE = "coalesce"
     """At most one chunk per network read."""
     QUIET = "quiet"
-    """No chunk at all: the caller wants only the whole answer."""
+    """No chunk at all, only the named gateway events: the caller wants the whole answer
+    (and its run hears the gateway's events)."""
 
 
 # Only the first chunk, refusal chunks and the last chunk carry ``model_provider``: it tells
@@ -241,7 +242,7 @@ class ChunkMapper:
 
 
 def _map_nothing(events: Sequence[StreamEvent], followed: int | None) -> list[Item]:
-    return []
+    return [event for event in events if type(event) is GatewayEvent]
 
 
 def _merge_delta(delta: ReadDelta, *, tag: bool, message_id: str | None) -> ChatGenerationChunk:

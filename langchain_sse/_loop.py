@@ -62,7 +62,12 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
     ``delta.refusal`` from streams). ``stream``/``astream`` always stream. Where LangChain
     would stream an invoke (``streaming=True``, a streaming callback handler) it still sends
     one JSON request: handlers get the answer as one token (v2 protocol handlers as one
-    chunk's events), then the empty last chunk with the usage, as every answer ends."""
+    chunk's events), then the empty last chunk with the usage, as every answer ends.
+
+    LangChain's own switch, ``disable_streaming``, goes further, as in ChatOpenAI:
+    ``stream``/``astream`` then give the invoked answer as one chunk, and that invoke sends
+    ``stream: false`` too (``"tool_calling"``: only for calls with tools bound). So does a
+    ``stream=False`` call."""
 
     def _plan_call(
         self,
@@ -74,12 +79,28 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         quiet: bool = False,
         whole: bool = False,
     ) -> CallPlan:
-        """What one call sends, how it maps (``quiet``: no chunk at all) and stamps;
-        ``whole``: asked with ``stream: false``, its one JSON answer mapped to one chunk.
+        """What one call sends, how it maps (``quiet``: no chunk and no token, only the
+        gateway's named events) and stamps; ``whole``: asked with ``stream: false``, its one
+        JSON answer mapped to one chunk.
 
         Pops the call's plumbing (the run link, LangChain's own keys) from ``kwargs``.
         """
         raise NotImplementedError
+
+    def _streaming_off(self, kwargs: dict[str, Any]) -> bool:
+        """Whether this call's streaming is switched off: ``disable_streaming`` (as
+        ``BaseChatModel`` reads it) or a ``stream=False`` call. ``streaming=False`` given
+        explicitly, which LangChain also reads as off, is ChatSSE's default: it keeps the
+        streamed invoke (truncation detection, named gateway events)."""
+        if self.disable_streaming is True:
+            return True
+        if self.disable_streaming == "tool_calling" and kwargs.get("tools"):
+            return True
+        return "stream" in kwargs and not kwargs["stream"]
+
+    def _sends_whole(self, kwargs: dict[str, Any]) -> bool:
+        """Whether an invoke asks for one JSON answer (``stream: false``)."""
+        return not self.invoke_streaming or self._streaming_off(kwargs)
 
     def _plan_generate(
         self,
@@ -90,13 +111,17 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         *,
         async_api: bool,
     ) -> CallPlan:
-        """A ``_generate`` call: quiet (no token, no chunk) without handlers; its tokens
-        stamped as LangChain stamps the tokens it streams when it would have streamed."""
-        whole = not self.invoke_streaming
-        if run_manager is None:
+        """A ``_generate`` call. Its tokens go to the run only where LangChain would have
+        streamed the invoke (``streaming=True``, a streaming handler such as
+        ``astream_events``' or LangGraph's), stamped as LangChain stamps them; otherwise it
+        is quiet (no chunk, no token), as a non-streaming model's invoke is."""
+        whole = self._sends_whole(kwargs)
+        streamed = run_manager is not None and super()._should_stream(
+            async_api=async_api, run_manager=run_manager, **kwargs
+        )
+        if run_manager is None or not streamed:
             return self._plan_call(messages, stop, kwargs, UNSTAMPED, quiet=True, whole=whole)
-        streamed = super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
-        stamp = Stamp(run_manager.run_id, self.output_version) if streamed else UNSTAMPED
+        stamp = Stamp(run_manager.run_id, self.output_version)
         quiet = not run_manager.handlers
         return self._plan_call(messages, stop, kwargs, stamp, quiet=quiet, whole=whole)
 

@@ -147,7 +147,7 @@ class ChatSSE(StreamingChatModel):
         quiet: bool = False,
         whole: bool = False,
     ) -> CallPlan:
-        """What one call sends, how it maps (``quiet``: no chunk at all) and stamps;
+        """What one call sends, how it maps (``quiet``: no chunk, no token) and stamps;
         ``whole``: asked with ``stream: false``, its one JSON answer mapped to one chunk."""
         link = kwargs.pop(LINK_KEY, None)
         outbound = build_outbound(
@@ -171,7 +171,12 @@ class ChatSSE(StreamingChatModel):
             model=model, headers=self.response_headers, mode=mode, message_id=stamp.id
         )
         return CallPlan(
-            outbound=outbound, mapper=mapper, stamp=stamp, link=link, streaming=not whole
+            outbound=outbound,
+            mapper=mapper,
+            stamp=stamp,
+            link=link,
+            streaming=not whole,
+            tokens=not quiet,
         )
 
     # --- token counts, tools and structured output ---

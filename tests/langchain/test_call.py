@@ -129,7 +129,8 @@ async def test_the_whole_answer_comes_from_the_core_even_when_no_chunk_is_made(m
     call = _open(_model(), mode, handler, emitted, quiet=True)
     chunks = await _drain(call, mode)
     assert [c.message.content for c in chunks] == [""]  # quiet: the final chunk alone
-    assert emitted == []
+    assert handler.tokens == []  # and not told: nobody sees a quiet call's chunks
+    assert [e.name for e in emitted] == ["spass.tool-cap"]  # the run still hears the gateway
     result = call.build_result()
     message = result.generations[0].message
     assert message.content == "Hello"

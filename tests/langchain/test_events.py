@@ -57,9 +57,12 @@ class AsyncRecording(AsyncCallbackHandler):
         self.custom.append((name, data, run_id))
 
 
-def test_invoke_fires_one_token_per_delta_with_its_chunk(make_model: ModelFactory) -> None:
+def test_streaming_invoke_fires_one_token_per_delta_with_its_chunk(
+    make_model: ModelFactory,
+) -> None:
     handler = Recording()
-    message = make_model().invoke("count to 4", config={"callbacks": [handler]})
+    model = make_model(streaming=True)
+    message = model.invoke("count to 4", config={"callbacks": [handler]})
     tokens = [token for token, _, _ in handler.tokens]
     assert tokens == ["1", " 2", " 3", " 4", ""]  # four deltas, then the final chunk
     assert all(isinstance(chunk, ChatGenerationChunk) for _, _, chunk in handler.tokens)

@@ -304,13 +304,14 @@ def assert_whole(message: AIMessage) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_a_plain_handler_gets_one_token_and_the_whole_answer(mode: str) -> None:
+async def test_a_plain_handler_gets_no_token_and_the_whole_answer(mode: str) -> None:
+    """LangChain does not stream an invoke for a plain handler: no token, as ChatOpenAI."""
     model, seen = json_model(json.dumps(WHOLE).encode())
     handler = Seen()
     message = await invoke_with(model, handler, mode)
     assert len(seen) == 1
     assert json.loads(seen[0].content)["stream"] is False
-    assert handler.tokens == ["one two three", ""]
+    assert handler.tokens == []
     assert_whole(message)
     assert_whole(handler.ended_with())
 
