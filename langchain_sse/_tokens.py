@@ -6,18 +6,33 @@ encoding for the model name when tiktoken knows the name, else :data:`FALLBACK_E
 (GPT-4o's ``o200k_base``, a fair estimate for today's large BPE vocabularies). The counts are
 estimates made before sending: the gateway's own count is in every answer's
 ``usage_metadata``. Without tiktoken, an ImportError names the extra to install.
+
+tiktoken downloads an encoding's file on first use and keeps it in its cache
+(``TIKTOKEN_CACHE_DIR``, else ``DATA_GYM_CACHE_DIR``, else ``<tmp>/data-gym-cache``). Offline
+that download fails, so a file already on the machine is preferred: tiktoken's own cache
+first, then the copies of ``cl100k_base`` and ``o200k_base`` that llama-index-core ships (for
+the same purpose). With neither and no network, one :class:`ConfigurationError` says which
+file to download and where to put it, instead of the network error.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
+import os
+import tempfile
+import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from langchain_sse._outbound import convert_messages
+from sse_core import ConfigurationError
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
@@ -31,6 +46,21 @@ FALLBACK_ENCODING = "o200k_base"
 _PER_MESSAGE = 3
 _PER_NAME = 1
 _REPLY_PRIMING = 3
+#: Where tiktoken downloads the one-file encodings from (tiktoken_ext.openai_public); its
+#: cache keeps each under the SHA-1 of this address.
+_FILES = {
+    "r50k_base": "r50k_base",
+    "p50k_base": "p50k_base",
+    "p50k_edit": "p50k_base",
+    "cl100k_base": "cl100k_base",
+    "o200k_base": "o200k_base",
+    "o200k_harmony": "o200k_base",
+}
+_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
+_ENV = "TIKTOKEN_CACHE_DIR"
+#: Loading an encoding may point tiktoken's cache at a local copy for a moment: one at a time.
+_LOADING = threading.Lock()
+_LOADED: dict[str, Encoding] = {}
 
 
 def load_encoding(model: str) -> Encoding:
@@ -48,9 +78,84 @@ def load_encoding(model: str) -> Encoding:
             "is in message.usage_metadata (input_tokens, output_tokens)."
         ) from exc
     try:
-        return tiktoken.encoding_for_model(model)
+        name = tiktoken.encoding_name_for_model(model)
     except KeyError:
-        return tiktoken.get_encoding(FALLBACK_ENCODING)
+        name = FALLBACK_ENCODING
+    with _LOADING:
+        return _get_encoding(tiktoken, name)
+
+
+def _get_encoding(tiktoken: ModuleType, name: str) -> Encoding:
+    """tiktoken's encoding ``name``, from a file on this machine when there is one.
+
+    Raises:
+        ConfigurationError: The file is nowhere on the machine and could not be downloaded.
+    """
+    known = _LOADED.get(name)
+    if known is not None:
+        return known
+    url = _URL.format(_FILES[name]) if name in _FILES else None
+    key = hashlib.sha1(url.encode()).hexdigest() if url else ""  # tiktoken's cache key
+    own = _tiktoken_cache()
+    local = _bundled_copy(key) if url and not (own and Path(own, key).is_file()) else None
+    try:
+        encoding = _read_from(tiktoken, name, local) if local else tiktoken.get_encoding(name)
+    except (OSError, ValueError) as exc:  # requests' errors are OSErrors; a bad hash too
+        raise ConfigurationError(_unavailable(name, url, key, exc)) from exc
+    _LOADED[name] = encoding
+    return encoding
+
+
+def _read_from(tiktoken: ModuleType, name: str, cache: Path) -> Encoding:
+    """Load encoding ``name`` with tiktoken's cache pointed at ``cache`` for the moment."""
+    before = os.environ.get(_ENV)
+    os.environ[_ENV] = str(cache)
+    try:
+        encoding: Encoding = tiktoken.get_encoding(name)
+        return encoding
+    finally:
+        if before is None:
+            del os.environ[_ENV]
+        else:
+            os.environ[_ENV] = before
+
+
+def _tiktoken_cache() -> str:
+    """The cache directory tiktoken reads (its own rule, from tiktoken.load)."""
+    for variable in (_ENV, "DATA_GYM_CACHE_DIR"):
+        if variable in os.environ:
+            return os.environ[variable]
+    return os.path.join(tempfile.gettempdir(), "data-gym-cache")
+
+
+def _bundled_copy(key: str) -> Path | None:
+    """The directory of llama-index-core's copy of tiktoken's cache (cl100k_base and
+    o200k_base), if it is installed and holds the file ``key``."""
+    try:
+        spec = importlib.util.find_spec("llama_index.core")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    where = Path(spec.origin).parent / "_static" / "tiktoken_cache"
+    return where if (where / key).is_file() else None
+
+
+def _unavailable(name: str, url: str | None, key: str, exc: BaseException) -> str:
+    """What to do when encoding ``name`` is on no disk and the download failed."""
+    cache = _tiktoken_cache() or "a directory of your choice"
+    where = (
+        f"download {url} and save it as {os.path.join(cache, key)}"
+        if url
+        else f"run tiktoken.get_encoding({name!r}) once with network access"
+    )
+    return (
+        f"ChatSSE counts tokens with tiktoken's {name} encoding, whose file is not on this "
+        f"machine and could not be downloaded ({type(exc).__name__}). To count offline, "
+        f"{where}; or set {_ENV} to a directory that holds it (llama-index-core ships "
+        "cl100k_base and o200k_base in llama_index/core/_static/tiktoken_cache). The "
+        "gateway's own count of each answer is in message.usage_metadata."
+    )
 
 
 def encode(text: str, model: str) -> list[int]:

@@ -3,21 +3,30 @@ encoding or ``o200k_base``; without tiktoken a clear ImportError naming the ``to
 never LangChain's GPT-2/transformers fallback or its warning.
 
 tiktoken downloads an encoding's file on first use; tests stay offline, so the files come
-from the cache that llama-index-core (a dev dependency) ships for the same purpose.
+from the cache that llama-index-core (a dev dependency) ships for the same purpose. With the
+network blocked and tiktoken's cache empty, ChatSSE itself finds that copy; without one, a
+ConfigurationError says which file to download and where to put it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import os
+import shutil
+import socket
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
 import pytest
 import tiktoken
+import tiktoken.load
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from langchain_sse import ChatSSE
+from langchain_sse import ChatSSE, _tokens
+from sse_core import ConfigurationError
 
 TEXT = "hello world <|endoftext|> café"
 
@@ -94,3 +103,101 @@ def test_a_custom_tokenizer_is_used_instead(monkeypatch: pytest.MonkeyPatch) -> 
                     custom_get_token_ids=lambda text: list(range(len(text))))  # fmt: skip
     assert model.get_num_tokens("abc") == 3
     assert model.get_num_tokens_from_messages([HumanMessage("abcd")]) > 0
+
+
+# --- offline: no network, an empty tiktoken cache -----------------------------------------------
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[object]:
+    """No network (every connect fails at once, and is noted), tiktoken's cache an empty
+    directory, and no encoding loaded yet in this process."""
+    tried: list[object] = []
+
+    def refuse(self: socket.socket, address: object) -> None:
+        tried.append(address)
+        raise OSError(101, "Network is unreachable (blocked by the test)")
+
+    def unresolved(host: object, *args: object, **kwargs: object) -> None:
+        tried.append(host)
+        raise socket.gaierror(-3, "Temporary failure in name resolution (blocked by the test)")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", unresolved)
+    empty = tmp_path / "tiktoken-cache"
+    empty.mkdir()
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(empty))
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    monkeypatch.setattr(_tokens, "_LOADED", {})
+    return tried
+
+
+@pytest.mark.parametrize(("name", "encoding"), [("gpt-4", "cl100k_base"), ("qwen3", "o200k_base")])
+def test_offline_the_copy_llama_index_core_ships_is_used(
+    offline: list[object], name: str, encoding: str, tmp_path: Path
+) -> None:
+    model = _model(name)
+    ids = model.get_token_ids(TEXT)
+    assert model.get_num_tokens_from_messages([HumanMessage(TEXT)]) > len(ids)
+    assert offline == []  # no connection was even tried
+    assert os.environ["TIKTOKEN_CACHE_DIR"] == str(tmp_path / "tiktoken-cache")  # restored
+    assert list((tmp_path / "tiktoken-cache").iterdir()) == []  # nothing written to it
+    bundled = Path(importlib.util.find_spec("llama_index.core").origin).parent  # type: ignore[union-attr, arg-type]
+    ranks = tiktoken.load.load_tiktoken_bpe(
+        str(bundled / "_static" / "tiktoken_cache" / _key(encoding))
+    )
+    assert ids == [ranks[piece] for piece in _pieces(ids, model)]
+
+
+def test_offline_with_the_default_cache_empty_too(
+    offline: list[object], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR")
+    monkeypatch.delenv("DATA_GYM_CACHE_DIR", raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # tiktoken's <tmp>/data-gym-cache
+    assert _model("gpt-4o").get_num_tokens("hello world") == 2
+    assert offline == [] and "TIKTOKEN_CACHE_DIR" not in os.environ
+
+
+def test_offline_without_any_copy_the_error_says_what_to_download(
+    offline: list[object], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(_tokens, "_bundled_copy", lambda key: None)  # no llama-index-core copy
+    model = _model("gpt-4")
+    with pytest.raises(ConfigurationError) as info:
+        model.get_num_tokens("hello")
+    message = str(info.value)
+    assert offline  # tiktoken tried to download, and could not
+    assert "cl100k_base" in message and "could not be downloaded" in message
+    url = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
+    assert f"download {url} and save it as" in message
+    assert str(tmp_path / "tiktoken-cache" / _key("cl100k_base")) in message
+    assert "TIKTOKEN_CACHE_DIR" in message and "usage_metadata" in message
+    with pytest.raises(ConfigurationError, match="cl100k_base"):
+        model.get_num_tokens_from_messages([HumanMessage("hello")])
+
+
+def test_the_file_saved_where_the_error_says_is_then_used(
+    offline: list[object], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(_tokens, "_bundled_copy", lambda key: None)
+    with pytest.raises(ConfigurationError) as info:
+        _model("gpt-4o").get_num_tokens("hello")
+    target = str(info.value).split("save it as ")[1].split(";")[0]
+    bundled = Path(importlib.util.find_spec("llama_index.core").origin).parent  # type: ignore[union-attr, arg-type]
+    source = bundled / "_static" / "tiktoken_cache" / _key("o200k_base")
+    shutil.copyfile(source, target)  # what the user does with the download
+    offline.clear()
+    assert _model("gpt-4o").get_num_tokens("hello world") == 2
+    assert offline == []
+
+
+def _key(encoding: str) -> str:
+    url = f"https://openaipublic.blob.core.windows.net/encodings/{encoding}.tiktoken"
+    return hashlib.sha1(url.encode()).hexdigest()
+
+
+def _pieces(ids: list[int], model: ChatSSE) -> list[bytes]:
+    encoding = _tokens.load_encoding(model.model_name)
+    return [encoding.decode_single_token_bytes(i) for i in ids]
