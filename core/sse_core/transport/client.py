@@ -20,7 +20,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,18 +29,21 @@ from pydantic_core import to_json
 
 from sse_core._redact import scrub
 from sse_core.completion import Completion
-from sse_core.errors import GatewayHTTPError, SSEConnectorError
+from sse_core.errors import GatewayHTTPError, SSEConnectorError, StreamTimeoutError
 from sse_core.pipeline.session import StreamSession
+from sse_core.transport.body import adecoded, codings, decoded
 from sse_core.transport.config import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_KEEPALIVE,
     ClientConfig,
     check_header,
 )
+from sse_core.transport.head import HeadWatch
 from sse_core.transport.http import (
     MAX_ERROR_BODY,
     build_headers,
     build_payload,
+    detach,
     error_from_response,
     head_timeout,
     map_transport_error,
@@ -82,11 +85,12 @@ class RetryStep:
 
 
 class _Attempts:
-    __slots__ = ("body", "tries")
+    __slots__ = ("body", "tries", "watch")
 
     def __init__(self, body: dict[str, Any]) -> None:
         self.body = body
         self.tries = 0
+        self.watch: HeadWatch | None = None
 
 
 def _remaining(deadline: float | None) -> float | None:
@@ -149,17 +153,34 @@ class _ClientBase:
     def _request(
         self, http: httpx.Client | httpx.AsyncClient, prepared: Prepared, attempt: _Attempts
     ) -> httpx.Request:
-        return http.build_request(
+        remaining = _remaining(prepared.deadline)
+        request = http.build_request(
             "POST",
             self.config.url,
             content=to_json(attempt.body),
             headers=prepared.headers,
-            timeout=head_timeout(self.config.timeouts, _remaining(prepared.deadline)),
+            timeout=head_timeout(self.config.timeouts, remaining),
         )
+        attempt.watch = _head_watch(self.config.timeouts.first_byte, remaining)
+        if attempt.watch is not None:
+            attempt.watch.attach(http, request)
+        return request
 
-    def _unreachable(self, exc: httpx.HTTPError, prepared: Prepared) -> SSEConnectorError:
-        error = map_transport_error(exc, in_body=False, url=self.config.public_url)
+    def _unreachable(
+        self, exc: httpx.HTTPError, prepared: Prepared, attempt: _Attempts
+    ) -> SSEConnectorError:
+        watch = attempt.watch
+        url = self.config.public_url
+        if watch is not None and watch.disarm():
+            error: SSEConnectorError = StreamTimeoutError(
+                f"the response head from {url} did not arrive within {watch.limit}; the "
+                "gateway kept the connection busy without answering"
+            )
+        else:
+            limit = watch.limit if watch is not None else ""
+            error = map_transport_error(exc, in_body=False, url=url, limit=limit)
         scrub(error, prepared.secrets)
+        detach(exc)
         return error
 
     def _status_error(
@@ -207,6 +228,15 @@ class _ClientBase:
         if delay is None or (deadline is not None and time.monotonic() + delay > deadline):
             return None
         return RetryStep(delay=delay, body=body)
+
+
+def _head_watch(first_byte: float | None, remaining: float | None) -> HeadWatch | None:
+    """The head deadline: first_byte, or the rest of the total timeout if that is sooner."""
+    if remaining is not None and (first_byte is None or remaining < first_byte):
+        return HeadWatch(remaining, f"the total timeout ({remaining:.3g} s left)")
+    if first_byte is None:
+        return None
+    return HeadWatch(first_byte, f"first_byte ({first_byte:g} s)")
 
 
 def _what_failed(error: SSEConnectorError) -> str:
@@ -286,9 +316,9 @@ class ChatClient(_ClientBase):
         while True:
             try:
                 request = self._request(self._http, prepared, attempt)
-                response = self._http.send(request, stream=True)
+                response = self._http.send(request, stream=True, follow_redirects=False)
             except httpx.HTTPError as exc:
-                error = self._unreachable(exc, prepared)
+                error = self._unreachable(exc, prepared, attempt)
             else:
                 if response.is_success:
                     return response
@@ -297,20 +327,37 @@ class ChatClient(_ClientBase):
 
 
 def _read_head(response: httpx.Response) -> bytes:
-    """Up to MAX_ERROR_BODY bytes of an error body, then close the response."""
+    """Up to MAX_ERROR_BODY bytes of an error body (decoded), then close the response."""
     parts: list[bytes] = []
     size = 0
     try:
-        for piece in response.iter_bytes():
+        for piece in _error_body(response):
             parts.append(piece)
             size += len(piece)
             if size >= MAX_ERROR_BODY:
                 break
-    except httpx.HTTPError:
-        pass  # what arrived is enough to describe the error
+    except httpx.HTTPError as exc:
+        parts = _undecodable(response, exc, parts)
     finally:
         response.close()
     return b"".join(parts)[:MAX_ERROR_BODY]
+
+
+def _error_body(response: httpx.Response) -> Iterator[bytes]:
+    """The body's pieces, decoded with bounded output (:mod:`.body`)."""
+    if response.is_stream_consumed:
+        return iter((response.content,))
+    names = codings(response.headers)
+    return decoded(response.iter_raw(), names) if names else response.iter_raw()
+
+
+def _undecodable(response: httpx.Response, exc: httpx.HTTPError, parts: list[bytes]) -> list[bytes]:
+    """What arrived is enough to describe the error; a body that could not be decoded is
+    described by its coding instead."""
+    if isinstance(exc, httpx.DecodingError) and not parts:
+        coding = response.headers.get("content-encoding", "")
+        return [f"(a body in content-encoding {coding!r} that was not decoded: {exc})".encode()]
+    return parts
 
 
 class AsyncChatClient(_ClientBase):
@@ -372,9 +419,9 @@ class AsyncChatClient(_ClientBase):
         while True:
             try:
                 request = self._request(self._http, prepared, attempt)
-                response = await self._http.send(request, stream=True)
+                response = await self._http.send(request, stream=True, follow_redirects=False)
             except httpx.HTTPError as exc:
-                error = self._unreachable(exc, prepared)
+                error = self._unreachable(exc, prepared, attempt)
             else:
                 if response.is_success:
                     return response
@@ -387,13 +434,23 @@ async def _aread_head(response: httpx.Response) -> bytes:
     parts: list[bytes] = []
     size = 0
     try:
-        async for piece in response.aiter_bytes():
+        async for piece in _aerror_body(response):
             parts.append(piece)
             size += len(piece)
             if size >= MAX_ERROR_BODY:
                 break
-    except httpx.HTTPError:
-        pass  # what arrived is enough to describe the error
+    except httpx.HTTPError as exc:
+        parts = _undecodable(response, exc, parts)
     finally:
         await response.aclose()
     return b"".join(parts)[:MAX_ERROR_BODY]
+
+
+async def _aerror_body(response: httpx.Response) -> AsyncIterator[bytes]:
+    if response.is_stream_consumed:
+        yield response.content
+        return
+    names = codings(response.headers)
+    raw = response.aiter_raw()
+    async for piece in adecoded(raw, names) if names else raw:
+        yield piece

@@ -28,12 +28,14 @@ from sse_core.errors import (
     StreamProtocolError,
     StreamTimeoutError,
 )
+from sse_core.transport.body import ACCEPT_ENCODING
 from sse_core.transport.config import Timeouts
-from sse_core.transport.retry import parse_retry_after
+from sse_core.transport.retry import NOT_IMPLEMENTED, parse_retry_after
 
 __all__ = [
     "build_headers",
     "build_payload",
+    "detach",
     "error_from_response",
     "head_timeout",
     "map_transport_error",
@@ -95,6 +97,8 @@ def build_headers(
     headers = {
         "content-type": "application/json",
         "accept": "text/event-stream" if streaming else "application/json",
+        # Only codings inflated with bounded output (see .body), whatever httpx would offer.
+        "accept-encoding": ACCEPT_ENCODING,
         "user-agent": USER_AGENT,
     }
     if api_key is not None and api_key.get_secret_value():
@@ -140,6 +144,11 @@ _HINTS: dict[type[GatewayHTTPError], str] = {
     RetryableRequestError: "retrying may help",
     BadRequestError: "the gateway rejected the request as sent",
 }
+
+_NOT_IMPLEMENTED = (
+    "the server does not implement this request (501 Not Implemented), so it is not "
+    "retried: check base_url and path, or whether the server offers chat completions"
+)
 
 
 def _status_class(status: int) -> type[GatewayHTTPError]:
@@ -191,7 +200,7 @@ def error_from_response(
         )
         head = f"the gateway answered HTTP {status} (a redirect){where}"
     else:
-        hint = _HINTS[cls]
+        hint = _NOT_IMPLEMENTED if status == NOT_IMPLEMENTED else _HINTS[cls]
         if retry_after is not None:
             hint += f" (Retry-After: {retry_after:g} s)"
         head = f"the gateway answered HTTP {status}{where}: {summary}"
@@ -214,22 +223,30 @@ def rejects_stream_options(error: GatewayHTTPError) -> bool:
     return "stream_options" in text or "include_usage" in text
 
 
-def map_transport_error(exc: httpx.HTTPError, *, in_body: bool, url: str) -> SSEConnectorError:
+def map_transport_error(
+    exc: httpx.HTTPError, *, in_body: bool, url: str, encoding: str = "", limit: str = ""
+) -> SSEConnectorError:
     """The one mapping of httpx exceptions into the sse_core hierarchy.
 
     Args:
         exc: What httpx raised.
         in_body: Whether the response head had arrived (the stream had begun).
         url: The request URL, for the message (never holds the key).
+        encoding: The response's content-encoding, for a body that could not be decoded.
+        limit: The timeout setting a read timeout ran into (``"first_byte (600 s)"``).
     """
     kind = type(exc).__name__
+    if isinstance(exc, httpx.DecodingError):
+        coding = f" in content-encoding {encoding!r}" if encoding else ""
+        return StreamProtocolError(
+            f"the response body from {url}{coding} could not be decoded: {exc}"
+        )
     if isinstance(exc, httpx.TimeoutException):
         if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
             return GatewayConnectionError(f"could not connect to {url} in time ({kind})")
         phase = "between two reads of the stream" if in_body else "waiting for the response"
-        return StreamTimeoutError(
-            f"no bytes arrived from {url} {phase} within the timeout ({kind})"
-        )
+        within = f"within {limit}" if limit else "within the timeout"
+        return StreamTimeoutError(f"no bytes arrived from {url} {phase} {within} ({kind})")
     if in_body:
         # A broken body (reset, chunked framing cut short): the answer did not finish.
         return IncompleteStreamError(
@@ -238,6 +255,21 @@ def map_transport_error(exc: httpx.HTTPError, *, in_body: bool, url: str) -> SSE
         )
     if isinstance(exc, httpx.TransportError) and not isinstance(exc, httpx.UnsupportedProtocol):
         return GatewayConnectionError(f"could not reach {url} ({kind}: {exc})")
-    if isinstance(exc, httpx.DecodingError):
-        return StreamProtocolError(f"the response from {url} could not be decoded ({kind}: {exc})")
     return ConfigurationError(f"the request to {url} could not be sent ({kind}: {exc})")
+
+
+def detach(exc: BaseException) -> None:
+    """Drop the request httpx attached to ``exc`` and down its cause/context chain.
+
+    The error it becomes the cause of outlives the request; its headers hold the key.
+    """
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [exc]
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, httpx.RequestError):
+            current._request = None
+        pending += (current.__cause__, current.__context__)

@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["afinish_body", "end_is_here", "find_h11_state", "finish_body"]
+__all__ = ["afinish_body", "end_is_here", "find_h11_state", "finish_body", "h11_state_of"]
 
 #: The attributes from an httpx response stream to httpcore's h11 connection state.
 H11_CHAIN = ("_stream", "_httpcore_stream", "_stream", "_connection", "_h11_state")
@@ -39,7 +39,13 @@ _LAST_CHUNK = b"0\r\n\r\n"
 def find_h11_state(response: httpx.Response) -> Any | None:
     """httpcore's h11 connection state for ``response``, or None (not an HTTP/1.1 response
     of httpx's default transport, or the internals moved)."""
-    state: Any = response.stream
+    guarded = getattr(response.stream, "h11", None)  # body.guard keeps it
+    return guarded if guarded is not None else h11_state_of(response.stream)
+
+
+def h11_state_of(stream: Any) -> Any | None:
+    """:func:`find_h11_state` from the response's stream (before anything wraps it)."""
+    state: Any = stream
     for name in H11_CHAIN:
         state = getattr(state, name, None)
         if state is None:

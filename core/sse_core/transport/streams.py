@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import queue
-import socket
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from types import TracebackType
@@ -33,8 +32,9 @@ from sse_core.errors import SSEConnectorError, StreamError
 from sse_core.events import StreamEvent
 from sse_core.pipeline.accumulator import Accumulator
 from sse_core.pipeline.session import StreamSession
+from sse_core.transport.body import adecoded, codings, decoded, guard, hang_up, retire
 from sse_core.transport.config import ClientConfig
-from sse_core.transport.http import map_transport_error
+from sse_core.transport.http import detach, map_transport_error
 from sse_core.transport.keepalive import afinish_body, finish_body
 
 if TYPE_CHECKING:
@@ -87,28 +87,33 @@ class _Answer:
         return done if done is not None else self._session.partial()
 
 
-def _decoded(response: httpx.Response, session: StreamSession) -> bool:
-    """Start the session on the response head; whether to read through httpx's decoders.
-
-    Decoders for a content-encoding to undo, or a body already read (mock transports);
-    otherwise the raw pieces skip a layer per read.
-    """
+def _begin(response: httpx.Response, session: StreamSession) -> list[str] | None:
+    """Start the session on the response head; the content-codings to undo (:mod:`.body`),
+    or None for a body already read (mock transports: httpx decoded it in memory)."""
     session.begin(response.headers, status=response.status_code)
     # httpcore reads request.extensions["timeout"]["read"] when the body iteration starts,
     # so the idle limit replaces the (long) first-byte limit for every body read.
     extension = response.request.extensions.get("timeout")
     if isinstance(extension, dict):
         extension["read"] = session.read_timeout()
-    encoding: str = response.headers.get("content-encoding", "identity")
-    return encoding != "identity" or response.is_stream_consumed
+    if response.is_stream_consumed:
+        return None
+    guard(response)
+    return codings(response.headers)
 
 
 def _body_sync(response: httpx.Response, session: StreamSession) -> Iterator[bytes]:
-    return response.iter_bytes() if _decoded(response, session) else response.iter_raw()
+    names = _begin(response, session)
+    if names is None:
+        return response.iter_bytes()
+    return decoded(response.iter_raw(), names) if names else response.iter_raw()
 
 
 def _body_async(response: httpx.Response, session: StreamSession) -> AsyncIterator[bytes]:
-    return response.aiter_bytes() if _decoded(response, session) else response.aiter_raw()
+    names = _begin(response, session)
+    if names is None:
+        return response.aiter_bytes()
+    return adecoded(response.aiter_raw(), names) if names else response.aiter_raw()
 
 
 def _run(client: ChatClient, prepared: Prepared, session: StreamSession, box: _Box) -> Batches:
@@ -176,21 +181,28 @@ def _hang_up(response: httpx.Response) -> None:
 
     An async stream left early is closed by ``aclose()``, which needs the event loop; when a
     consumer breaks out just before ``asyncio.run`` ends, the loop stops before the close
-    completes and the gateway would go on generating until the process exits.
+    completes and the gateway would go on generating until the process exits. A sync one
+    after an error the same way: a connection whose body broke the protocol is never reused.
+    A response closed already (its body read to the end) gave its connection back to the
+    pool, where it may serve another request by now: it is only retired if still idle.
     """
-    stream = response.extensions.get("network_stream")
-    sock = stream.get_extra_info("socket") if stream is not None else None
-    shutdown = getattr(sock, "shutdown", None)  # a socket, or asyncio's TransportSocket
-    if callable(shutdown):
-        with contextlib.suppress(OSError):
-            shutdown(socket.SHUT_RDWR)
+    if response.is_closed:
+        retire(response)
+    else:
+        hang_up(response.extensions.get("network_stream"))
 
 
 def _mapped(
     exc: httpx.HTTPError, session: StreamSession, config: ClientConfig, prepared: Prepared
 ) -> SSEConnectorError:
-    error = map_transport_error(exc, in_body=True, url=config.public_url)
+    encoding = session.answer.headers.get("content-encoding", "")
+    idle = config.timeouts.idle  # what a body read waits for (the total's rest, if sooner)
+    limit = f"Timeouts.idle ({idle:g} s)" if idle is not None else "the total timeout"
+    error = map_transport_error(
+        exc, in_body=True, url=config.public_url, encoding=encoding, limit=limit
+    )
     scrub(exc, prepared.secrets)  # it becomes the __cause__
+    detach(exc)
     return session.fail(error) if isinstance(error, StreamError) else error
 
 
@@ -320,6 +332,8 @@ gc.callbacks.append(_Closer.on_gc)
 def _close(response: httpx.Response, body: Iterator[bytes] | None = None) -> None:
     """Close ``response`` (after reading the end of ``body``, an answer that ended well, if it
     is here: :mod:`.keepalive`); inside a garbage collection, on the closer thread instead."""
+    if body is None:
+        _hang_up(response)
     if _Closer.collecting:
         _Closer.pending.put(response)
         return

@@ -1,0 +1,138 @@
+"""``first_byte`` as a deadline for the whole response head, not for each read of it.
+
+httpx applies its read timeout to every socket read: a server that sends ``103 Early Hints``
+every 100 ms, or its head one byte at a time, is never silent long enough to trip it. So each
+request carries a :class:`HeadWatch` as httpcore's ``trace`` extension: when httpcore starts
+sending the request it arms the watch (``first_byte``, within the total deadline); when the
+head arrives it disarms it. A watch that comes due shuts the request's connection down (one
+shared thread keeps the deadlines), so the blocked read ends at once, sync or async alike,
+and the client reports the head timeout instead of what httpcore saw.
+
+The connection is found through private attributes of httpx and httpcore (the transport's
+``_pool``, its ``_requests``, their ``connection``, its ``_connection`` and ``_network_stream``);
+with another transport the per-read timeout alone applies. ``tests/core/transport/test_head.py``
+fails loudly if the chain moves.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+import time
+from typing import Any, ClassVar
+
+import httpx
+
+from sse_core.transport.body import hang_up
+
+__all__ = ["HeadWatch", "find_network_stream"]
+
+#: The trace events that end the head phase, well or not.
+_HEAD_ENDS = ("receive_response_headers.complete", "receive_response_headers.failed")
+
+
+def find_network_stream(http: httpx.Client | httpx.AsyncClient, request: httpx.Request) -> Any:
+    """The network stream httpcore serves ``request`` on, or None (not found, or not yet)."""
+    transport = http._transport_for_url(request.url)
+    for waiting in list(getattr(getattr(transport, "_pool", None), "_requests", ())):
+        if getattr(waiting.request, "extensions", None) is request.extensions:
+            connection = getattr(waiting.connection, "_connection", None)
+            return getattr(connection, "_network_stream", None)
+    return None
+
+
+class HeadWatch:
+    """The head deadline of one request (see the module docstring).
+
+    Args:
+        seconds: The budget from the start of sending to the head.
+        limit: The setting it comes from, for the message (``"first_byte (600 s)"``).
+    """
+
+    __slots__ = ("_http", "_lock", "_request", "armed", "fired", "limit", "seconds")
+
+    def __init__(self, seconds: float, limit: str) -> None:
+        self.seconds = seconds
+        self.limit = limit
+        self.armed = self.fired = False
+        self._lock = threading.Lock()
+        self._http: httpx.Client | httpx.AsyncClient | None = None
+        self._request: httpx.Request | None = None
+
+    def attach(self, http: httpx.Client | httpx.AsyncClient, request: httpx.Request) -> None:
+        """Watch ``request``, sent through ``http`` (as its trace extension)."""
+        self._http, self._request = http, request
+        request.extensions["trace"] = self.atrace if isinstance(http, httpx.AsyncClient) else self
+
+    def __call__(self, name: str, info: dict[str, Any]) -> None:
+        """httpcore's trace callback: arm on sending, disarm on the head."""
+        if name.endswith("send_request_headers.started"):
+            if not self.armed and self._request is not None:
+                self.armed = True
+                _Watchdog.add(time.monotonic() + self.seconds, self)
+        elif name.endswith(_HEAD_ENDS) and self.disarm():
+            # Due just as the head came: the connection is shut already.
+            raise httpx.ReadTimeout(f"the response head took longer than {self.limit}")
+
+    async def atrace(self, name: str, info: dict[str, Any]) -> None:
+        """The trace callback of an async client (httpcore awaits it)."""
+        self(name, info)
+
+    def disarm(self) -> bool:
+        """Stop watching; whether the deadline had passed."""
+        with self._lock:
+            if self._request is not None:
+                self._http = self._request = None
+                _Watchdog.cancelled(self.armed)
+            return self.fired
+
+    def fire(self) -> None:
+        """The deadline passed: hang the request's connection up."""
+        with self._lock:
+            if self._http is None or self._request is None:
+                return
+            self.fired = True
+            network_stream = find_network_stream(self._http, self._request)
+        hang_up(network_stream)
+
+
+class _Watchdog:
+    """One thread firing the watches that come due, in deadline order."""
+
+    wake = threading.Condition()
+    heap: ClassVar[list[tuple[float, int, HeadWatch]]] = []
+    order = itertools.count()
+    dropped = 0  # disarmed watches still in the heap
+    started = False
+
+    @classmethod
+    def add(cls, when: float, watch: HeadWatch) -> None:
+        with cls.wake:
+            if not cls.started:
+                cls.started = True
+                threading.Thread(target=cls.run, name="sse-core-head", daemon=True).start()
+            if cls.dropped > 64 and cls.dropped * 2 > len(cls.heap):
+                cls.heap = [entry for entry in cls.heap if entry[2]._request is not None]
+                heapq.heapify(cls.heap)
+                cls.dropped = 0
+            heapq.heappush(cls.heap, (when, next(cls.order), watch))
+            if cls.heap[0][2] is watch:
+                cls.wake.notify()
+
+    @classmethod
+    def cancelled(cls, armed: bool) -> None:
+        if armed:
+            with cls.wake:
+                cls.dropped += 1
+
+    @classmethod
+    def run(cls) -> None:
+        while True:
+            with cls.wake:
+                while not cls.heap or cls.heap[0][0] > time.monotonic():
+                    cls.wake.wait(cls.heap[0][0] - time.monotonic() if cls.heap else None)
+                watch = heapq.heappop(cls.heap)[2]
+                if watch._request is None:
+                    cls.dropped = max(cls.dropped - 1, 0)
+            watch.fire()
