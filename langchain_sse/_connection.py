@@ -155,14 +155,15 @@ class ConnectionSettings(BaseModel):
         return self._configs.get(self._collect_settings())
 
     def close(self) -> None:
-        """Close the pooled sync connections (an injected ``http_client`` is left open). The
-        model stays usable: the next call opens a new connection. A stream still being read
-        ends with ``IncompleteStreamError`` and the answer so far."""
+        """Close the pooled connections, sync and those of every event loop (injected httpx
+        clients are left open). The model stays usable: the next call opens a new
+        connection. A stream still being read ends with ``IncompleteStreamError`` and the
+        answer so far. (A loop's connections also close when ``asyncio.run`` ends it.)"""
         self._pool.close()
 
     async def aclose(self) -> None:
-        """Close the running loop's pooled async connections (an injected
-        ``http_async_client`` is left open). The model stays usable."""
+        """Close the pooled async connections of every event loop, the running loop's
+        awaited (an injected ``http_async_client`` is left open). The model stays usable."""
         await self._pool.aclose()
 
     @field_serializer("base_url")

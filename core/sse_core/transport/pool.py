@@ -7,6 +7,18 @@ an ``httpx.AsyncClient`` pools connections bound to the loop that opened them, a
 is routinely used from several loops (``asyncio.run`` per call, a fresh loop per test, a
 workflow in a thread). An injected httpx client is used as is and never closed here.
 
+A loop's clients end with the loop, so ``asyncio.run(model.ainvoke(...))`` in a loop holds
+no socket after it returns:
+
+- ``asyncio.run``, ``asyncio.Runner``, anyio and asgiref's ``async_to_sync`` shut a loop
+  down with ``loop.shutdown_asyncgens()``, which closes every open async generator while the
+  loop still runs. Each loop's clients are watched by one such generator (parked at its
+  ``yield``), whose ``finally`` closes them there and drops them from the pool.
+- A loop closed without that (``loop.close()`` alone) is found closed on the pool's next
+  use: its clients cannot be awaited any more, so their sockets are closed directly
+  (:func:`_close_sockets`) and the clients dropped.
+- :meth:`ClientPool.close` and :meth:`ClientPool.aclose` reach every loop's clients.
+
 Copies (``copy.deepcopy``, pydantic's ``model_copy(deep=True)``) start with an empty pool
 (sockets and locks are not copied) that shares the injected httpx clients; a pickled pool
 comes back empty, without them.
@@ -15,9 +27,12 @@ comes back empty, without them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
 import httpx
@@ -27,8 +42,54 @@ from sse_core.transport.config import ClientConfig
 
 __all__ = ["ClientPool"]
 
+logger: logging.Logger = logging.getLogger("sse_core")
+
 #: Configurations kept per pool (and per loop): a model uses one, a few at most.
 _KEEP = 8
+#: Where httpcore keeps an open connection's socket: a connection (or a proxy connection
+#: around one) holds ``_connection`` until the one holding ``_network_stream``.
+_INNER, _STREAM = "_connection", "_network_stream"
+
+
+class _Loop:
+    """One event loop's async clients and the generator that closes them at its shutdown."""
+
+    __slots__ = ("__weakref__", "clients", "loop", "watch")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.clients: OrderedDict[bytes, AsyncChatClient] = OrderedDict()
+        self.watch: AsyncGenerator[None, None] | None = None
+
+    def take(self) -> list[AsyncChatClient]:
+        clients, self.clients = list(self.clients.values()), OrderedDict()
+        return clients
+
+    def stop_watching(self) -> None:
+        """End the watcher now, without awaiting (its clients were taken: nothing to await).
+        A watcher left parked would be finalized later through its loop, maybe closed by then."""
+        watch, self.watch = self.watch, None
+        if watch is None:
+            return
+        closer = watch.aclose()
+        with contextlib.suppress(StopIteration, RuntimeError):  # RuntimeError: closing already
+            closer.send(None)
+        closer.close()
+
+
+async def _watch(pool: weakref.ref[ClientPool], entry: _Loop) -> AsyncGenerator[None, None]:
+    """Parked at its ``yield`` until the loop's ``shutdown_asyncgens()`` closes it."""
+    try:
+        yield
+    finally:
+        owner = pool()
+        if owner is not None:
+            owner._forget(entry)
+        for client in entry.take():
+            try:
+                await client.aclose()
+            except Exception:  # the loop is ending; its sockets go with it
+                logger.debug("closing a pooled client at the loop's shutdown failed", exc_info=True)
 
 
 class ClientPool:
@@ -48,9 +109,7 @@ class ClientPool:
         self.async_http_client = async_http_client
         self._lock = threading.Lock()
         self._sync: OrderedDict[bytes, ChatClient] = OrderedDict()
-        self._async: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, OrderedDict[bytes, AsyncChatClient]
-        ] = weakref.WeakKeyDictionary()
+        self._async: dict[asyncio.AbstractEventLoop, _Loop] = {}
 
     def __repr__(self) -> str:
         return f"ClientPool(sync={len(self._sync)}, loops={len(self._async)})"
@@ -79,28 +138,125 @@ class ClientPool:
         key = config.pool_key()
         loop = asyncio.get_running_loop()
         with self._lock:
-            clients = self._async.get(loop)
-            if clients is None:
-                clients = self._async[loop] = OrderedDict()
-            client = clients.get(key)
+            stale = self._take_closed()
+            entry = self._async.get(loop)
+            if entry is None:
+                entry = self._async[loop] = self._watched(loop)
+            client = entry.clients.get(key)
             if client is None:
                 client = AsyncChatClient(config, http_client=self.async_http_client)
-                _keep(clients, key, client)
-            return client
+                _keep(entry.clients, key, client)
+        _drop(stale)
+        return client
 
     def close(self) -> None:
-        """Close the sync clients' connections (an injected httpx client is left open)."""
+        """Close every pooled client's connections (an injected httpx client is left open):
+        the sync clients', and every event loop's async clients' (closed there if that loop
+        runs, at once if it is closed). The pool stays usable."""
         with self._lock:
             clients, self._sync = list(self._sync.values()), OrderedDict()
+            loops, self._async = list(self._async.values()), {}
         for client in clients:
             client.close()
+        _drop(loops)
 
     async def aclose(self) -> None:
-        """Close the running loop's async clients (an injected httpx client is left open)."""
+        """Close the async clients' connections (an injected httpx client is left open): the
+        running loop's are awaited, other loops' handled as in :meth:`close`."""
+        running = asyncio.get_running_loop()
         with self._lock:
-            clients = self._async.pop(asyncio.get_running_loop(), OrderedDict())
-        for client in clients.values():
+            loops, self._async = list(self._async.values()), {}
+        here = [entry for entry in loops if entry.loop is running]
+        _drop([entry for entry in loops if entry.loop is not running])
+        for entry in here:
+            clients = entry.take()
+            entry.stop_watching()
+            for client in clients:
+                await client.aclose()
+
+    def _watched(self, loop: asyncio.AbstractEventLoop) -> _Loop:
+        """A new entry for ``loop``, with its watcher parked at its ``yield`` (the first
+        step registers it with the loop, as ``async for`` would)."""
+        entry = _Loop(loop)
+        watch = _watch(weakref.ref(self), entry)
+        with contextlib.suppress(StopIteration):
+            watch.asend(None).send(None)
+        entry.watch = watch
+        return entry
+
+    def _take_closed(self) -> list[_Loop]:
+        """Remove the entries of closed loops (under the lock) and return them."""
+        closed = [entry for loop, entry in self._async.items() if loop.is_closed()]
+        for entry in closed:
+            del self._async[entry.loop]
+        return closed
+
+    def _forget(self, entry: _Loop) -> None:
+        with self._lock:
+            if self._async.get(entry.loop) is entry:
+                del self._async[entry.loop]
+
+
+def _drop(entries: list[_Loop]) -> None:
+    """Close the clients of loops other than the running one: at once if the loop is closed
+    (nothing can be awaited in it), else scheduled in that loop."""
+    for entry in entries:
+        clients = entry.take()
+        entry.stop_watching()
+        if not clients:
+            continue
+        loop = entry.loop
+        if loop.is_closed():
+            for client in clients:
+                _close_sockets(client)
+            continue
+        try:
+            loop.call_soon_threadsafe(_close_in, loop, clients)
+        except RuntimeError:  # closed meanwhile
+            for client in clients:
+                _close_sockets(client)
+
+
+_closing: set[asyncio.Task[None]] = set()
+
+
+def _close_in(loop: asyncio.AbstractEventLoop, clients: list[AsyncChatClient]) -> None:
+    async def close_all() -> None:
+        for client in clients:
             await client.aclose()
+
+    task = loop.create_task(close_all())
+    _closing.add(task)  # a task only weakly held by its loop could be collected half-way
+    task.add_done_callback(_closing.discard)
+
+
+def _close_sockets(client: AsyncChatClient) -> None:
+    """Close the sockets of an async client whose event loop is closed (an injected httpx
+    client is left to its owner). Found through httpx's and httpcore's private attributes
+    (``tests/core/transport/test_pool.py`` fails if they move); if they are not found, the
+    sockets close when the client is collected."""
+    if not client._owned:
+        return
+    for sock in _sockets(client._http):
+        with contextlib.suppress(OSError):
+            getattr(sock, "_sock", sock).close()  # asyncio's TransportSocket wraps the socket
+
+
+def _sockets(http: httpx.AsyncClient) -> Iterator[Any]:
+    """The sockets of ``http``'s open connections (its own transport and proxy mounts)."""
+    transports = [getattr(http, "_transport", None), *getattr(http, "_mounts", {}).values()]
+    for transport in transports:
+        for connection in getattr(getattr(transport, "_pool", None), "connections", ()):
+            sock = _socket_of(connection)
+            if sock is not None:
+                yield sock
+
+
+def _socket_of(connection: Any) -> Any:
+    while connection is not None and not hasattr(connection, _STREAM):
+        connection = getattr(connection, _INNER, None)
+    stream = getattr(connection, _STREAM, None)
+    return stream.get_extra_info("socket") if stream is not None else None
 
 
 def _keep(clients: OrderedDict[bytes, Any], key: bytes, client: Any) -> None:

@@ -11,8 +11,10 @@ import threading
 
 import httpx
 import pytest
+from counting_server import Behaviour, serving, wait_until
 
 from sse_core import AsyncChatClient, ChatClient, ClientConfig, ClientPool
+from sse_core.transport.pool import _sockets
 
 
 def config(**settings: object) -> ClientConfig:
@@ -128,3 +130,70 @@ def test_pickle_gives_an_empty_pool_without_injected_clients() -> None:
     assert isinstance(back.sync(config()), ChatClient)  # and it works
     back.close()
     pool.close()
+
+
+PAYLOAD = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_the_sockets_of_a_closed_loops_client_are_found_and_closed() -> None:
+    """A closed loop's client cannot be awaited: its sockets are reached through httpx's and
+    httpcore's private attributes (``pool._sockets``). If those move, this fails, naming it."""
+    behaviour = Behaviour()
+    pool = ClientPool()
+    with serving(behaviour) as url:
+        loop = asyncio.new_event_loop()
+
+        async def call() -> AsyncChatClient:
+            client = pool.async_(config(base_url=url))
+            assert (await client.complete(PAYLOAD)).content == "hello"
+            return client
+
+        client = loop.run_until_complete(call())
+        loop.close()  # bare: no shutdown_asyncgens, the clients are still in the pool
+        found = list(_sockets(client._http))
+        assert len(found) == 1, "httpx/httpcore moved: ClientPool cannot find the sockets"
+        assert found[0].fileno() >= 0 and behaviour.ended == 0
+        pool.close()
+        assert wait_until(lambda: behaviour.ended == 1)  # the server saw it close
+        assert repr(pool) == "ClientPool(sync=0, loops=0)"
+
+
+def test_a_new_loop_sweeps_the_clients_of_a_loop_closed_bare() -> None:
+    behaviour = Behaviour()
+    pool = ClientPool()
+
+    async def call(url: str) -> str:
+        return (await pool.async_(config(base_url=url)).complete(PAYLOAD)).content
+
+    with serving(behaviour) as url:
+        for _ in range(5):
+            loop = asyncio.new_event_loop()
+            assert loop.run_until_complete(call(url)) == "hello"
+            loop.close()
+        assert wait_until(lambda: behaviour.ended == 4)  # the last loop's is the one left
+        assert repr(pool) == "ClientPool(sync=0, loops=1)"
+        assert asyncio.run(call(url)) == "hello"  # and asyncio.run's own ends with it
+        assert wait_until(lambda: behaviour.ended == 6)
+        assert repr(pool) == "ClientPool(sync=0, loops=0)"
+
+
+def test_close_reaches_a_loop_running_in_another_thread() -> None:
+    behaviour = Behaviour()
+    pool = ClientPool()
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+
+    async def call(url: str) -> str:
+        return (await pool.async_(config(base_url=url)).complete(PAYLOAD)).content
+
+    try:
+        with serving(behaviour) as url:
+            assert asyncio.run_coroutine_threadsafe(call(url), loop).result(10) == "hello"
+            pool.close()  # from this thread: the clients are closed in their own loop
+            assert wait_until(lambda: behaviour.ended == 1)
+            assert repr(pool) == "ClientPool(sync=0, loops=0)"
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
