@@ -17,8 +17,10 @@ The hierarchy::
         │                             the Completion received before the failure
         ├── GatewayStreamError        an error frame or ``event: error`` inside the stream
         ├── IncompleteStreamError     the stream ended without finish_reason and without [DONE]
-        ├── StreamTimeoutError        no bytes for longer than the timeout allowed
-        └── StreamProtocolError       malformed frame, invalid JSON, event over the size bound
+        ├── StreamTimeoutError        no bytes for longer than the timeout allowed, or no
+        │                             whole response head within first_byte
+        └── StreamProtocolError       malformed frame, invalid JSON, event over the size bound,
+                                      a body whose content-encoding cannot be decoded
 
 ``is_retryable`` is a class attribute: True where repeating the same request may succeed and
 nothing was delivered yet (connection errors, 408/409/429/5xx before the stream). Stream errors
@@ -216,11 +218,14 @@ class IncompleteStreamError(StreamError):
 
 
 class StreamTimeoutError(StreamError):
-    """No bytes arrived for longer than the configured timeout."""
+    """No bytes arrived for longer than the configured timeout, or the response head did not
+    arrive whole within ``first_byte`` (the message names the setting and its value)."""
 
 
 class StreamProtocolError(StreamError):
-    """The bytes broke the protocol: malformed frame, invalid JSON, or an event too large."""
+    """The bytes broke the protocol: malformed frame, invalid JSON, an event too large, or a
+    body that cannot be decoded (corrupt compressed bytes, or a content-encoding other than
+    the gzip and deflate the request accepts; the message names the coding)."""
 
 
 E = TypeVar("E", bound=SSEConnectorError)

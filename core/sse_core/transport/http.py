@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -12,6 +13,7 @@ import httpx
 from pydantic import SecretStr
 from pydantic_core import from_json
 
+from sse_core._choices import check_choices
 from sse_core._redact import redact
 from sse_core.errors import (
     AuthenticationError,
@@ -71,7 +73,12 @@ def build_payload(
 ) -> dict[str, Any]:
     """The JSON body: the caller's payload, ``extra_body`` merged, streaming switched on
     (with ``stream_options.include_usage`` when asked), or off (``streaming=False``: the
-    gateway answers one whole JSON completion)."""
+    gateway answers one whole JSON completion).
+
+    Raises:
+        ConfigurationError: ``n`` asks for more than one choice (see sse_core._choices).
+    """
+    check_choices(payload, extra_body)
     body = {**payload, **(extra_body or {})}
     body["stream"] = streaming
     if not streaming:
@@ -259,7 +266,9 @@ def map_transport_error(
 
 
 def detach(exc: BaseException) -> None:
-    """Drop the request httpx attached to ``exc`` and down its cause/context chain.
+    """Drop the request httpx attached to ``exc`` and down its cause/context chain, and the
+    locals of the finished frames their tracebacks keep (httpx's and httpcore's, which hold
+    the request too).
 
     The error it becomes the cause of outlives the request; its headers hold the key.
     """
@@ -272,4 +281,5 @@ def detach(exc: BaseException) -> None:
         seen.add(id(current))
         if isinstance(current, httpx.RequestError):
             current._request = None
+        traceback.clear_frames(current.__traceback__)  # a running frame is left alone
         pending += (current.__cause__, current.__context__)
