@@ -26,9 +26,12 @@ from sse_chat.extras import missing_extra
 from sse_chat.options import (
     add_gateway_arguments,
     api_key,
+    dialect_of,
+    dialect_refusal,
     fault_arg,
     fault_help,
     request_headers,
+    seconds_arg,
 )
 from sse_chat.render import Renderer, render_partial
 from sse_core import (
@@ -37,6 +40,7 @@ from sse_core import (
     IncompleteStreamError,
     SSEConnectorError,
     StreamError,
+    Timeouts,
     ToolCall,
 )
 from sse_core.transport.recording import recording_client
@@ -77,6 +81,13 @@ def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
         "LlamaIndex's SSELLM",
     )
     parser.add_argument(
+        "--idle-timeout",
+        type=seconds_arg,
+        metavar="S",
+        help="the longest silence allowed in the body, in seconds (sse_core's Timeouts.idle; "
+        "default: its 300)",
+    )
+    parser.add_argument(
         "--record",
         type=Path,
         metavar="DIR",
@@ -97,6 +108,8 @@ def _driver(via: str) -> Callable[..., None]:
 
 def _refusal(args: argparse.Namespace) -> str | None:
     """Why the chat cannot start (a missing extra, --record not plumbed), or None."""
+    if said := dialect_refusal(args):
+        return said
     if args.via != "core" and (said := missing_extra(args.via, f"--via {args.via}")):
         return said
     if args.record and args.via != "core" and not _takes_http_client(args.via):
@@ -121,9 +134,9 @@ def _gateway(args: argparse.Namespace, view: Renderer) -> Iterator[str]:
     with Emulator() as emulator:
         view.note(
             f"no --base-url: started the gateway emulator at {emulator.url}, "
-            f"dialect {args.dialect}, model {args.model}"
+            f"dialect {dialect_of(args)}, model {args.model}"
         )
-        yield emulator.base_url(args.dialect)
+        yield emulator.base_url(dialect_of(args))
 
 
 class _RetryNotes(logging.Handler):
@@ -182,6 +195,7 @@ def _tool_messages(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
 
 
 def _turn(client: ChatClient, payload: dict[str, Any], view: Renderer) -> Completion:
+    view.wait()
     with client.stream(payload) as stream:
         for event in stream:
             view.event(event)
@@ -231,6 +245,8 @@ def _converse(args: argparse.Namespace, view: Renderer, http: httpx.Client | Non
             "path": args.path,
             "headers": request_headers(args, fault=args.fault),
         }
+        if args.idle_timeout is not None:
+            settings["timeout"] = Timeouts(idle=args.idle_timeout)
         run = _run_core if args.via == "core" else _run_framework
         run(args, settings, view, http)
 
@@ -249,12 +265,15 @@ def _recorder(args: argparse.Namespace) -> httpx.Client | None:
     return recording_client(args.record, secrets=[key] if key else [])
 
 
-def run_chat(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Run the chat; returns the exit code (1 on a gateway or stream error, 2 on a refusal)."""
+def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run the chat; returns the exit code (1 on a gateway or stream error, 2 on a refusal).
+
+    The answer goes to ``out`` (stdout), notes, retries and errors to ``err`` (stderr).
+    """
     if said := _refusal(args):
         print(f"sse-chat chat: {said}", file=sys.stderr)
         return 2
-    view = Renderer(out or sys.stdout)
+    view = Renderer(out or sys.stdout, err or sys.stderr)
     before = len(list(args.record.glob(_RECORDED))) if args.record else 0
     code = 0
     try:
@@ -268,12 +287,15 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None) -> int:
         render_partial(exc.partial, view)
         code = 1
     except StreamError as exc:
-        view.line(f"error: {type(exc).__name__}: {exc}")
+        hint = "; --idle-timeout sets it" if "Timeouts.idle" in str(exc) else ""
+        view.line(f"error: {type(exc).__name__}: {exc}{hint}")
         render_partial(exc.partial, view)
         code = 1
     except SSEConnectorError as exc:
         view.line(f"error: {type(exc).__name__}: {exc}")
         code = 1
+    finally:
+        view.stop_waiting()  # Ctrl-C, or an error nobody rendered
     if args.record:
         count = len(list(args.record.glob(_RECORDED))) - before
         view.note(

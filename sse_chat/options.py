@@ -16,10 +16,13 @@ __all__ = [
     "DIALECT_NAMES",
     "add_gateway_arguments",
     "api_key",
+    "dialect_of",
+    "dialect_refusal",
     "fault_arg",
     "fault_help",
     "header_arg",
     "request_headers",
+    "seconds_arg",
 ]
 
 #: The emulator's dialects (kept here so the parser builds without the emulator installed).
@@ -44,6 +47,17 @@ def header_arg(text: str) -> tuple[str, str]:
         return check_header(name.strip(), value, field="header")
     except ConfigurationError as error:
         raise argparse.ArgumentTypeError(str(error).removeprefix("header: ")) from None
+
+
+def seconds_arg(text: str) -> float:
+    """An argparse type: a number of seconds in (0, 3600]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"expected seconds in (0, 3600], got {text!r}")
+    return value
 
 
 def fault_arg(text: str) -> str:
@@ -111,10 +125,27 @@ def add_gateway_arguments(
     )
     parser.add_argument(
         "--dialect",
-        default="openai",
+        default=None,
         choices=DIALECT_NAMES,
         help="the emulator's dialect, without --base-url (default: openai); spass also "
-        "sends the SPASS-User-Id header it requires",
+        "sends the SPASS-User-Id header it requires; refused with --base-url",
+    )
+
+
+def dialect_of(args: argparse.Namespace) -> str:
+    """The emulator dialect chosen (openai unless --dialect says otherwise)."""
+    return str(args.dialect or "openai")
+
+
+def dialect_refusal(args: argparse.Namespace) -> str | None:
+    """Why --dialect cannot go with a gateway URL, or None: it only picks what the built-in
+    emulator speaks, and would otherwise be silently ignored."""
+    if args.dialect is None or not args.base_url:
+        return None
+    return (
+        f"--dialect {args.dialect} picks the built-in emulator's dialect, and a gateway URL "
+        "is set (--base-url or $SSE_BASE_URL): the gateway speaks its own. Drop --dialect "
+        "(for SPASS's user id, add --header 'SPASS-User-Id: ...')"
     )
 
 
@@ -126,7 +157,7 @@ def api_key(args: argparse.Namespace, *, emulated: bool) -> str:
 
 def request_headers(args: argparse.Namespace, *, fault: str | None = None) -> dict[str, str]:
     """The headers to send: SPASS's user id for that dialect, the --header values, a fault."""
-    headers = {"SPASS-User-Id": "demo-user"} if args.dialect == "spass" else {}
+    headers = {"SPASS-User-Id": "demo-user"} if dialect_of(args) == "spass" else {}
     headers.update(dict(args.header))
     if fault:
         headers["X-Emulator-Fault"] = fault

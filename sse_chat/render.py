@@ -1,7 +1,9 @@
 """Terminal rendering: StreamEvents as they arrive, a whole Completion, and what was cut.
 
 Sections (``[reasoning]``, ``[answer]``, ``[tool call]``, ...) start on their own line;
-nothing is followed by a blank line; colours only on a terminal without ``NO_COLOR``.
+nothing is followed by a blank line; colours only on a terminal without ``NO_COLOR``. The
+answer goes to ``out`` (stdout), notes and errors to ``err`` (stderr), so that
+``sse-chat chat > answer.txt`` keeps the answer in the file and the trouble on the terminal.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import TextIO
 
 from pydantic_core import to_json
 
+from sse_chat.waiting import WaitIndicator
 from sse_core import (
     Completion,
     Done,
@@ -32,19 +35,54 @@ __all__ = ["Renderer", "finish_line", "render_completion", "render_partial", "us
 _DETAILS = ("cached_tokens", "cache_write_tokens", "reasoning_tokens")
 
 
+def _colored(stream: TextIO) -> bool:
+    return stream.isatty() and "NO_COLOR" not in os.environ
+
+
 class Renderer:
-    """Writes StreamEvents to a terminal as they arrive (colours only on a TTY)."""
+    """Writes StreamEvents to a terminal as they arrive (colours only on a TTY).
 
-    def __init__(self, out: TextIO) -> None:
+    Args:
+        out: Where the answer goes (reasoning, text, tool calls, events, the summary).
+        err: Where notes and errors go (default: ``out``).
+    """
+
+    def __init__(self, out: TextIO, err: TextIO | None = None) -> None:
         self.out: TextIO = out
-        self.color: bool = out.isatty() and "NO_COLOR" not in os.environ
+        self.err: TextIO = out if err is None else err
+        self.color: bool = _colored(out)
         self._section = ""
+        #: On a terminal only: never in a file or a pipe.
+        self._waiting = WaitIndicator(out) if out.isatty() else None
+        self._report: Renderer | None = None
 
-    def _style(self, code: str, text: str) -> str:
-        return f"\033[{code}m{text}\033[0m" if self.color else text
+    def _style(self, code: str, text: str, *, color: bool | None = None) -> str:
+        on = self.color if color is None else color
+        return f"\033[{code}m{text}\033[0m" if on else text
+
+    def wait(self) -> None:
+        """Show the time waited until the next output, on a terminal (a turn begins)."""
+        if self._waiting is not None:
+            self._waiting.start()
+
+    def stop_waiting(self) -> None:
+        """Erase the wait indicator, if shown."""
+        if self._waiting is not None:
+            self._waiting.clear()
+
+    @property
+    def report(self) -> Renderer:
+        """A Renderer onto ``err``, for an error's account of the answer so far."""
+        if self.err is self.out:
+            return self
+        if self._report is None:
+            self._report = Renderer(self.err)
+        self.end_line()
+        return self._report
 
     def end_line(self) -> None:
         """End the section being written, if any, so the next output starts a line."""
+        self.stop_waiting()
         if self._section:
             self.out.write("\n")
             self._section = ""
@@ -90,14 +128,23 @@ class Renderer:
         self._write(to_json(data).decode() + "\n")
 
     def note(self, text: str) -> None:
-        """A line of commentary from the command itself, in parentheses."""
+        """A line of commentary from the command itself, in parentheses, on ``err``; a wait
+        shown before it goes on after it (a retry notice while waiting for the answer)."""
+        since = self._waiting.since if self._waiting is not None else None
         self.end_line()
-        self._write(self._style("2", f"({text})") + "\n")
+        self._say(self._style("2", f"({text})", color=_colored(self.err)))
+        if since is not None and self._waiting is not None:
+            self._waiting.start(since)
 
     def line(self, text: str) -> None:
-        """A plain line (an error, a heading)."""
+        """A plain line (an error, a heading), on ``err``."""
         self.end_line()
-        self._write(text + "\n")
+        self._say(text)
+
+    def _say(self, text: str) -> None:
+        self.out.flush()
+        self.err.write(text + "\n")
+        self.err.flush()
 
     def event(self, event: StreamEvent) -> None:
         """Render one sse_core StreamEvent."""
@@ -174,7 +221,9 @@ def render_completion(completion: Completion, out: TextIO, *, ended: str | None 
 
 
 def render_partial(completion: Completion, view: Renderer) -> None:
-    """``the answer so far:`` and what had arrived of it, for a stream that ended badly."""
+    """``the answer so far:`` and what had arrived of it, for a stream that ended badly
+    (on the view's ``err``: it reports the error; the answer streamed to ``out`` already)."""
+    view = view.report
     choice = completion.choices[0] if completion.choices else None
     if choice is None or not (choice.reasoning or choice.content or choice.tool_calls):
         view.line("the answer so far: nothing had arrived")

@@ -1,7 +1,9 @@
 """The ``sse-chat chat --via langchain`` driver: the demo conversation through ChatSSE.
 
 Streams with ``ChatSSE.bind_tools(...).stream``, renders each AIMessageChunk as it arrives
-and lets it go: the whole answer (tool calls, finish reason, usage) is the message ChatSSE
+and lets it go; named gateway events are rendered as they arrive too, from the custom
+callback events ChatSSE sends for them (the final chunk's ``gateway_events`` comes after
+the answer). The whole answer (tool calls, finish reason, usage) is the message ChatSSE
 reports at the run's end (``on_llm_end``, built by the core), so no chunk is kept to be
 merged. Runs the demo tool and streams the answer to its result. The usage line is the core
 renderer's (:func:`sse_chat.render.usage_line`), read from ``usage_metadata``.
@@ -29,7 +31,7 @@ from pydantic_core import to_json
 
 from langchain_sse import ChatSSE
 from sse_chat.render import Renderer, usage_line
-from sse_core import Usage
+from sse_core import Timeouts, Usage
 
 __all__ = ["run_langchain_chat", "usage_of"]
 
@@ -51,10 +53,15 @@ def usage_of(usage: UsageMetadata | None) -> Usage | None:
 
 
 class _LastMessage(BaseCallbackHandler):
-    """Keeps the whole answer of the model's run (``on_llm_end``), nothing else."""
+    """Keeps the whole answer of the model's run (``on_llm_end``), and renders the gateway's
+    named events (``on_custom_event``) as they arrive."""
 
-    def __init__(self) -> None:
+    def __init__(self, view: Renderer) -> None:
         self.message: AIMessage | None = None
+        self.view = view
+
+    def on_custom_event(self, name: str, data: Any, **kwargs: Any) -> None:
+        self.view.gateway_event(name, data)
 
     def on_llm_end(self, response: LLMResult, **kwargs: Any) -> None:
         generation = response.generations[0][0]
@@ -76,12 +83,11 @@ def _show(chunk: AIMessageChunk, view: Renderer) -> None:
         view.refusal(refusal)
     for piece in chunk.tool_call_chunks:
         view.tool_call(piece.get("name"), piece.get("args") or "")
-    for event in chunk.response_metadata.get("gateway_events", ()):
-        view.gateway_event(event["name"], event["data"])
 
 
 def _turn(model: Any, messages: list[BaseMessage], view: Renderer) -> AIMessage:
-    last = _LastMessage()
+    last = _LastMessage(view)
+    view.wait()
     for chunk in model.stream(messages, config={"callbacks": [last]}):
         _show(chunk, view)
     assert last.message is not None  # the run ended well, or stream() raised
@@ -102,6 +108,7 @@ def run_langchain_chat(
     run_tool: Callable[[str, str], Any],
     view: Renderer,
     http_client: httpx.Client | None = None,
+    timeout: Timeouts | None = None,
 ) -> None:
     """Run the demo conversation through ChatSSE (errors propagate to the caller).
 
@@ -114,6 +121,7 @@ def run_langchain_chat(
         path=path,
         default_headers=dict(headers),
         http_client=http_client,
+        timeout=timeout or Timeouts(),
     )
     runnable: Any = chat.bind_tools([tool]) if tool else chat
     messages: list[BaseMessage] = [HumanMessage(prompt)]

@@ -2,23 +2,30 @@
 
 Streams with ``SSELLM.stream_chat_with_tools``, renders the thinking and text deltas as they
 arrive and the tool calls of the last response, runs the demo tool and streams the answer.
+Named gateway events are rendered as they arrive: SSELLM dispatches each as an
+``SSEGatewayEvent`` instrumentation event, in stream order, which a handler on the root
+dispatcher renders for as long as the conversation runs.
 The usage line is the core renderer's (:func:`sse_chat.render.usage_line`), read from the
 token counts SSELLM puts in the last response's ``additional_kwargs``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import httpx
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse
+from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.tools import FunctionTool
 from pydantic_core import to_json
 
-from llamaindex_sse import SSELLM
+from llamaindex_sse import SSELLM, SSEGatewayEvent
 from sse_chat.render import Renderer, usage_line
-from sse_core import Usage
+from sse_core import Timeouts, Usage
 
 __all__ = ["run_llamaindex_chat", "usage_of"]
 
@@ -48,10 +55,37 @@ def usage_of(response: ChatResponse) -> Usage | None:
     )
 
 
+class _GatewayEvents(BaseEventHandler):
+    """Renders each :class:`SSEGatewayEvent` as it is dispatched."""
+
+    view: Renderer
+
+    @classmethod
+    def class_name(cls) -> str:
+        """The handler's name, as instrumentation reports it."""
+        return "SSEChatGatewayEvents"
+
+    def handle(self, event: BaseEvent, **kwargs: Any) -> None:
+        if isinstance(event, SSEGatewayEvent):
+            self.view.gateway_event(event.name, event.data)
+
+
+@contextlib.contextmanager
+def _showing_gateway_events(view: Renderer) -> Iterator[None]:
+    root = get_dispatcher()
+    handler = _GatewayEvents(view=view)
+    root.add_event_handler(handler)
+    try:
+        yield
+    finally:
+        root.event_handlers.remove(handler)
+
+
 def _turn(
     llm: SSELLM, tools: list[FunctionTool], history: list[ChatMessage], view: Renderer
 ) -> ChatResponse:
     last: ChatResponse | None = None
+    view.wait()
     stream = (
         llm.stream_chat_with_tools(tools, chat_history=history, allow_parallel_tool_calls=True)
         if tools
@@ -83,6 +117,7 @@ def run_llamaindex_chat(
     run_tool: Callable[[str, str], Any],
     view: Renderer,
     http_client: httpx.Client | None = None,
+    timeout: Timeouts | None = None,
 ) -> None:
     """Run the demo conversation through SSELLM (errors propagate to the caller).
 
@@ -95,6 +130,7 @@ def run_llamaindex_chat(
         path=path,
         default_headers=dict(headers),
         http_client=http_client,
+        timeout=timeout or Timeouts(),
     )
     tools = []
     if tool:
@@ -109,6 +145,17 @@ def run_llamaindex_chat(
             )
         ]
     history = [ChatMessage(role="user", content=prompt)]
+    with _showing_gateway_events(view):
+        _converse(llm, tools, history, run_tool, view)
+
+
+def _converse(
+    llm: SSELLM,
+    tools: list[FunctionTool],
+    history: list[ChatMessage],
+    run_tool: Callable[[str, str], Any],
+    view: Renderer,
+) -> None:
     reply = _turn(llm, tools, history, view)
     calls = llm.get_tool_calls_from_response(reply, error_on_no_tool_call=False)
     if calls:

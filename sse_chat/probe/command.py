@@ -12,11 +12,17 @@ from pathlib import Path
 from typing import TextIO
 
 from sse_chat.extras import missing_extra
-from sse_chat.options import add_gateway_arguments, api_key, request_headers
+from sse_chat.options import (
+    add_gateway_arguments,
+    api_key,
+    dialect_of,
+    dialect_refusal,
+    request_headers,
+)
 from sse_chat.probe.analyse import find
 from sse_chat.probe.report import as_json, fatal_line, human
 from sse_chat.probe.steps import Target, run_probe_steps
-from sse_core import ConfigurationError, GatewayConnectionError
+from sse_core import ConfigurationError, GatewayConnectionError, SSEConnectorError
 from sse_core.transport.config import public_url
 
 __all__ = ["add_probe_arguments", "run_probe"]
@@ -76,7 +82,7 @@ def _gateway(args: argparse.Namespace) -> Iterator[str]:
     from sse_core.emulator import Emulator
 
     with Emulator() as emulator:
-        yield emulator.base_url(args.dialect)
+        yield emulator.base_url(dialect_of(args))
 
 
 @contextlib.contextmanager
@@ -90,6 +96,8 @@ def _folder(record: Path | None) -> Iterator[Path]:
 
 
 def _refusal(args: argparse.Namespace) -> str | None:
+    if said := dialect_refusal(args):
+        return said
     if not args.base_url:
         return missing_extra("cli", "without --base-url it probes the gateway emulator, which")
     if not args.model:
@@ -97,9 +105,29 @@ def _refusal(args: argparse.Namespace) -> str | None:
     return None
 
 
-def run_probe(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Probe and report; 0 when the gateway answered, 1 when it could not be probed."""
+def _fatal(error: SSEConnectorError, args: argparse.Namespace, target: Target, to: TextIO) -> None:
+    """The gateway could not be probed at all: one JSON object, or one line on stderr."""
+    line = fatal_line(error, args.timeout)
+    url = public_url(target.base_url + target.path)
+    if args.json:
+        reachable = not isinstance(error, GatewayConnectionError)
+        report = {"url": url, "model": target.model, "reachable": reachable, "error": line}
+        to.write(json.dumps(report) + "\n")
+    else:
+        # The line names the URL itself when the error does (never twice).
+        where = "" if url in line else f"{url}: "
+        to.write(f"sse-chat probe: {where}{line}\n")
+
+
+def run_probe(
+    args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    """Probe and report; 0 when the gateway answered, 1 when it could not be probed.
+
+    The report goes to ``out`` (stdout); notes and errors to ``err`` (stderr).
+    """
     out = out or sys.stdout
+    err = err or sys.stderr
     if said := _refusal(args):
         print(f"sse-chat probe: {said}", file=sys.stderr)
         return 2
@@ -120,14 +148,7 @@ def run_probe(args: argparse.Namespace, out: TextIO | None = None) -> int:
             return 2
     fatal = probe.errors.get("plain")
     if fatal is not None:
-        line = fatal_line(fatal, args.timeout)
-        url = public_url(target.base_url + target.path)
-        if args.json:
-            reachable = not isinstance(fatal, GatewayConnectionError)
-            report = {"url": url, "model": target.model, "reachable": reachable, "error": line}
-            out.write(json.dumps(report) + "\n")
-        else:
-            out.write(f"sse-chat probe: {url}: {line}\n")
+        _fatal(fatal, args, target, out if args.json else err)
         return 1
     findings = find(probe.exchanges)
     report = as_json(findings, target, requests=probe.requests, errors=probe.errors)
@@ -135,8 +156,9 @@ def run_probe(args: argparse.Namespace, out: TextIO | None = None) -> int:
         out.write(json.dumps(report, ensure_ascii=False) + "\n")
     else:
         if emulated:
-            out.write(f"(no --base-url: probing the gateway emulator, dialect {args.dialect})\n")
+            dialect = dialect_of(args)
+            err.write(f"(no --base-url: probing the gateway emulator, dialect {dialect})\n")
         out.write("\n".join(human(report, findings)) + "\n")
         if args.record:
-            out.write(f"(the recordings are in {args.record}, one folder per request)\n")
+            err.write(f"(the recordings are in {args.record}, one folder per request)\n")
     return 0

@@ -75,7 +75,7 @@ def recommended_llamaindex(findings: Findings, target: Target) -> dict[str, Any]
     settings = _common(findings, target)
     settings["include_usage"] = findings.include_usage_accepted
     if findings.thinking_switch == "reasoning_effort":
-        settings["additional_kwargs"] = {"reasoning_effort": "low"}
+        settings["reasoning_effort"] = "low"  # SSELLM's own field, as ChatSSE's
     elif findings.thinking_switch == "chat_template_kwargs":
         settings["extra_body"] = _ENABLE_THINKING
     return settings

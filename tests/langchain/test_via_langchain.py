@@ -83,4 +83,4 @@ def test_record_works_through_chatsse(
     argv = ["chat", "--via", "langchain", "--base-url", emulator.base_url()]
     assert main([*argv, "--record", str(tmp_path), "weather in Paris"]) == 0
     assert sorted(p.name for p in tmp_path.glob("*.sse")) == ["001.sse", "002.sse"]
-    assert f"in {tmp_path}; replay with" in capsys.readouterr().out  # the app's closing note
+    assert f"in {tmp_path}; replay with" in capsys.readouterr().err  # the closing note: stderr

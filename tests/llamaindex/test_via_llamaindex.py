@@ -55,4 +55,4 @@ def test_record_goes_through_ssellm_too(
         "002.json",
         "002.sse",
     ]
-    assert "(recorded 2 model call(s) in" in capsys.readouterr().out
+    assert "(recorded 2 model call(s) in" in capsys.readouterr().err

@@ -67,6 +67,7 @@ def test_the_chat_options_are_all_there() -> None:
         "--no-tools",
         "--api-key",
         "--record",
+        "--idle-timeout",
     }
     assert expected <= options
 
@@ -190,8 +191,26 @@ def test_the_api_key_is_never_echoed(capsys: pytest.CaptureFixture[str]) -> None
     key = "sk-cli-canary-abcdef123456"
     argv = ["chat", "--no-tools", "--api-key", key, "--fault", "unauthorized", "hello"]
     code, out, err = run(argv, capsys)
-    assert code == 1 and "AuthenticationError" in out
+    assert code == 1 and "AuthenticationError" in err
     assert key not in out + err
     code, out, err = run(["chat", "--no-tools", "--api-key", key + "é", "hello"], capsys)
-    assert code == 1 and "api_key holds a character" in out
+    assert code == 1 and "api_key holds a character" in err
     assert key not in out + err
+
+
+@pytest.mark.parametrize("command", ["chat", "probe"])
+def test_dialect_with_a_gateway_url_is_refused(
+    command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--dialect picks the emulator's dialect: with a gateway URL it did nothing, silently."""
+    argv = [command, "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--dialect", "spass"]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err == (
+        f"sse-chat {command}: --dialect spass picks the built-in emulator's dialect, and a "
+        "gateway URL is set (--base-url or $SSE_BASE_URL): the gateway speaks its own. Drop "
+        "--dialect (for SPASS's user id, add --header 'SPASS-User-Id: ...')\n"
+    )
+    monkeypatch.setenv("SSE_BASE_URL", "http://127.0.0.1:9/v1")
+    code, _, err = run([command, "--model", "m", "--dialect", "shroud"], capsys)
+    assert code == 2 and "--dialect shroud picks the built-in emulator's dialect" in err

@@ -66,8 +66,8 @@ def test_chat_runs_a_tool_round_trip_against_a_gateway(
 
 def test_chat_without_base_url_starts_its_own_emulator(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["chat", "--no-tools", "hello"]) == 0
-    out = capsys.readouterr().out
-    assert "started the gateway emulator" in out and "[answer]" in out and "usage: prompt=" in out
+    out, err = capsys.readouterr()
+    assert "started the gateway emulator" in err and "[answer]" in out and "usage: prompt=" in out
 
 
 def test_chat_reports_a_truncated_stream(
@@ -85,7 +85,7 @@ def test_chat_reports_a_truncated_stream(
         ]
     )
     assert code == 1
-    assert "error: the stream was cut before the answer finished" in capsys.readouterr().out
+    assert "error: the stream was cut before the answer finished" in capsys.readouterr().err
 
 
 def test_chat_shows_named_gateway_events(
@@ -95,8 +95,6 @@ def test_chat_shows_named_gateway_events(
         "chat",
         "--base-url",
         emulator.base_url("spass"),
-        "--dialect",
-        "spass",
         "--no-tools",
         "hi",
     ]
@@ -123,7 +121,7 @@ def test_chat_through_each_framework_reports_truncation(
 ) -> None:
     args = ["chat", "--via", via, "--base-url", emulator.base_url(), "--no-tools"]
     assert main([*args, "--fault", "truncate; after=3", "hello"]) == 1
-    assert "error: the stream was cut before the answer finished" in capsys.readouterr().out
+    assert "error: the stream was cut before the answer finished" in capsys.readouterr().err
 
 
 # --- chat --record ---
@@ -135,8 +133,8 @@ def test_chat_records_every_model_call_for_replay(
     record = tmp_path / "session"
     argv = ["chat", "--base-url", emulator.base_url(), "--api-key", "sk-record-canary-1234"]
     assert main([*argv, "--record", str(record), "weather in Paris"]) == 0
-    live = capsys.readouterr().out.splitlines()
-    assert live[-1] == (
+    live, notes = capsys.readouterr()
+    assert notes.splitlines()[-1] == (
         f"(recorded 2 model call(s) in {record}; replay with 'sse-chat emulator --replay {record}')"
     )
     assert sorted(p.name for p in record.iterdir()) == [
@@ -153,7 +151,7 @@ def test_chat_records_every_model_call_for_replay(
     assert "[finish_reason] tool_calls" in decoded
     with Emulator(replay=record) as replay:
         assert main(["chat", "--base-url", replay.base_url(), "anything"]) == 0
-    assert capsys.readouterr().out.splitlines() == live[:-1]
+    assert capsys.readouterr().out == live
 
 
 def test_record_through_a_framework_driver_passes_the_recording_client(
@@ -177,7 +175,7 @@ def test_record_through_a_framework_driver_passes_the_recording_client(
     assert isinstance(seen["http_client"], httpx.Client)
     assert seen["http_client"].is_closed  # the command closes what it opened
     assert sorted(p.name for p in tmp_path.iterdir()) == ["001.json", "001.sse"]
-    assert "(recorded 1 model call(s) in" in capsys.readouterr().out
+    assert "(recorded 1 model call(s) in" in capsys.readouterr().err
 
 
 def test_record_through_a_driver_without_http_client_is_refused(
@@ -201,9 +199,43 @@ def test_chat_through_each_framework_records_for_replay(
 ) -> None:
     argv = ["chat", "--via", via, "--base-url", emulator.base_url(), "--record", str(tmp_path)]
     assert main([*argv, "weather in Paris and Tokyo"]) == 0
-    live = capsys.readouterr().out.splitlines()
-    assert live[-1].startswith(f"(recorded 2 model call(s) in {tmp_path}; ")
+    live, notes = capsys.readouterr()
+    assert notes.splitlines()[-1].startswith(f"(recorded 2 model call(s) in {tmp_path}; ")
     with Emulator(replay=tmp_path) as replay:
         argv = ["chat", "--via", via, "--base-url", replay.base_url(), "anything"]
         assert main(argv) == 0
-    assert capsys.readouterr().out.splitlines() == live[:-1]
+    assert capsys.readouterr().out == live
+
+
+@pytest.mark.parametrize("via", ["core", "langchain", "llamaindex"])
+def test_named_gateway_events_render_as_they_arrive(
+    via: str, emulator: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The event comes after the third frame, inside the reasoning: it is shown there, once,
+    before the answer (ChatSSE's custom callback events, SSELLM's SSEGatewayEvent)."""
+    argv = ["chat", "--via", via, "--base-url", emulator.base_url(), "--no-tools"]
+    assert main([*argv, "--fault", "named-event; after=3", "hi"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    events = [n for n, line in enumerate(lines) if line.startswith("[event emulator.notice] ")]
+    answer = next(n for n, line in enumerate(lines) if line.startswith("[answer] "))
+    assert len(events) == 1 and lines[0].startswith("[reasoning] ") and events[0] < answer, lines
+    assert lines[events[0] + 1].startswith("[reasoning] ")  # the reasoning goes on after it
+
+
+def test_decode_reads_a_json_answer_that_record_wrote(
+    emulator: Emulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A gateway that answers one JSON body although a stream was asked for: ``--record``
+    keeps the body as it came, and ``decode`` decodes it as the client did."""
+    argv = ["chat", "--base-url", emulator.base_url(), "--no-tools", "--fault", "json-body"]
+    assert main([*argv, "--record", str(tmp_path), "hello"]) == 0
+    live = capsys.readouterr().out
+    assert (tmp_path / "001.sse").read_bytes().startswith(b'{"id":')
+    assert main(["decode", str(tmp_path / "001.sse")]) == 0
+    decoded = capsys.readouterr().out
+    answer = live.split("[answer] ", 1)[1].split("\n", 1)[0]
+    assert f"[content]\n{answer}\n" in decoded and "[finish_reason] stop" in decoded
+    # without the recording's NNN.json beside it too (stdin): a body that starts with '{'
+    (tmp_path / "001.json").unlink()
+    assert main(["decode", str(tmp_path / "001.sse")]) == 0
+    assert capsys.readouterr().out == decoded

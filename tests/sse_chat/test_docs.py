@@ -45,9 +45,9 @@ def test_every_command_runs_or_parses(
             assert main(argv) in (0, 1), command  # 1: the unreachable example
         else:
             build_parser().parse_args(argv)
-    out = capsys.readouterr().out
-    assert "(recorded 2 model call(s) in recordings/weather;" in out
-    assert "[tool call 0] get_weather" in out and "unreachable: could not reach" in out
+    out, err = capsys.readouterr()
+    assert "(recorded 2 model call(s) in recordings/weather;" in err
+    assert "[tool call 0] get_weather" in out and "unreachable: could not reach" in err
 
 
 def test_every_python_block_runs(

@@ -43,9 +43,9 @@ def run(
 def test_the_banner_names_the_emulator_dialect_and_model(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, _ = run(["chat", "--no-tools", "--dialect", "shroud", "--model", "m1", "hi"], capsys)
+    code, _, err = run(["chat", "--no-tools", "--dialect", "shroud", "--model", "m1", "hi"], capsys)
     assert code == 0
-    first = out.splitlines()[0]
+    first = err.splitlines()[0]
     assert re.fullmatch(
         r"\(no --base-url: started the gateway emulator at http://127\.0\.0\.1:\d+, "
         r"dialect shroud, model m1\)",
@@ -57,25 +57,25 @@ def test_a_retry_is_shown_as_it_happens(
     emulator: Emulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["chat", "--base-url", emulator.base_url(), "--no-tools", "hello"]
-    code, out, _ = run([*argv, "--fault", "rate-limit; retry-after=1"], capsys)
+    code, out, err = run([*argv, "--fault", "rate-limit; retry-after=1"], capsys)
     assert code == 0
+    assert err == "(429 from the gateway, retrying in 1 s)\n"  # a notice: on stderr
     lines = out.splitlines()
-    assert lines[0] == "(429 from the gateway, retrying in 1 s)"
-    assert lines[1].startswith("[reasoning] ") and lines[-1].startswith("finish_reason=stop  ")
+    assert lines[0].startswith("[reasoning] ") and lines[-1].startswith("finish_reason=stop  ")
     assert len(emulator.requests) == 2
 
 
 def test_a_whole_turn_reads_line_by_line(
     emulator: Emulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(["chat", "--base-url", emulator.base_url(), "weather in Paris"], capsys)
+    code, out, err = run(["chat", "--base-url", emulator.base_url(), "weather in Paris"], capsys)
     assert code == 0
+    assert err == "(ran the tool locally; sending its result back)\n"
     assert out.splitlines() == [
         '[reasoning] The user wrote: "weather in Paris". I should call get_weather.',
         '[tool call] get_weather {"city":"Paris"}',
         "finish_reason=tool_calls  usage: prompt=103 completion=12 total=115 cached_tokens=0 "
         "reasoning_tokens=10",
-        "(ran the tool locally; sending its result back)",
         '[reasoning] The user wrote: "weather in Paris". The tool results are in, so I can '
         "answer from them.",
         '[answer] Based on the tool results: get_weather returned {"city":"Paris",'
@@ -89,10 +89,11 @@ def test_a_cut_stream_shows_the_answer_so_far(
     emulator: Emulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["chat", "--base-url", emulator.base_url(), "--no-tools", "--model", "plain"]
-    code, out, _ = run([*argv, "--fault", "truncate; after=4", "echo: one two three four"], capsys)
+    argv += ["--fault", "truncate; after=4"]
+    code, out, err = run([*argv, "echo: one two three four"], capsys)
     assert code == 1
-    assert out.splitlines() == [
-        "[answer] one two three",
+    assert out == "[answer] one two three\n"  # the answer, as far as it came
+    assert err.splitlines() == [
         "error: the stream was cut before the answer finished: the gateway ended it without a "
         "finish_reason and without [DONE]",
         "the answer so far:",
@@ -104,9 +105,10 @@ def test_a_broken_connection_is_said_so(
     emulator: Emulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["chat", "--base-url", emulator.base_url(), "--no-tools", "--model", "plain"]
-    code, out, _ = run([*argv, "--fault", "reset; after=3", "echo: one two three"], capsys)
+    code, out, err = run([*argv, "--fault", "reset; after=3", "echo: one two three"], capsys)
     assert code == 1
-    assert out.splitlines()[1:] == [
+    assert out == "[answer] one two\n"
+    assert err.splitlines() == [
         "error: the stream was cut before the answer finished: the connection broke "
         "(RemoteProtocolError)",
         "the answer so far:",
@@ -118,9 +120,9 @@ def test_an_error_before_any_answer_says_nothing_arrived(
     emulator: Emulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["chat", "--base-url", emulator.base_url(), "--no-tools", "--model", "plain"]
-    code, out, _ = run([*argv, "--fault", "error-frame; after=0", "hello"], capsys)
-    assert code == 1
-    lines = out.splitlines()
+    code, out, err = run([*argv, "--fault", "error-frame; after=0", "hello"], capsys)
+    assert code == 1 and out == ""
+    lines = err.splitlines()
     assert lines[0].startswith("error: GatewayStreamError: ")
     assert lines[1:] == ["the answer so far: nothing had arrived"]
 

@@ -126,6 +126,10 @@ def test_each_emulator_dialect_is_reported_as_documented(
     headers = {"SPASS-User-Id": "demo-user"} if dialect == "spass" else None
     assert recommended.get("default_headers") == headers
     assert report["recommended_llamaindex"]["include_usage"] is True
+    # SSELLM's own reasoning_effort field, as ChatSSE's (not additional_kwargs)
+    llamaindex = report["recommended_llamaindex"]
+    assert llamaindex.get("reasoning_effort") == ("low" if thinks else None)
+    assert "additional_kwargs" not in llamaindex
 
 
 def test_the_report_for_people(emulator: Emulator, capsys: pytest.CaptureFixture[str]) -> None:
@@ -160,10 +164,9 @@ def test_recordings_are_kept_on_request_and_hold_no_key(
 ) -> None:
     key = "sk-probe-canary-99999999"
     argv = ["--base-url", emulator.base_url(), "--model", "m", "--api-key", key]
-    code, out, _ = probe([*argv, "--record", str(tmp_path)], capsys)
-    assert code == 0 and out.endswith(
-        f"(the recordings are in {tmp_path}, one folder per request)\n"
-    )
+    code, out, err = probe([*argv, "--record", str(tmp_path)], capsys)
+    assert code == 0 and out.startswith("probed ")  # the report; the note goes to stderr
+    assert err == f"(the recordings are in {tmp_path}, one folder per request)\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "1-plain",
         "2-usage",
@@ -270,9 +273,11 @@ def free_port() -> int:
 def test_an_unreachable_gateway_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     url = f"http://127.0.0.1:{free_port()}/v1"
     code, out, err = probe(["--base-url", url, "--model", "m"], capsys)
-    assert code == 1 and err == ""
-    assert out.startswith(f"sse-chat probe: {url}/chat/completions: unreachable: could not reach")
-    assert out.count("\n") == 1
+    assert code == 1 and out == ""  # an error: on stderr
+    assert err.startswith(
+        f"sse-chat probe: unreachable: could not reach {url}/chat/completions (ConnectError"
+    )
+    assert err.count("\n") == 1 and err.count(url) == 1  # the URL once, not twice
     code, out, _ = probe(["--base-url", url, "--model", "m", "--json"], capsys)
     report = json.loads(out)
     assert code == 1 and report["reachable"] is False
@@ -306,12 +311,10 @@ def web_server() -> Iterator[str]:
 def test_a_web_page_is_not_an_sse_gateway(
     web_server: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = probe(["--base-url", web_server, "--model", "m"], capsys)
-    assert code == 1 and out.count("\n") == 1
-    assert out.startswith(
-        f"sse-chat probe: {web_server}/chat/completions: not an SSE chat gateway: "
-    )
-    assert "text/html" in out
+    code, out, err = probe(["--base-url", web_server, "--model", "m"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.startswith("sse-chat probe: not an SSE chat gateway: ")
+    assert err.count(web_server) == 1 and "text/html" in err
 
 
 def test_a_silent_gateway_is_bounded_by_the_timeout(capsys: pytest.CaptureFixture[str]) -> None:
@@ -320,10 +323,11 @@ def test_a_silent_gateway_is_bounded_by_the_timeout(capsys: pytest.CaptureFixtur
         listener.listen()
         url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
         started = time.monotonic()
-        code, out, _ = probe(["--base-url", url, "--model", "m", "--timeout", "0.5"], capsys)
+        code, out, err = probe(["--base-url", url, "--model", "m", "--timeout", "0.5"], capsys)
         elapsed = time.monotonic() - started
-    assert code == 1 and elapsed < 10
-    assert out.startswith(f"sse-chat probe: {url}/chat/completions: no answer within the 0.5 s ")
+    assert code == 1 and elapsed < 10 and out == ""
+    assert err.startswith("sse-chat probe: no answer within the 0.5 s timeout: ")
+    assert err.count(url) == 1
 
 
 @pytest.mark.parametrize(

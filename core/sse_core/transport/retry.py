@@ -1,8 +1,9 @@
 """The retry policy, pure: which failures are retried, and after how long.
 
 Retries happen only before the first byte of the body (connection errors, 408, 409, 429,
-5xx). Once output began, nothing is retried: there is no resume, and a second generation
-would duplicate what the user already saw.
+5xx but 501: a server that does not implement the request will not on the next try). Once
+output began, nothing is retried: there is no resume, and a second generation would
+duplicate what the user already saw.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
-from sse_core.errors import ConfigurationError, SSEConnectorError
+from sse_core.errors import ConfigurationError, GatewayHTTPError, SSEConnectorError
 
 __all__ = ["RetryPolicy", "parse_retry_after"]
 
 
+#: The one 5xx that is never retried: the server does not implement the request.
+NOT_IMPLEMENTED = 501
 #: Headers that say how long to wait, in the order they are read.
 RETRY_AFTER_HEADERS = ("retry-after-ms", "retry-after", "llm_provider-retry-after")
 
@@ -117,6 +120,8 @@ class RetryPolicy:
             rand: A random number in [0, 1) for the jitter.
         """
         if attempt > self.max_retries or not type(error).is_retryable:
+            return None
+        if isinstance(error, GatewayHTTPError) and error.status_code == NOT_IMPLEMENTED:
             return None
         if retry_after is not None:
             return retry_after if retry_after <= self.max_retry_after else None
