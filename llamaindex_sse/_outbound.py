@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from llamaindex_sse._tools import to_call_dict
 from sse_core import ConfigurationError
+from sse_core._choices import refuse_choices
 
 __all__ = ["Headers", "build_request", "to_openai_messages"]
 
@@ -181,7 +182,14 @@ def build_request(
         call_kwargs: The call's keyword arguments: request parameters (None values left
             out, later ones win), except ``extra_headers``, the headers of this call.
         reasoning_passback: Send ThinkingBlocks back as ``reasoning_content``.
+
+    Raises:
+        ConfigurationError: ``n`` asks for more than one choice (the call's ``n`` wins).
     """
+    if "n" in call_kwargs:
+        refuse_choices(call_kwargs, "the call's keyword arguments")
+    else:
+        refuse_choices(settings, "SSELLM's additional_kwargs")
     body: dict[str, Any] = {
         "model": model,
         "messages": to_openai_messages(messages, reasoning_passback=reasoning_passback),

@@ -10,7 +10,7 @@ requests are built by :mod:`._outbound` and :mod:`._tools`, answers mapped by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import httpx
@@ -63,6 +63,7 @@ from llamaindex_sse._tools import (
     select_tool_calls,
 )
 from sse_core import AsyncChatClient, ChatClient, ClientConfig, ClientPool, Timeouts
+from sse_core._choices import refuse_choices
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 
 if TYPE_CHECKING:
@@ -115,7 +116,18 @@ class SSELLM(FunctionCallingLLM):
         repr=False,
         description="Bearer key (default: SSE_API_KEY); never serialized, shown or pickled.",
     )
-    path: str = Field(default="/chat/completions", description="Appended to base_url.")
+    path: str = Field(
+        default="/chat/completions",
+        description="Joined onto base_url's path, before base_url's query.",
+    )
+    default_query: dict[str, str] = Field(
+        default_factory=dict,
+        exclude=True,
+        repr=False,
+        description="Query parameters sent with every request (Azure-style gateways: "
+        "{'api-version': ...}), besides any in base_url; may hold credentials: never "
+        "serialized, shown or pickled.",
+    )
     temperature: float | None = Field(default=None, description="Sampling temperature.")
     reasoning_effort: str | None = Field(
         default=None,
@@ -176,14 +188,14 @@ class SSELLM(FunctionCallingLLM):
     ) -> None:
         # Checked before pydantic sees the data, so a bad setting raises the core's
         # ConfigurationError itself rather than a ValidationError wrapping it.
-        super().__init__(**check_settings(data, type(self).model_fields))
+        super().__init__(**_checked(data, type(self).model_fields))
         self._pool = ClientPool(http_client, async_http_client)
 
     @model_validator(mode="before")
     @classmethod
     def _check_connection(cls, data: Any) -> Any:
         # model_validate() does not go through __init__: check there too.
-        return check_settings(data, cls.model_fields) if isinstance(data, dict) else data
+        return _checked(data, cls.model_fields) if isinstance(data, dict) else data
 
     @field_serializer("base_url")
     def _serialize_base_url(self, base_url: str) -> str:
@@ -193,7 +205,7 @@ class SSELLM(FunctionCallingLLM):
         for name, value in super().__repr_args__():
             yield name, public_url(value) if name == "base_url" else value
 
-    def __getstate__(self) -> dict[Any, Any]:  # without api_key and default_headers
+    def __getstate__(self) -> dict[Any, Any]:  # without api_key, default_headers, default_query
         return drop_secrets(super().__getstate__())
 
     @classmethod
@@ -241,11 +253,13 @@ class SSELLM(FunctionCallingLLM):
         return self._pool.async_(self._make_config())
 
     def close(self) -> None:
-        """Close the pooled sync connections (not an injected client); calls still work."""
+        """Close the pooled connections, sync and every event loop's (not an injected
+        client); calls still work."""
         self._pool.close()
 
     async def aclose(self) -> None:
-        """Close the running loop's pooled async connections (not an injected client)."""
+        """Close every event loop's pooled async connections, the running loop's awaited
+        (not an injected client); calls still work."""
         await self._pool.aclose()
 
     # -- chat ---------------------------------------------------------------------------
@@ -398,3 +412,18 @@ class SSELLM(FunctionCallingLLM):
         if not selections and error_on_no_tool_call:
             raise ValueError("expected at least one tool call in the response, got none")
         return selections
+
+
+def _checked(data: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """``check_settings``, and ``n`` refused where it is a request parameter set for every call.
+
+    Raises:
+        ConfigurationError: A bad setting, or ``n`` other than 1 in ``additional_kwargs`` or
+            ``extra_body`` (SSELLM shows one answer per request).
+    """
+    data = check_settings(data, fields)
+    for name in ("additional_kwargs", "extra_body"):
+        parameters = data.get(name)
+        if isinstance(parameters, Mapping):
+            refuse_choices(parameters, f"SSELLM's {name}")
+    return data
