@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
 from langchain_core.callbacks import (
@@ -35,9 +35,11 @@ from langchain_core.callbacks import (
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig, ensure_config
+from langchain_core.runnables.config import merge_configs
 from langchain_core.utils.uuid import uuid7
 from typing_extensions import override
 
+from langchain_sse._outbound import RUN_OPTIONS
 from sse_core import GatewayEvent
 
 __all__ = [
@@ -50,6 +52,7 @@ __all__ = [
     "link_config",
     "make_async_emitter",
     "make_emitter",
+    "take_run_options",
 ]
 
 #: The keyword under which ``stream``/``astream`` pass the :class:`RunLink` to ``_stream``.
@@ -84,6 +87,19 @@ def link_config(
     run_id = config.get("run_id") or uuid7()
     config["run_id"] = run_id
     return config, {**kwargs, LINK_KEY: RunLink(config=config, run_id=run_id, invoke=invoke)}
+
+
+def take_run_options(
+    config: RunnableConfig | None, kwargs: dict[str, Any]
+) -> tuple[RunnableConfig | None, dict[str, Any]]:
+    """LangChain's run options given as call kwargs (``tags=``, ``callbacks=``, ...) moved
+    into the config, where they belong (merged as LangChain merges configs), and out of the
+    kwargs, whence they would reach the request body."""
+    found = {key: kwargs[key] for key in RUN_OPTIONS if key in kwargs}
+    if not found:
+        return config, kwargs
+    rest = {key: value for key, value in kwargs.items() if key not in found}
+    return merge_configs(config, cast("RunnableConfig", found)), rest
 
 
 def is_invoke(kwargs: dict[str, Any]) -> bool:
@@ -185,7 +201,7 @@ class RunLinkedChatModel(BaseChatModel):
         stop: list[str] | None = None,
         **kwargs: Any,
     ) -> AIMessage:
-        config, kwargs = link_config(config, kwargs, invoke=True)
+        config, kwargs = link_config(*take_run_options(config, kwargs), invoke=True)
         return super().invoke(input, config, stop=stop, **kwargs)
 
     @override
@@ -197,7 +213,7 @@ class RunLinkedChatModel(BaseChatModel):
         stop: list[str] | None = None,
         **kwargs: Any,
     ) -> AIMessage:
-        config, kwargs = link_config(config, kwargs, invoke=True)
+        config, kwargs = link_config(*take_run_options(config, kwargs), invoke=True)
         return await super().ainvoke(input, config, stop=stop, **kwargs)
 
     @override
@@ -206,8 +222,3 @@ class RunLinkedChatModel(BaseChatModel):
     ) -> dict[str, Any]:
         kwargs.pop(LINK_KEY, None)  # plumbing, not a parameter: keep it out of traces
         return super()._get_invocation_params(stop=stop, **kwargs)
-
-    @override
-    def _get_llm_string(self, stop: list[str] | None = None, **kwargs: Any) -> str:
-        kwargs.pop(LINK_KEY, None)  # differs per call: it would defeat the cache
-        return super()._get_llm_string(stop=stop, **kwargs)

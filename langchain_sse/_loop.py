@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from contextlib import aclosing, closing
+from dataclasses import replace
 from typing import Any, cast
 
 from langchain_core.callbacks import (
@@ -42,8 +43,11 @@ from langchain_sse._events import (
     link_config,
     make_async_emitter,
     make_emitter,
+    take_run_options,
 )
+from langchain_sse._outbound import Outbound
 from langchain_sse._run import OWN_LOOP, RunPlan, Stamp, Unstamped, plan_run
+from sse_core import ClientConfig, Timeouts
 
 __all__ = ["UNSTAMPED", "StreamingChatModel"]
 
@@ -171,9 +175,23 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
 
     # --- the I/O: sync and async twins ---
 
+    def _call_config(self, outbound: Outbound) -> ClientConfig:
+        """The configuration of one call: the model's, or a copy with the call's options
+        (usage asked or not, its timeout, ``extra_body`` already in the payload)."""
+        config = self._resolve_config()
+        changes: dict[str, Any] = {}
+        usage = outbound.include_usage
+        if usage is not None and usage != config.include_usage:
+            changes["include_usage"] = usage
+        if outbound.timeout is not None:
+            changes["timeouts"] = Timeouts.of(outbound.timeout)
+        if outbound.whole_body and config.extra_body:
+            changes["extra_body"] = {}
+        return replace(config, **changes) if changes else config
+
     def _open(self, plan: CallPlan, run_manager: CallbackManagerForLLMRun | None) -> ModelCall:
         outbound = plan.outbound
-        stream = self._pool.sync(self._resolve_config()).stream(
+        stream = self._pool.sync(self._call_config(outbound)).stream(
             outbound.payload, headers=outbound.headers, streaming=plan.streaming
         )
         emit = make_emitter(self, run_manager, plan.link)
@@ -183,7 +201,7 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         self, plan: CallPlan, run_manager: AsyncCallbackManagerForLLMRun | None
     ) -> AsyncModelCall:
         outbound = plan.outbound
-        stream = self._pool.async_(self._resolve_config()).stream(
+        stream = self._pool.async_(self._call_config(outbound)).stream(
             outbound.payload, headers=outbound.headers, streaming=plan.streaming
         )
         emit = make_async_emitter(self, run_manager, plan.link)
@@ -203,6 +221,7 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         Runs the same callbacks as ``BaseChatModel.stream`` but keeps no chunk: the
         ``on_llm_end`` message is built from the answer the core assembled.
         """
+        config, kwargs = take_run_options(config, kwargs)
         if self._owns_loop(kwargs, async_api=False):
             messages = self._run_own(plan_run(self, input, config, stop, kwargs), stop, kwargs)
         else:
@@ -227,6 +246,7 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         generator is collected (at once in CPython, by the event loop's finalizer).
         Runs the same callbacks as ``BaseChatModel.astream`` but keeps no chunk.
         """
+        config, kwargs = take_run_options(config, kwargs)
         if self._owns_loop(kwargs, async_api=True):
             messages = self._arun_own(plan_run(self, input, config, stop, kwargs), stop, kwargs)
         else:

@@ -30,7 +30,7 @@ from langchain_core.messages import (
     is_data_content_block,
 )
 
-__all__ = ["Outbound", "build_outbound", "convert_messages"]
+__all__ = ["RUN_OPTIONS", "Outbound", "build_outbound", "convert_messages"]
 
 #: Blocks a model produced that are not sent back as content.
 _OUTPUT_ONLY = frozenset(
@@ -55,16 +55,35 @@ Content = str | list[dict[str, Any]] | None
 
 #: Request keys that only make sense with tools, dropped when the tool list is empty.
 _TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
+#: LangChain's run options: keys of the run's config, never request fields. ChatSSE's
+#: entry points move them into the config; here they are dropped if any got this far.
+RUN_OPTIONS = (
+    "callbacks",
+    "tags",
+    "metadata",
+    "run_name",
+    "run_id",
+    "configurable",
+    "recursion_limit",
+    "max_concurrency",
+)
 #: Call kwargs LangChain passes along that are not request fields.
-_NOT_PAYLOAD = ("stream", "ls_structured_output_format", "structured_output_format")
+_NOT_PAYLOAD = ("stream", "ls_structured_output_format", "structured_output_format", *RUN_OPTIONS)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Outbound:
-    """What one call sends: the JSON body, and the call's own extra headers."""
+    """What one call sends: the JSON body, and the call's own transport options."""
 
     payload: dict[str, Any]
     headers: dict[str, str] | None = None
+    """The call's extra headers (``extra_headers``)."""
+    include_usage: bool | None = None
+    """Ask for usage or not (``stream_usage``, ``stream_options``); None: the model's."""
+    whole_body: bool = False
+    """The payload already holds the model's ``extra_body`` (merged under the call's)."""
+    timeout: Any = None
+    """This call's timeout (seconds, or ``sse_core.Timeouts``); None: the model's."""
 
 
 def build_outbound(
@@ -76,17 +95,22 @@ def build_outbound(
     call_kwargs: dict[str, Any],
     disabled_params: Mapping[str, Any] | None,
     reasoning_passback: bool,
+    extra_body: Mapping[str, Any] | None = None,
 ) -> Outbound:
-    """The request body, and the extra headers of this call (``extra_headers``).
+    """The request body, and this call's transport options.
 
     Precedence, lowest first: ``model`` and ``settings`` (None and ``[]`` are not sent),
     ``model_kwargs``, the call's kwargs (bound tools, ``response_format``, overrides).
     Tool fields are dropped with an empty tool list; ``disabled_params`` last. The keys
-    that are not request fields are popped from ``call_kwargs``.
+    that are not request fields are popped from ``call_kwargs``: LangChain's own (run
+    options, ``stream``), and the call options ChatOpenAI takes as such: ``stream_usage``,
+    ``extra_headers``, ``extra_body`` (merged over the model's ``extra_body``),
+    ``timeout``, and ``strict`` (applied to the bound tools and JSON schema).
+
+    Raises:
+        ValueError: For ``extra_query``, which ChatSSE cannot send per call.
     """
-    for key in _NOT_PAYLOAD:
-        call_kwargs.pop(key, None)
-    headers: dict[str, str] | None = call_kwargs.pop("extra_headers", None)
+    options = _pop_call_options(call_kwargs)
     payload: dict[str, Any] = {
         "model": model,
         "messages": convert_messages(messages, reasoning_passback=reasoning_passback),
@@ -97,10 +121,62 @@ def build_outbound(
     if not payload.get("tools"):
         for key in _TOOL_KEYS:
             payload.pop(key, None)
+    if options["strict"] is not None:
+        _apply_strict(payload, options["strict"])
     for key, values in (disabled_params or {}).items():
         if key in payload and (values is None or payload[key] in values):
             del payload[key]
-    return Outbound(payload=payload, headers=headers)
+    call_body = options["extra_body"]
+    if call_body:
+        payload.update({**(extra_body or {}), **call_body})
+    return Outbound(
+        payload=payload,
+        headers=options["extra_headers"],
+        include_usage=_resolve_usage(options["stream_usage"], payload.get("stream_options")),
+        whole_body=bool(call_body),
+        timeout=options["timeout"],
+    )
+
+
+def _pop_call_options(call_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Pop what is not a request field; the call options ChatSSE honours, by name."""
+    if "extra_query" in call_kwargs:
+        raise ValueError(
+            "ChatSSE cannot add a query per call (extra_query); put the query in base_url"
+        )
+    for key in _NOT_PAYLOAD:
+        call_kwargs.pop(key, None)
+    names = ("stream_usage", "extra_headers", "extra_body", "timeout", "strict")
+    return {name: call_kwargs.pop(name, None) for name in names}
+
+
+def _resolve_usage(stream_usage: object, stream_options: object) -> bool | None:
+    """ChatOpenAI's order: a ``stream_usage`` call option, then ``include_usage`` in the
+    ``stream_options`` sent (the call's, else ``model_kwargs``'); None: the model's."""
+    if isinstance(stream_usage, bool):
+        return stream_usage
+    if isinstance(stream_options, Mapping):
+        found = stream_options.get("include_usage")
+        if isinstance(found, bool):
+            return found
+    return None
+
+
+def _apply_strict(payload: dict[str, Any], strict: bool) -> None:
+    """A ``strict`` call option on each bound tool and on a JSON-schema response format
+    (it is a field of those, not of the request), where they do not say otherwise. Copies:
+    the bound dicts are shared by every call."""
+    if tools := payload.get("tools"):
+        payload["tools"] = [
+            {**tool, "function": {"strict": strict, **tool["function"]}}
+            if isinstance(tool, dict) and isinstance(tool.get("function"), dict)
+            else tool
+            for tool in tools
+        ]
+    response_format = payload.get("response_format")
+    if isinstance(response_format, dict) and isinstance(response_format.get("json_schema"), dict):
+        schema = {"strict": strict, **response_format["json_schema"]}
+        payload["response_format"] = {**response_format, "json_schema": schema}
 
 
 def convert_messages(

@@ -22,6 +22,7 @@ from pydantic import ConfigDict, Field
 from typing_extensions import override
 
 from langchain_sse import _blocks, _tokens
+from langchain_sse._cache import build_cache_key
 from langchain_sse._call import CallPlan
 from langchain_sse._events import LINK_KEY
 from langchain_sse._inbound import (
@@ -32,7 +33,7 @@ from langchain_sse._inbound import (
     combine_llm_outputs,
 )
 from langchain_sse._loop import StreamingChatModel
-from langchain_sse._outbound import build_outbound
+from langchain_sse._outbound import Outbound, build_outbound
 from langchain_sse._run import Stamp, Unstamped
 from langchain_sse._structured import build_structured_output
 from langchain_sse._tools import (
@@ -150,20 +151,7 @@ class ChatSSE(StreamingChatModel):
         """What one call sends, how it maps (``quiet``: no chunk, no token) and stamps;
         ``whole``: asked with ``stream: false``, its one JSON answer mapped to one chunk."""
         link = kwargs.pop(LINK_KEY, None)
-        outbound = build_outbound(
-            messages,
-            model=self.model_name,
-            settings={
-                "temperature": self.temperature,
-                "max_tokens": self.max_tokens,
-                "reasoning_effort": self.reasoning_effort,
-                "stop": stop if stop is not None else self.stop,
-            },
-            model_kwargs=self.model_kwargs,
-            call_kwargs=kwargs,
-            disabled_params=self.disabled_params,
-            reasoning_passback=self.reasoning_passback,
-        )
+        outbound = self._build_outbound(messages, stop, kwargs)
         coalesce = self.coalesce or whole
         mode = MapMode.QUIET if quiet else MapMode.COALESCE if coalesce else MapMode.EACH
         model = outbound.payload["model"]
@@ -177,6 +165,52 @@ class ChatSSE(StreamingChatModel):
             link=link,
             streaming=not whole,
             tokens=not quiet,
+        )
+
+    def _build_outbound(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> Outbound:
+        """The request of one call (pops what is not a request field from ``kwargs``)."""
+        return build_outbound(
+            messages,
+            model=self.model_name,
+            settings={
+                "temperature": self.temperature,
+                "max_tokens": self.max_tokens,
+                "reasoning_effort": self.reasoning_effort,
+                "stop": stop if stop is not None else self.stop,
+            },
+            model_kwargs=self.model_kwargs,
+            call_kwargs=kwargs,
+            disabled_params=self.disabled_params,
+            reasoning_passback=self.reasoning_passback,
+            extra_body=self.extra_body,
+        )
+
+    @override
+    def _get_llm_string(self, stop: list[str] | None = None, **kwargs: Any) -> str:
+        """The cache key of a call: everything that shapes its request, no secret (see
+        :mod:`._cache`)."""
+        kwargs.pop(LINK_KEY, None)  # differs per call: it would defeat the cache
+        call_headers = kwargs.get("extra_headers") or {}
+        call_body = kwargs.get("extra_body") or {}
+        outbound = self._build_outbound([], stop, kwargs)
+        include_usage = outbound.include_usage
+        return build_cache_key(
+            outbound,
+            base_url=self.base_url or "",
+            path=self.path,
+            query=getattr(self, "default_query", None),
+            header_names=[*(self.default_headers or {}), *call_headers],
+            hidden=[*self.model_kwargs, *(self.extra_body or {}), *call_body],
+            extra_body=self.extra_body,
+            shape={
+                "_type": self._llm_type,
+                "usage": self.stream_usage if include_usage is None else include_usage,
+                "output_version": self.output_version,
+                "reasoning_passback": self.reasoning_passback,
+                "response_headers": sorted(self.response_headers),
+            },
         )
 
     # --- token counts, tools and structured output ---

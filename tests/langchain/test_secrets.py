@@ -165,6 +165,7 @@ def _views_of(model: ChatSSE) -> dict[str, str]:
         "dumpd": json.dumps(dumpd(model), default=repr),
         "pickle": repr(pickle.dumps(model)),
         "identifying params": repr(model._identifying_params),
+        "cache key": model._get_llm_string(extra_headers={HEADER: HEADER_CANARY}),
         "invocation params": repr(model._get_invocation_params()),
         "ls params": repr(model._get_ls_params()),
         "client config": repr(model._resolve_config()),
