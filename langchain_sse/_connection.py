@@ -12,9 +12,10 @@ fingerprint of the configuration, so a copy with another URL gets its own client
 
 Secrets stay in: the key is a ``SecretStr``; ``default_headers`` (where ``api-key``-header
 gateways put the credential) are left out of ``model_dump``, reprs and traces, and every
-value of them is masked in the errors the core builds; dumps and reprs show ``base_url``
-without user info or query; a ``ValidationError`` does not quote the arguments; a pickled
-model holds none of them (see :meth:`ConnectionSettings.__getstate__`).
+value of them is masked in the errors the core builds; ``default_query`` is kept out the same
+way; dumps and reprs show ``base_url`` without user info or query; a ``ValidationError`` does
+not quote the arguments; a pickled model holds none of them (see
+:meth:`ConnectionSettings.__getstate__`).
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ _HINTS = {
     "openai_api_key": "use api_key",
     "request_timeout": "use timeout",
     "max_completion_tokens": "use max_tokens",
-    "openai_proxy": "pass http_client=httpx.Client(proxy=...)",
-    "default_query": "put the query in base_url",
+    "openai_proxy": "set HTTPS_PROXY, or pass http_client=httpx.Client(proxy=...)",
+    "openai_api_version": "pass default_query={'api-version': ...}",
+    "api_version": "pass default_query={'api-version': ...}",
 }
 _OTHERWISE = "request parameters (top_p, seed, ...) go in model_kwargs"
 
@@ -73,8 +75,9 @@ def _known_names(cls: type[BaseModel]) -> set[str]:
     return names
 
 
-#: Fields a pickle never holds: the key, the headers, the injected clients (not picklable).
-_NOT_PICKLED = ("api_key", "default_headers", "http_client", "http_async_client")
+#: Fields a pickle never holds: the key, the headers and query (they may hold credentials),
+#: the injected clients (not picklable).
+_NOT_PICKLED = ("api_key", "default_headers", "default_query", "http_client", "http_async_client")
 
 
 class ConnectionSettings(BaseModel):
@@ -91,7 +94,12 @@ class ConnectionSettings(BaseModel):
     """Sent as ``Authorization: Bearer`` (env ``SSE_API_KEY``); surrounding whitespace is
     stripped; never shown, traced or pickled."""
     path: str = "/chat/completions"
-    """Appended to ``base_url`` (SPASS: ``base_url="https://host"``, ``path="/c1/chat"``)."""
+    """Joined onto ``base_url``'s path, before its query (SPASS: ``base_url="https://host"``,
+    ``path="/c1/chat"``)."""
+    default_query: dict[str, str] | None = Field(default=None, repr=False, exclude=True)
+    """Query parameters sent with every request (Azure-style gateways: ``{"api-version":
+    "2024-10-21"}``), besides any in ``base_url``: may hold credentials, so never dumped,
+    shown, traced or pickled."""
     timeout: float | Timeouts | None = None
     """Seconds for every phase, or :class:`sse_core.Timeouts`; None: the sse_core defaults."""
     max_retries: int = 2
@@ -138,6 +146,7 @@ class ConnectionSettings(BaseModel):
             "base_url": self.base_url,
             "api_key": self.api_key,
             "path": self.path,
+            "default_query": self.default_query,
             "default_headers": self.default_headers,
             "secret_headers": tuple(self.default_headers or ()),
             "timeout": self.timeout,
@@ -185,11 +194,11 @@ class ConnectionSettings(BaseModel):
         return super().__deepcopy__(memo)
 
     def __getstate__(self) -> dict[Any, Any]:
-        """The pickled state, without secrets: no key, no ``default_headers``, no user info
-        or query in ``base_url``, and no injected httpx client.
+        """The pickled state, without secrets: no key, no ``default_headers`` or
+        ``default_query``, no user info or query in ``base_url``, and no injected httpx client.
 
         After unpickling, the key is read again from ``SSE_API_KEY`` (or set ``api_key``),
-        and ``default_headers`` and the httpx clients must be given again.
+        and ``default_headers``, ``default_query`` and the httpx clients must be given again.
         """
         state = super().__getstate__()
         fields = {**state["__dict__"], **dict.fromkeys(_NOT_PICKLED)}

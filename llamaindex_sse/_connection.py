@@ -5,7 +5,8 @@ header and timeout rules and the ``SSE_BASE_URL``/``SSE_API_KEY`` fallbacks) bef
 sees them, so a bad value raises the core's ``ConfigurationError`` naming the field, and so
 does an unknown argument (pydantic would drop it; OpenAILike's ``api_base`` points to
 ``base_url``, request parameters to ``additional_kwargs``). The
-credentials never leave the object: ``api_key`` and ``default_headers`` are excluded from
+credentials never leave the object: ``api_key``, ``default_headers`` and ``default_query``
+(its values may be credentials, as Azure's ``key``) are excluded from
 dumps and reprs (field settings on SSELLM) and dropped from pickles
 (:func:`drop_secrets`); every default header value is masked in the core's messages; dumps,
 reprs and pickles hold ``base_url`` without user info or query (:func:`public_url`), so
@@ -38,6 +39,7 @@ CONNECTION_FIELDS = (
     "base_url",
     "api_key",
     "path",
+    "default_query",
     "default_headers",
     "timeout",
     "max_retries",
@@ -49,7 +51,7 @@ CONNECTION_FIELDS = (
 MAX_CONNECTIONS = DEFAULT_MAX_CONNECTIONS
 MAX_CONNECTIONS_DOC = "The most streams at once per client (connections); httpx's default: 100."
 #: The fields a pickle leaves out: they may hold credentials.
-SECRET_FIELDS = frozenset({"api_key", "default_headers"})
+SECRET_FIELDS = frozenset({"api_key", "default_headers", "default_query"})
 
 
 def config_settings(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -83,6 +85,7 @@ _HINTS = {
     "reuse_client": "leave it out: SSELLM pools its connections (close() ends them)",
     "http_async_client": "use async_http_client",
     "request_timeout": "use timeout",
+    "api_version": "pass default_query={'api-version': ...}",
 }
 _OTHERWISE = "request parameters (top_p, seed, ...) go in additional_kwargs"
 
@@ -106,6 +109,7 @@ def check_settings(data: Mapping[str, Any], known: Collection[str] = ()) -> dict
         "base_url": config.base_url,
         "api_key": config.api_key,
         "default_headers": dict(config.default_headers),
+        "default_query": dict(config.default_query),
     }
 
 

@@ -138,31 +138,39 @@ def test_a_deep_copy_gets_its_own_pool_and_still_answers() -> None:
     assert len(recorder.requests) == 1  # the injected client was shared, not copied
 
 
-def test_dumps_and_reprs_leave_out_headers_and_url_credentials() -> None:
-    model = ChatSSE(model="m", base_url="https://user:pw-9731@gw.test/v1?key=q", api_key=KEY,
-                    default_headers={"api-key": HEADER, "X-Team": "team-name"})  # fmt: skip
+@pytest.mark.parametrize(
+    ("base_url", "key"),
+    [("https://user:pw-9731@gw.test/v1?key=q", None), ("https://gw.test/v1?key=q", KEY)],
+)
+def test_dumps_and_reprs_leave_out_headers_query_and_url_credentials(
+    base_url: str, key: str | None
+) -> None:
+    model = ChatSSE(model="m", base_url=base_url, api_key=key,
+                    default_headers={"api-key": HEADER, "X-Team": "team-name"},
+                    default_query={"sig": "sig-5150", "api-version": "v-2024"})  # fmt: skip
     dumped = model.model_dump()
-    assert "default_headers" not in dumped
+    assert "default_headers" not in dumped and "default_query" not in dumped
     assert dumped["base_url"] == "https://gw.test/v1"
     for text in (str(dumped), model.model_dump_json(), repr(model), str(model)):
-        for secret in (KEY, HEADER, "team-name", "pw-9731", "key=q"):
+        for secret in (KEY, HEADER, "team-name", "pw-9731", "key=q", "sig-5150", "v-2024"):
             assert secret not in text, (secret, text)
 
 
 def test_a_pickled_model_holds_no_secret_and_takes_the_key_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    model = ChatSSE(model="m", base_url="https://user:pw-9731@gw.test/v1", api_key=KEY,
+    model = ChatSSE(model="m", base_url="https://gw.test/v1?key=q-9731", api_key=KEY,
                     default_headers={"api-key": HEADER, "SPASS-User-Id": "user-42"},
-                    http_client=httpx.Client())  # fmt: skip
+                    default_query={"sig": "sig-5150"}, http_client=httpx.Client())  # fmt: skip
     data = pickle.dumps(model)
-    for secret in (KEY, HEADER, "user-42", "pw-9731"):
+    for secret in (KEY, HEADER, "user-42", "q-9731", "sig-5150"):
         assert secret.encode() not in data, secret
     monkeypatch.setenv("SSE_API_KEY", "sk-from-the-environment")
     restored = pickle.loads(data)
     assert restored.model_name == "m"
     assert restored.base_url == "https://gw.test/v1"
     assert restored.default_headers is None and restored.http_client is None
+    assert restored.default_query is None
     assert restored.api_key == SecretStr("sk-from-the-environment")
     assert restored._resolve_config().api_key == SecretStr("sk-from-the-environment")
     assert restored._pool is not model._pool
@@ -212,6 +220,8 @@ def test_the_config_is_built_once_until_a_setting_changes() -> None:
         ({"openai_api_key": "sk-canary-0042"}, "'openai_api_key': use api_key"),
         ({"top_p": 0.9}, "'top_p': request parameters (top_p, seed, ...) go in model_kwargs"),
         ({"temprature": 0.1}, "'temprature': did you mean 'temperature'?"),
+        ({"openai_api_version": "2024-10-21"}, "pass default_query={'api-version': ...}"),
+        ({"openai_proxy": "http://proxy.test:3128"}, "set HTTPS_PROXY"),
     ],
 )
 def test_an_unknown_argument_is_refused_by_name(given: dict[str, Any], said: str) -> None:
@@ -235,3 +245,20 @@ def test_a_dumped_model_validates_again() -> None:
     loaded = ChatSSE.model_validate(model.model_dump())
     assert loaded.timeout == model.timeout
     assert loaded._resolve_config().timeouts == sse_core.Timeouts(total=30)
+
+
+def test_default_query_is_a_setting_and_no_longer_refused() -> None:
+    model = ChatSSE(model="m", base_url="http://gw.test/d?api-version=1",
+                    default_query={"api-version": "2", "key": "k-1"})  # fmt: skip
+    assert model._resolve_config().url == "http://gw.test/d/chat/completions?api-version=2&key=k-1"
+    model.default_query = {"api-version": "3"}  # a change reaches the next request
+    assert model._resolve_config().url == "http://gw.test/d/chat/completions?api-version=3"
+
+
+def test_user_info_and_an_api_key_are_refused_together_naming_both() -> None:
+    """httpx would send the user info as Basic auth in place of the Bearer key, silently."""
+    with pytest.raises(ConfigurationError) as caught:
+        ChatSSE(model="m", base_url="http://u:pw-canary-77@gw.test/v1", api_key=KEY)
+    message = str(caught.value)
+    assert "base_url" in message and "api_key" in message
+    assert "pw-canary-77" not in message and KEY not in message

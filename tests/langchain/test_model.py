@@ -36,7 +36,7 @@ def test_model_is_an_alias_of_model_name() -> None:
 def test_no_secret_in_params_repr_or_serialized_forms() -> None:
     model = ChatSSE(
         model="m",
-        base_url="https://user:pass@gw.test/v1?key=q",
+        base_url="https://gw.test/v1?key=q",  # user info and api_key: refused together
         api_key=KEY,
         default_headers={"api-key": "hdr-secret"},
         extra_body={"token": "body-secret"},

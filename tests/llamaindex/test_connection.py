@@ -63,6 +63,7 @@ def test_drop_secrets_leaves_the_instance_state_alone() -> None:
         "default_headers": {"X-Token": "t"},
         "base_url": "http://user:pw@g.test/v1?key=k",
     }
+    fields["default_query"] = {"sig": "s"}
     state = {"__dict__": fields, "__pydantic_private__": None}
     dropped = drop_secrets(state)
     assert dropped["__dict__"] == {"model": "m", "base_url": "http://g.test/v1"}
@@ -124,6 +125,7 @@ def test_copies_and_pickles_of_the_cache_start_empty() -> None:
         ({"top_p": 0.9}, "'top_p': request parameters (top_p, seed, ...) go in additional_kwargs"),
         ({"temprature": 0.1}, "'temprature': did you mean 'temperature'?"),
         ({"http_async_client": None}, "'http_async_client': use async_http_client"),
+        ({"api_version": "2024-10-21"}, "pass default_query={'api-version': ...}"),
     ],
 )
 def test_an_unknown_argument_is_refused_by_name(given: dict[str, object], said: str) -> None:
@@ -151,3 +153,23 @@ def test_a_dumped_model_loads_again() -> None:
         assert loaded.timeout == llm.timeout
         assert (loaded.model, loaded.base_url, loaded.max_tokens) == ("m", llm.base_url, 64)
         assert loaded.additional_kwargs == {"top_p": 0.5}
+
+
+def test_default_query_is_sent_and_never_dumped_shown_or_pickled() -> None:
+    llm = SSELLM(model="m", base_url="http://gw.test/d?api-version=1",
+                 default_query={"api-version": "2", "sig": "sig-canary-31"})  # fmt: skip
+    assert (
+        llm._make_config().url
+        == "http://gw.test/d/chat/completions?api-version=2&sig=sig-canary-31"
+    )
+    shown = [repr(llm), str(llm), llm.model_dump_json(), llm.to_json(), repr(pickle.dumps(llm))]
+    assert all("sig-canary-31" not in text and "api-version" not in text for text in shown)
+    assert pickle.loads(pickle.dumps(llm)).default_query == {}
+
+
+def test_user_info_and_an_api_key_are_refused_together_naming_both() -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        SSELLM(model="m", base_url="http://u:pw-canary-77@gw.test/v1", api_key="sk-canary-78")
+    message = str(caught.value)
+    assert "base_url" in message and "api_key" in message
+    assert "pw-canary-77" not in message and "sk-canary-78" not in message

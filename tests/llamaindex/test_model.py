@@ -147,7 +147,8 @@ def test_a_pickle_holds_no_credentials_and_the_copy_works(
 
 def test_the_url_is_shown_without_user_info_or_query() -> None:
     seen: list[httpx.Request] = []
-    llm = make(seen, base_url="http://user:pw-canary@gateway.test/v1?key=q-canary")
+    url = "http://user:pw-canary@gateway.test/v1?key=q-canary"
+    llm = make(seen, base_url=url, api_key=None)  # user info and api_key: refused together
     shown = [repr(llm), str(llm), llm.model_dump_json(), llm.to_json(), repr(pickle.dumps(llm))]
     assert all("pw-canary" not in text and "q-canary" not in text for text in shown)
     assert llm.model_dump()["base_url"] == "http://gateway.test/v1"

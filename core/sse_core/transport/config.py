@@ -4,6 +4,13 @@
 ``path``, headers, timeouts, retries, body extras), falls back to the environment
 (``SSE_BASE_URL``, ``SSE_API_KEY``) and refuses a bad value with a
 :class:`~sse_core.errors.ConfigurationError` that names the field and never shows a secret.
+
+The request URL joins ``path`` onto the path of ``base_url`` and keeps its query
+(``http://gw/deployments/d?api-version=1`` + ``/chat/completions`` is
+``http://gw/deployments/d/chat/completions?api-version=1``), with ``default_query`` added
+(its names replace the same names of ``base_url``'s query). Query values may be credentials
+(``key=``, ``sig=``): messages and traces show the URL without its query, and the values of
+credential-like names are masked wherever they would appear.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, unquote_plus, urlencode, urlsplit, urlunsplit
 
 import httpx
 from pydantic import SecretStr
@@ -38,6 +45,8 @@ SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "api-key", "x-api-key", "cookie", "set-cookie"}
 )
 _USERINFO = re.compile(r"//[^/?#]*@")
+#: Query parameter names whose values are credentials (masked; never recorded).
+SECRET_QUERY = re.compile(r"key|token|secret|password|passwd|auth|signature|^sig$", re.I)
 #: A per-process key for the fingerprints of secrets (a pool key never holds a secret).
 _FINGERPRINT_KEY = secrets.token_bytes(32)
 
@@ -90,7 +99,53 @@ def _check_url(base_url: object) -> str:
         raise ConfigurationError(f"base_url is not a valid URL ({exc})") from None
     if not parts.hostname:
         raise ConfigurationError("base_url has no host: expected http://host/v1")
-    return base_url.rstrip("/")
+    # The path's own trailing '/' goes (path adds one); the query stays, a fragment is
+    # never sent.
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/"), fragment=""))
+
+
+def _check_query(query: object) -> dict[str, str]:
+    """``default_query``: names to string values (the values are never shown)."""
+    if query is None:
+        return {}
+    if not isinstance(query, Mapping):
+        raise ConfigurationError(
+            f"default_query must be a mapping of names to values, got {type(query).__name__}"
+        )
+    checked: dict[str, str] = {}
+    for name, value in query.items():
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError(f"default_query: {_shown(name)} is not a parameter name")
+        if not isinstance(value, str):
+            raise ConfigurationError(
+                f"default_query: the value of {name!r} must be a string, got {type(value).__name__}"
+            )
+        checked[name] = value
+    return checked
+
+
+def _check_auth(base_url: str, api_key: SecretStr | None, from_env: bool) -> None:
+    """httpx sends a URL's user info as Basic auth, in place of the bearer key: refuse both."""
+    parts = urlsplit(base_url)
+    if api_key is not None and (parts.username or parts.password):
+        where = "api_key (from SSE_API_KEY)" if from_env else "api_key"
+        raise ConfigurationError(
+            f"base_url holds user info (user:password@) and {where} is set: the user info "
+            "would be sent as Basic auth in place of the Bearer key; give one of them (the "
+            "values are not shown)"
+        )
+
+
+def join_url(base_url: str, path: str, query: Mapping[str, str]) -> str:
+    """The request URL: ``path`` joined onto ``base_url``'s path, their queries kept and
+    ``query`` added (its names replace the same names already there)."""
+    parts = urlsplit(base_url)
+    path, _, path_query = path.partition("?")
+    pairs = [pair for raw in (parts.query, path_query) for pair in raw.split("&") if pair]
+    if query:
+        pairs = [p for p in pairs if unquote_plus(p.partition("=")[0]) not in query]
+        pairs.append(urlencode(list(query.items()), quote_via=quote))
+    return urlunsplit(parts._replace(path=parts.path + path, query="&".join(pairs)))
 
 
 def _shown(value: object) -> str:
@@ -175,7 +230,10 @@ class ClientConfig:
     Attributes:
         base_url: The gateway URL with its version prefix (``http://host/v1``), no ``/`` end.
         api_key: Sent as ``Authorization: Bearer``; never shown, logged or recorded.
-        path: Appended to ``base_url`` (``/chat/completions``; SPASS ``/c1/chat``).
+        path: Joined onto ``base_url``'s path (``/chat/completions``; SPASS ``/c1/chat``);
+            a query in ``base_url`` is kept after it.
+        default_query: Query parameters sent with every request (e.g. Azure's
+            ``api-version``), besides any in ``base_url``; never shown.
         default_headers: Sent with every request (e.g. ``SPASS-User-Id``).
         secret_headers: Header names (lower case) whose values are secrets besides the
             usual credential headers: masked in messages and never recorded.
@@ -196,6 +254,7 @@ class ClientConfig:
     base_url: str
     api_key: SecretStr | None = field(default=None, repr=False)
     path: str = "/chat/completions"
+    default_query: Mapping[str, str] = field(default_factory=dict, repr=False)
     default_headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     secret_headers: frozenset[str] = frozenset()
     timeouts: Timeouts = field(default_factory=Timeouts)
@@ -209,6 +268,7 @@ class ClientConfig:
     # Made once, on first use (a request reads both): see pool_key() and secrets().
     _key: bytes | None = field(default=None, init=False, repr=False, compare=False)
     _secrets: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    _url: str | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def build(
@@ -217,6 +277,7 @@ class ClientConfig:
         base_url: str | None = None,
         api_key: str | SecretStr | None = None,
         path: str = "/chat/completions",
+        default_query: Mapping[str, str] | None = None,
         default_headers: Mapping[str, str] | None = None,
         secret_headers: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
         timeout: float | Timeouts | None = None,
@@ -245,6 +306,7 @@ class ClientConfig:
             raise ConfigurationError(
                 "no gateway URL: pass base_url='http://host/v1' or set SSE_BASE_URL"
             )
+        key_from_env = api_key is None
         if api_key is None:
             api_key = env.get("SSE_API_KEY") or None
         if type(max_retries) is not int:
@@ -254,10 +316,13 @@ class ClientConfig:
                 f"extra_body must be a mapping, got {type(extra_body).__name__}"
             )
         secret = frozenset(name.lower() for name in secret_headers)
+        url, key = _check_url(base_url), _check_key(api_key)
+        _check_auth(url, key, key_from_env)
         return cls(
-            base_url=_check_url(base_url),
-            api_key=_check_key(api_key),
+            base_url=url,
+            api_key=key,
             path=_check_path(path),
+            default_query=_check_query(default_query),
             default_headers=_check_headers(default_headers, secret),
             secret_headers=secret,
             timeouts=Timeouts() if timeout is None else Timeouts.of(timeout),
@@ -289,8 +354,12 @@ class ClientConfig:
 
     @property
     def url(self) -> str:
-        """The request URL: ``base_url + path``."""
-        return self.base_url + self.path
+        """The request URL: ``path`` joined onto ``base_url``'s path, the queries after it."""
+        url = self._url
+        if url is None:
+            url = join_url(self.base_url, self.path, self.default_query)
+            object.__setattr__(self, "_url", url)  # a cache, as _secrets
+        return url
 
     @property
     def public_url(self) -> str:
@@ -317,8 +386,11 @@ class ClientConfig:
     def _own_secrets(self) -> tuple[str, ...]:
         found = [self.api_key.get_secret_value()] if self.api_key is not None else []
         found += [v for k, v in self.default_headers.items() if v and self.is_secret_header(k)]
-        parts = urlsplit(self.base_url)
+        parts = urlsplit(self.url)
         found += [p for p in (parts.password, parts.username) if p]
+        for name, _, value in (pair.partition("=") for pair in parts.query.split("&")):
+            if value and SECRET_QUERY.search(unquote_plus(name)):
+                found += sorted({value, unquote_plus(value)})  # as sent, and as given
         return tuple(found)
 
     def pool_key(self) -> bytes:
@@ -334,6 +406,7 @@ class ClientConfig:
             "base_url": self.base_url,
             "api_key": self.api_key.get_secret_value() if self.api_key is not None else None,
             "path": self.path,
+            "query": sorted(self.default_query.items()),
             "headers": sorted(self.default_headers.items()),
             "secret_headers": sorted(self.secret_headers),
             "timeouts": repr(self.timeouts),

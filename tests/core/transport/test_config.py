@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import re
 from typing import Any
 
 import pytest
@@ -238,20 +239,22 @@ def test_values_are_copied_and_frozen() -> None:
 def test_secrets_lists_the_key_secret_headers_and_url_credentials() -> None:
     config = build(
         base_url=f"http://user:{CANARY}pw@gw.test/v1",
-        api_key=CANARY,
         default_headers={"api-key": "AK-1", "X-Sec": "SV-1", "x-plain": "p"},
         secret_headers={"X-Sec"},
     )
-    assert sorted(config.secrets()) == sorted([CANARY, "AK-1", "SV-1", f"{CANARY}pw", "user"])
+    assert sorted(config.secrets()) == sorted(["AK-1", "SV-1", f"{CANARY}pw", "user"])
+    assert build(api_key=CANARY).secrets() == [CANARY]
 
 
-def test_repr_shows_no_secret() -> None:
+@pytest.mark.parametrize("url", [URL, f"http://user:{CANARY}pw@gw.test/v1"])
+def test_repr_shows_no_secret(url: str) -> None:
     config = build(
-        base_url=f"http://user:{CANARY}pw@gw.test/v1",
-        api_key=CANARY,
+        base_url=url,
+        api_key=CANARY if "@" not in url else None,
         default_headers={"api-key": f"{CANARY}ak", "X-Sec": f"{CANARY}sv"},
         secret_headers={"x-sec"},
         extra_body={"user": f"{CANARY}body"},
+        default_query={"key": f"{CANARY}q"},
     )
     assert CANARY not in repr(config) and CANARY not in str(config)
 
@@ -330,3 +333,80 @@ def test_the_pool_key_and_secrets_are_made_once_and_stay_out_of_equality() -> No
     assert CANARY not in repr(config)
     other = dataclasses.replace(config, api_key=SecretStr("sk-other"))
     assert other.pool_key() != key and other.secrets()[0] == "sk-other"
+
+
+# --- the request URL: path joined onto base_url's path, the query kept ---------------------
+
+
+@pytest.mark.parametrize(
+    ("base_url", "path", "query", "url"),
+    [
+        (
+            "http://gw/openai/deployments/gpt4o?api-version=2024-10-21",
+            "/chat/completions",
+            None,
+            "http://gw/openai/deployments/gpt4o/chat/completions?api-version=2024-10-21",
+        ),
+        ("http://gw/v1/?a=1#frag", "/chat/completions", None, "http://gw/v1/chat/completions?a=1"),
+        ("http://gw/v1", "/c1/chat?b=2", None, "http://gw/v1/c1/chat?b=2"),
+        ("http://gw/v1?a=1", "/c?b=2", {"c": "3"}, "http://gw/v1/c?a=1&b=2&c=3"),
+        # default_query's names replace the same names; its values are encoded.
+        (
+            "http://gw?api-version=1&x=y",
+            "/p",
+            {"api-version": "2"},
+            "http://gw/p?x=y&api-version=2",
+        ),
+        ("http://gw/v1", "/p", {"k": "a b/c&d"}, "http://gw/v1/p?k=a%20b%2Fc%26d"),
+    ],
+)
+def test_the_path_joins_the_url_path_and_the_query_is_kept(
+    base_url: str, path: str, query: dict[str, str] | None, url: str
+) -> None:
+    config = build(base_url=base_url, path=path, default_query=query)
+    assert config.url == url
+    assert "?" not in config.public_url and "?" not in repr(config)
+
+
+def test_query_credentials_are_secrets_and_other_values_are_not() -> None:
+    config = build(
+        base_url=f"http://gw/v1?api-version=2024&key={CANARY}",
+        default_query={"sig": "s%2Fig-value", "route": "eu"},
+    )
+    secrets = config.secrets()
+    assert CANARY in secrets and "s%2Fig-value" in secrets and "s%252Fig-value" in secrets
+    assert "2024" not in secrets and "eu" not in secrets
+
+
+def test_default_query_is_in_the_pool_key() -> None:
+    assert build(default_query={"a": "1"}).pool_key() != build(default_query={"a": "2"}).pool_key()
+    assert build(default_query={"a": "1"}).pool_key() == build(default_query={"a": "1"}).pool_key()
+
+
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        (["a=1"], "default_query must be a mapping"),
+        ({"": "1"}, "is not a parameter name"),
+        ({5: "1"}, "is not a parameter name"),
+        ({"key": 5}, "the value of 'key' must be a string, got int"),
+    ],
+)
+def test_a_bad_default_query_is_refused_naming_the_field(query: object, words: str) -> None:
+    with pytest.raises(ConfigurationError, match=re.escape(words)):
+        build(default_query=query)
+
+
+@pytest.mark.parametrize("env", [False, True])
+def test_user_info_and_an_api_key_are_refused_together_without_the_values(env: bool) -> None:
+    """httpx would send the user info as Basic auth in place of the Bearer key."""
+    given = {"environ": {"SSE_API_KEY": CANARY}} if env else {"api_key": CANARY}
+    with pytest.raises(ConfigurationError) as caught:
+        build(base_url="http://alice:pw-canary-42@gw.test/v1", **given)
+    message = str(caught.value)
+    assert "base_url" in message and "api_key" in message and "Basic" in message
+    assert ("SSE_API_KEY" in message) is env
+    assert not shows(caught.value, CANARY) and not shows(caught.value, "pw-canary-42")
+    assert not shows(caught.value, "alice")
+    # Either alone is fine.
+    assert build(base_url="http://alice:pw@gw.test/v1").api_key is None
