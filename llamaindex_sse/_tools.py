@@ -18,7 +18,10 @@ from llama_index.core.llms.llm import ToolSelection
 from llama_index.core.llms.utils import parse_partial_json
 
 if TYPE_CHECKING:
+    from llama_index.core.llms.llm import LLM
+    from llama_index.core.prompts import BasePromptTemplate
     from llama_index.core.tools.types import BaseTool
+    from llama_index.core.types import BasePydanticProgram, Model
 
 __all__ = [
     "add_user_message",
@@ -27,6 +30,7 @@ __all__ = [
     "offer_tools",
     "parse_arguments",
     "select_tool_calls",
+    "streaming_program",
     "to_call_dict",
     "to_openai_tools",
     "to_tool_choice",
@@ -182,3 +186,27 @@ def parse_arguments(arguments: Any) -> dict[str, Any]:
     except (ValueError, TypeError):
         return {}
     return parsed if isinstance(parsed, dict) else {}
+
+
+def streaming_program(
+    llm: LLM, output_cls: type[Model], prompt: BasePromptTemplate
+) -> BasePydanticProgram[Model]:
+    """The program that streams ``output_cls`` for ``stream_structured_predict`` (and a
+    structured LLM's ``stream_chat``).
+
+    LlamaIndex's function-calling program asks for its one tool as ``required`` when called
+    whole, but its ``stream_call`` drops ``tool_required`` and sends ``auto``: a model free to
+    answer in text then streams no arguments, and every object is empty. Naming ``required``
+    as the program's ``tool_choice`` (which ``stream_call`` does send) makes a streamed
+    structured answer the same tool call as a whole one. Other program modes are LlamaIndex's.
+    """
+    from llama_index.core.program.function_program import FunctionCallingProgram
+    from llama_index.core.program.utils import get_program_for_llm
+    from llama_index.core.types import PydanticProgramMode
+
+    mode = llm.pydantic_program_mode
+    if mode != PydanticProgramMode.DEFAULT or not llm.metadata.is_function_calling_model:
+        return get_program_for_llm(output_cls, prompt, llm, pydantic_program_mode=mode)
+    return FunctionCallingProgram.from_defaults(
+        output_cls=output_cls, llm=llm, prompt=prompt, tool_choice="required"
+    )

@@ -61,13 +61,18 @@ from llamaindex_sse._tools import (
     keep_first_tool_call,
     offer_tools,
     select_tool_calls,
+    streaming_program,
 )
 from sse_core import AsyncChatClient, ChatClient, ClientConfig, ClientPool, Timeouts
 from sse_core._choices import refuse_choices
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, Generator
+
+    from llama_index.core.prompts import PromptTemplate
     from llama_index.core.tools.types import BaseTool
+    from llama_index.core.types import Model
 
 __all__ = ["SSELLM"]
 
@@ -399,6 +404,31 @@ class SSELLM(FunctionCallingLLM):
         if not allow_parallel_tool_calls:
             keep_first_tool_call(response.message)
         return response
+
+    # -- structured output, streamed -----------------------------------------------------
+
+    def _structured_stream_call(
+        self,
+        output_cls: type[Model],
+        prompt: PromptTemplate,
+        llm_kwargs: dict[str, Any] | None = None,
+        **prompt_args: Any,
+    ) -> Generator[Any, None, None]:
+        """LlamaIndex's hook under ``stream_structured_predict``: the tool is required, as
+        in ``structured_predict`` (see :func:`._tools.streaming_program`)."""
+        program = streaming_program(self, output_cls, prompt)
+        return program.stream_call(llm_kwargs=llm_kwargs, **prompt_args)
+
+    async def _structured_astream_call(
+        self,
+        output_cls: type[Model],
+        prompt: PromptTemplate,
+        llm_kwargs: dict[str, Any] | None = None,
+        **prompt_args: Any,
+    ) -> AsyncGenerator[Any, None]:
+        """:meth:`_structured_stream_call` for ``astream_structured_predict``."""
+        program = streaming_program(self, output_cls, prompt)
+        return await program.astream_call(llm_kwargs=llm_kwargs, **prompt_args)
 
     def get_tool_calls_from_response(
         self, response: ChatResponse, error_on_no_tool_call: bool = True, **kwargs: Any
