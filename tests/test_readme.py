@@ -11,8 +11,11 @@ from __future__ import annotations
 import ast
 import asyncio
 import inspect
+import os
 import re
 import shlex
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +29,7 @@ from sse_core.emulator import Emulator
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
+SHELL = re.findall(r"```bash\n(.*?)```", README, re.S)
 COMMANDS = re.findall(r"^sse-chat (.*?)(?:\s+#.*)?$", README, re.M)
 DEFAULT = "http://127.0.0.1:8000"
 
@@ -34,6 +38,15 @@ pytestmark = pytest.mark.timeout(240)
 
 def test_the_readme_has_snippets() -> None:
     assert len(BLOCKS) >= 6 and len(COMMANDS) >= 8
+
+
+def slow_llm(emu: Emulator) -> Any:
+    """The README's SSELLM with each event 50 ms apart: 300 numbers take 15 s, so a stream
+    closed at the first words is one the emulator sees the client leave."""
+    from llamaindex_sse import SSELLM
+
+    fault = {"X-Emulator-Fault": "slow; delay=0.05"}
+    return SSELLM(model="qwen3", base_url=emu.base_url(), api_key="sk-...", default_headers=fault)
 
 
 def test_every_python_block_runs_against_the_emulator(
@@ -49,14 +62,46 @@ def test_every_python_block_runs_against_the_emulator(
                 code = compile(
                     source, f"README[{number}]", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
                 )
+                if "contextlib.aclosing" in block:  # a slow stream, to see it closed early
+                    namespace["llm"] = slow_llm(emu)
                 result = eval(code, namespace)
                 if inspect.iscoroutine(result):
                     loop.run_until_complete(result)
+            closed = [r for r in emu.requests if b"count to 300" in r.body]
+            deadline = time.monotonic() + 10
+            while not closed[0].finished_at and time.monotonic() < deadline:
+                time.sleep(0.05)
         finally:
             loop.close()
     out = capsys.readouterr().out
+    # the LangChain block shows the reasoning, then the answer
+    assert "I can answer this directly.\n--- answer: 1 2 3 4 5\n" in out
     assert "[thinking]" in out and "[answer]" in out  # the LlamaIndex loop keeps them apart
     assert "  " not in out.split("[answer]")[-1].split("\n")[0]  # no doubled spaces
+    # aclosing() ended the kept stream at the break: the emulator saw the client leave
+    assert len(closed) == 1 and closed[0].disconnected and not closed[0].completed
+
+
+def test_the_command_after_the_set_up_works_as_printed() -> None:
+    """After ./scripts/demo and ./scripts/test, in a shell where .venv is not activated, the
+    first sse-chat command the README gives runs as printed."""
+    assert SHELL[0].split()[0] == "./scripts/demo"
+    command = SHELL[1].splitlines()[0].split("#")[0].strip()
+    assert "sse-chat" in command and not re.search(r"^sse-chat", README.split(SHELL[1])[0], re.M)
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if ".venv" not in p)
+    env = {**os.environ, "PATH": path, "NO_COLOR": "1"}
+    env.pop("VIRTUAL_ENV", None)
+    done = subprocess.run(
+        ["bash", "-c", command],
+        check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[answer] " in done.stdout and "finish_reason=stop" in done.stdout
 
 
 def test_every_sse_chat_line_parses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
