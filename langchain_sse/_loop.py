@@ -177,7 +177,7 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
 
     def _call_config(self, outbound: Outbound) -> ClientConfig:
         """The configuration of one call: the model's, or a copy with the call's options
-        (usage asked or not, its timeout, ``extra_body`` already in the payload)."""
+        (usage asked or not, its timeout and query, ``extra_body`` already in the payload)."""
         config = self._resolve_config()
         changes: dict[str, Any] = {}
         usage = outbound.include_usage
@@ -187,6 +187,8 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
             changes["timeouts"] = Timeouts.of(outbound.timeout)
         if outbound.whole_body and config.extra_body:
             changes["extra_body"] = {}
+        if outbound.query:
+            changes["default_query"] = {**config.default_query, **outbound.query}
         return replace(config, **changes) if changes else config
 
     def _open(self, plan: CallPlan, run_manager: CallbackManagerForLLMRun | None) -> ModelCall:

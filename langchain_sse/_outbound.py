@@ -84,6 +84,8 @@ class Outbound:
     """The payload already holds the model's ``extra_body`` (merged under the call's)."""
     timeout: Any = None
     """This call's timeout (seconds, or ``sse_core.Timeouts``); None: the model's."""
+    query: dict[str, str] | None = None
+    """This call's query parameters (``extra_query``), over the model's ``default_query``."""
 
 
 def build_outbound(
@@ -105,10 +107,11 @@ def build_outbound(
     that are not request fields are popped from ``call_kwargs``: LangChain's own (run
     options, ``stream``), and the call options ChatOpenAI takes as such: ``stream_usage``,
     ``extra_headers``, ``extra_body`` (merged over the model's ``extra_body``),
-    ``timeout``, and ``strict`` (applied to the bound tools and JSON schema).
+    ``extra_query`` (over the model's ``default_query``), ``timeout``, and ``strict``
+    (applied to the bound tools and JSON schema).
 
     Raises:
-        ValueError: For ``extra_query``, which ChatSSE cannot send per call.
+        ValueError: For an ``extra_query`` that is not a mapping of names to strings.
     """
     options = _pop_call_options(call_kwargs)
     payload: dict[str, Any] = {
@@ -135,19 +138,27 @@ def build_outbound(
         include_usage=_resolve_usage(options["stream_usage"], payload.get("stream_options")),
         whole_body=bool(call_body),
         timeout=options["timeout"],
+        query=_check_query(options["extra_query"]),
     )
 
 
 def _pop_call_options(call_kwargs: dict[str, Any]) -> dict[str, Any]:
     """Pop what is not a request field; the call options ChatSSE honours, by name."""
-    if "extra_query" in call_kwargs:
-        raise ValueError(
-            "ChatSSE cannot add a query per call (extra_query); put the query in base_url"
-        )
     for key in _NOT_PAYLOAD:
         call_kwargs.pop(key, None)
-    names = ("stream_usage", "extra_headers", "extra_body", "timeout", "strict")
+    names = ("stream_usage", "extra_headers", "extra_body", "extra_query", "timeout", "strict")
     return {name: call_kwargs.pop(name, None) for name in names}
+
+
+def _check_query(query: object) -> dict[str, str] | None:
+    """An ``extra_query`` call option: names to string values (as ``default_query``)."""
+    if not query:
+        return None
+    if not isinstance(query, Mapping) or not all(
+        isinstance(name, str) and isinstance(value, str) for name, value in query.items()
+    ):
+        raise ValueError("extra_query must be a mapping of parameter names to string values")
+    return dict(query)
 
 
 def _resolve_usage(stream_usage: object, stream_options: object) -> bool | None:

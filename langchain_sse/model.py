@@ -200,7 +200,7 @@ class ChatSSE(StreamingChatModel):
             outbound,
             base_url=self.base_url or "",
             path=self.path,
-            query=getattr(self, "default_query", None),
+            query={**(self.default_query or {}), **(outbound.query or {})},
             header_names=[*(self.default_headers or {}), *call_headers],
             hidden=[*self.model_kwargs, *(self.extra_body or {}), *call_body],
             extra_body=self.extra_body,

@@ -99,6 +99,8 @@ FIELD_CHANGES: dict[str, dict[str, Any]] = {
     "extra_body": {"extra_body": THINKING},
     "extra_body value": {"extra_body": {"chat_template_kwargs": {"enable_thinking": False}}},
     "a header": {"default_headers": {"X-Route": "fast"}},
+    "default_query": {"default_query": {"api-version": "1"}},
+    "default_query value": {"default_query": {"api-version": "2"}},
     "stream_usage": {"stream_usage": False},
     "output_version": {"output_version": "v1"},
     "reasoning_passback": {"reasoning_passback": True},
@@ -115,6 +117,7 @@ CALL_CHANGES: dict[str, dict[str, Any]] = {
     "a body field": {"seed": 7},
     "extra_body": {"extra_body": {"chat_template_kwargs": {"enable_thinking": True}}},
     "extra_headers": {"extra_headers": {"X-Route": "fast"}},
+    "extra_query": {"extra_query": {"api-version": "3"}},
     "stream_usage": {"stream_usage": False},
     "stream_options": {"stream_options": {"include_usage": False}},
     "model": {"model": "m2"},
@@ -193,10 +196,12 @@ def test_no_secret_is_in_the_key() -> None:
         base_url=f"https://gw.test/v1?key={QUERY_VALUE}",
         api_key=SecretStr(KEY),
         default_headers={"api-key": HEADER_VALUE, "X-Route": ROUTE_VALUE},
+        default_query={"sig": QUERY_VALUE},
         extra_body={"token": BODY_SECRET},
         model_kwargs={"user_token": BODY_SECRET},
     )
-    key = key_of(model, extra_headers={"X-Tenant-Secret": CALL_HEADER_VALUE}, tools=[TOOL])
+    key = key_of(model, extra_headers={"X-Tenant-Secret": CALL_HEADER_VALUE}, tools=[TOOL],
+                 extra_query={"code": QUERY_VALUE})  # fmt: skip
     basic = ChatSSE(model="m", base_url=f"https://user:{PASSWORD}@gw.test/v1")  # Basic auth
     for canary in CANARIES:
         assert canary not in key, canary
@@ -204,5 +209,5 @@ def test_no_secret_is_in_the_key() -> None:
     found = json.loads(key)
     assert found["headers"] == ["api-key", "x-route", "x-tenant-secret"]  # by name only
     assert found["url"] == "https://gw.test/v1/chat/completions"
-    assert set(found["query"]) == {"key"}
+    assert set(found["query"]) == {"key", "sig", "code"}
     assert {"token", "user_token", "tools"} <= set(found["body"])

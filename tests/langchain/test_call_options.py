@@ -175,9 +175,25 @@ async def test_langchains_own_keys_are_not_sent(
 
 
 @pytest.mark.parametrize("how", HOWS)
-async def test_extra_query_is_refused_by_name(make_model: ModelFactory, how: str) -> None:
+async def test_extra_query_goes_in_the_url_over_the_models_query(
+    make_model: ModelFactory, emulator: Emulator, how: str
+) -> None:
+    model = make_model(default_query={"api-version": "1", "keep": "k"})
+    await call(model, how, extra_query={"api-version": "2", "trace": "on"})
+    assert body(emulator) == expected()
+    record = emulator.last_request
+    assert record is not None
+    assert sorted(record.query.split("&")) == ["api-version=2", "keep=k", "trace=on"]
+    await call(model, how)
+    assert sorted(emulator.last_request.query.split("&")) == ["api-version=1", "keep=k"]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("how", HOWS)
+async def test_an_extra_query_of_other_values_is_refused_by_name(
+    make_model: ModelFactory, how: str
+) -> None:
     with pytest.raises(ValueError, match="extra_query"):
-        await call(make_model(), how, extra_query={"q": "1"})
+        await call(make_model(), how, extra_query={"q": 1})
 
 
 def test_a_bound_stream_usage_is_honoured(make_model: ModelFactory, emulator: Emulator) -> None:
