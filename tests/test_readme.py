@@ -138,3 +138,13 @@ def test_the_extras_named_are_the_projects() -> None:
     named = set(re.findall(r"`(\w+)`", sentence))
     assert {"langchain", "llamaindex", "emulator", "cli", "tokens", "all", "dev"} <= named
     assert named <= extras
+
+
+def test_comparisons_with_other_clients_are_the_benchmarks_dated_figures() -> None:
+    """The pitch claims nothing about other clients that no test or benchmark here backs:
+    it points at the benchmarks' latest figures, under their date."""
+    pitch = README.split("## Install", 1)[0]
+    assert "lose" not in pitch and "today's clients" not in pitch
+    (date,) = re.findall(r"\(figures of (\d{4}-\d{2}-\d{2})\)", pitch)
+    figures = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    assert f"## Latest figures ({date})" in figures
