@@ -145,6 +145,6 @@ def test_comparisons_with_other_clients_are_the_benchmarks_dated_figures() -> No
     it points at the benchmarks' latest figures, under their date."""
     pitch = README.split("## Install", 1)[0]
     assert "lose" not in pitch and "today's clients" not in pitch
-    (date,) = re.findall(r"\(figures of (\d{4}-\d{2}-\d{2})\)", pitch)
+    (date,) = re.findall(r"\(figures of\s+(\d{4}-\d{2}-\d{2})\)", pitch)
     figures = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
     assert f"## Latest figures ({date})" in figures
