@@ -6,14 +6,19 @@ request, ``DIR/NNN.sse`` (the response body exactly as the decoder sees it) and
 replays (request method, URL, headers and JSON body; status; response headers as
 ``[name, value]`` pairs; ``head_time``; ``reads`` as ``[seconds, size]``; ``elapsed``).
 :func:`recording_client` gives an ``httpx.Client`` for ``ChatClient(http_client=...)``,
-``ChatSSE(http_client=...)`` or ``SSELLM(http_client=...)``.
+``ChatSSE(http_client=...)`` or ``SSELLM(http_client=...)``; it records through httpx's
+event hooks, so it is routed as every other client is: ``HTTP_PROXY``, ``HTTPS_PROXY``,
+``ALL_PROXY``, ``NO_PROXY`` and ``SSL_CERT_FILE`` apply unless ``trust_env=False``.
 
-- Numbers continue after the highest ``NNN`` already in the directory, shared by every
-  transport of this process writing there (thread-safe); a number is taken when the
-  response head arrives. Names sort in replay order up to 999 calls per directory.
+- Numbers continue after the highest ``NNN`` already in the directory; a number is claimed
+  when the response head arrives, atomically, so recorders in several threads or processes
+  can share a directory (:mod:`.recording_store`). Names sort in replay order up to 999
+  calls per directory.
 - The files are written when the response is closed: after the whole body, and also when
-  the consumer left early or the stream failed (what arrived is recorded); each under a
-  temporary name, then renamed, the ``.sse`` first.
+  the consumer left early or the stream failed (what arrived is recorded, and the sidecar
+  says ``"partial": true`` and how it ``"ended"``). The sidecar holds the body's SHA-256, so
+  replay refuses a body paired with another call's sidecar; the pair is written so that
+  there is never a body without its sidecar.
 - A body with a ``content-encoding`` httpx can undo (gzip, deflate, ...) is stored
   decoded, as the decoder saw it, without its ``content-encoding`` header.
 - No secret is written. Request headers ``Authorization``, ``Proxy-Authorization``,
@@ -28,46 +33,44 @@ replays (request method, URL, headers and JSON body; status; response headers as
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import re
 import threading
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from sse_core._redact import redact, redact_data
+from sse_core.transport import recording_store as store
 from sse_core.transport.client import DEFAULT_LIMITS
-from sse_core.transport.config import SECRET_HEADERS
+from sse_core.transport.config import SECRET_HEADERS, SECRET_QUERY
+from sse_core.transport.recording_store import FORMAT
 
 __all__ = ["FORMAT", "RecordingTransport", "recording_async_client", "recording_client"]
 
-#: The ``format`` of every sidecar written here (what the emulator's replay expects).
-FORMAT = "sse-connectors/recording@1"
+#: How a recorded response ``ended`` (the sidecar's words); ``failed: <error>`` besides.
+WHOLE, AFTER_THE_END, LEFT_EARLY = "whole", "closed after its last event", "consumer left early"
+#: The lines of a last event that end a stream (chat completions, Anthropic Messages).
+_LAST_EVENTS = {b"data: [DONE]", b"data:[DONE]", b"event: message_stop", b"event:message_stop"}
+_BLANK_LINE = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 _MASK = b"***"
 _MIN_SECRET = 4
-_SECRET_NAME = re.compile(r"key|token|secret|password|passwd|auth|signature|^sig$", re.I)
-_NUMBERED = re.compile(r"^(\d+)\.(?:sse|json)$")
+_SECRET_NAME = SECRET_QUERY
 
 logger: logging.Logger = logging.getLogger("sse_core")
-_NEXT: dict[str, int] = {}
-_NEXT_LOCK = threading.Lock()
 
 
-def _take_number(directory: Path) -> int:
-    """The next call number in ``directory``: after its files and the numbers handed out."""
-    key = str(directory.resolve())
-    with _NEXT_LOCK:
-        names = (_NUMBERED.match(path.name) for path in directory.iterdir())
-        number = max(_NEXT.get(key, 1), max((int(m[1]) for m in names if m), default=0) + 1)
-        _NEXT[key] = number + 1
-    if number == 1000:
-        logger.warning("%s holds 1000 calls: file names no longer sort in order", directory)
-    return number
+def _ends_the_stream(body: bytes) -> bool:
+    """Whether the last event of ``body`` ends its stream (the body's end may still be due)."""
+    last = _BLANK_LINE.split(body[-1024:].rstrip())[-1]
+    return any(line.strip() in _LAST_EVENTS for line in last.splitlines())
 
 
 def _secret_name(name: str, hidden: frozenset[str]) -> bool:
@@ -164,10 +167,38 @@ def decode_reads(
         return None
 
 
+class _Recorder:
+    """What every recorded call of one directory shares: where, and what is secret."""
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        secret_headers: Iterable[str],
+        secrets: Iterable[str],
+    ) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        store.remove_stale(self.directory)
+        self.hidden_headers = SECRET_HEADERS | {name.lower() for name in secret_headers}
+        self._secrets = tuple(s for s in secrets if s)
+
+    def secrets_of(self, headers: Iterable[tuple[str, str]]) -> list[str]:
+        """The values to mask for a request with ``headers``: its credentials, and ours."""
+        found = list(self._secrets)
+        for name, value in headers:
+            if _secret_name(name, self.hidden_headers):
+                found += _secret_values(name, value)
+        return sorted(set(found), key=len, reverse=True)
+
+    def write(self, number: int, meta: dict[str, Any], body: bytes) -> None:
+        """Write one call's files (see :func:`.recording_store.write_pair`)."""
+        store.write_pair(self.directory, number, store.sidecar_text(meta), body)
+
+
 class _Call:
     """One model call being recorded: the request, then the head, then each read."""
 
-    def __init__(self, owner: RecordingTransport, request: httpx.Request, content: bytes) -> None:
+    def __init__(self, owner: _Recorder, request: httpx.Request, content: bytes) -> None:
         self._owner = owner
         self._start = time.monotonic()
         headers = request.headers.multi_items()
@@ -183,19 +214,30 @@ class _Call:
         self._head_time = 0.0
         self._reads: list[tuple[float, bytes]] = []
         self._written = False
+        self.ended = LEFT_EARLY  # until the body's end, or an error, is seen
 
     def _now(self) -> float:
         return round(time.monotonic() - self._start, 6)
 
-    def head(self, response: httpx.Response) -> None:
+    def head(self, response: httpx.Response) -> bool:
+        """Claim a number for the response whose head arrived; False if none can be."""
         self._head_time = self._now()
-        self._number = _take_number(self._owner.directory)
+        try:
+            self._number = store.claim_number(self._owner.directory)
+        except OSError as error:
+            logger.warning("could not record into %s: %s", self._owner.directory, error)
+            return False
         self._status = response.status_code
         self._headers = list(response.headers.multi_items())
+        return True
 
     def read(self, data: bytes) -> None:
         if data:
             self._reads.append((self._now(), data))
+
+    def failed(self, error: BaseException) -> None:
+        if not isinstance(error, GeneratorExit):
+            self.ended = f"failed: {type(error).__name__}"
 
     def finish(self) -> None:
         """Write the files (once), whatever arrived; a failure to write is logged."""
@@ -205,6 +247,7 @@ class _Call:
         try:
             self._owner.write(self._number, *self._meta_and_body())
         except OSError as error:
+            store.release(self._owner.directory, self._number)
             logger.warning("could not write a recording to %s: %s", self._owner.directory, error)
 
     def _meta_and_body(self) -> tuple[dict[str, Any], bytes]:
@@ -217,6 +260,9 @@ class _Call:
             ]
         body, sizes = mask_reads(reads, self._secrets)
         hidden = self._owner.hidden_headers
+        ended = self.ended
+        if ended == LEFT_EARLY and _ends_the_stream(body):
+            ended = AFTER_THE_END  # the client stops at [DONE]: the answer is whole
         meta = {
             "format": FORMAT,
             "request": self._request,
@@ -225,6 +271,9 @@ class _Call:
             "head_time": self._head_time,
             "reads": [[at, size] for at, size in sizes],
             "elapsed": self._now(),
+            "partial": ended not in (WHOLE, AFTER_THE_END),
+            "ended": ended,
+            "body_sha256": hashlib.sha256(body).hexdigest(),
         }
         return meta, body
 
@@ -234,9 +283,14 @@ class _SyncTap(httpx.SyncByteStream):
         self._inner, self._call = inner, call
 
     def __iter__(self) -> Iterator[bytes]:
-        for data in self._inner:
-            self._call.read(data)
-            yield data
+        try:
+            for data in self._inner:
+                self._call.read(data)
+                yield data
+        except BaseException as error:
+            self._call.failed(error)
+            raise
+        self._call.ended = WHOLE
 
     def close(self) -> None:
         try:
@@ -250,9 +304,14 @@ class _AsyncTap(httpx.AsyncByteStream):
         self._inner, self._call = inner, call
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for data in self._inner:
-            self._call.read(data)
-            yield data
+        try:
+            async for data in self._inner:
+                self._call.read(data)
+                yield data
+        except BaseException as error:
+            self._call.failed(error)
+            raise
+        self._call.ended = WHOLE
 
     async def aclose(self) -> None:
         try:
@@ -261,8 +320,22 @@ class _AsyncTap(httpx.AsyncByteStream):
             self._call.finish()
 
 
+def _tap(call: _Call, response: httpx.Response) -> None:
+    """Record ``response``'s body as it is read (nothing if no number could be claimed)."""
+    if not call.head(response):
+        return
+    if isinstance(response.stream, httpx.AsyncByteStream):
+        response.stream = _AsyncTap(response.stream, call)
+    else:
+        assert isinstance(response.stream, httpx.SyncByteStream)
+        response.stream = _SyncTap(response.stream, call)
+
+
 class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     """An httpx transport that records each call for replay (see the module docstring).
+
+    It is the route itself: an ``httpx.Client(transport=...)`` takes no proxy from the
+    environment. :func:`recording_client` records on the route the environment gives.
 
     Args:
         directory: Where ``NNN.sse`` and ``NNN.json`` go (created if missing).
@@ -282,12 +355,9 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         secret_headers: Iterable[str] = (),
         secrets: Iterable[str] = (),
     ) -> None:
-        self.directory: Path = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.hidden_headers: frozenset[str] = SECRET_HEADERS | {
-            name.lower() for name in secret_headers
-        }
-        self._secrets = tuple(s for s in secrets if s)
+        self._recorder = _Recorder(directory, secret_headers, secrets)
+        self.directory: Path = self._recorder.directory
+        self.hidden_headers: frozenset[str] = self._recorder.hidden_headers
         self._sync: httpx.BaseTransport | None
         self._async: httpx.AsyncBaseTransport | None
         if inner is None:  # both sides, made now: no race on first use
@@ -302,40 +372,24 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 
     def secrets_of(self, headers: Iterable[tuple[str, str]]) -> list[str]:
         """The values to mask for a request with ``headers``: its credentials, and ours."""
-        found = list(self._secrets)
-        for name, value in headers:
-            if _secret_name(name, self.hidden_headers):
-                found += _secret_values(name, value)
-        return sorted(set(found), key=len, reverse=True)
-
-    def write(self, number: int, meta: dict[str, Any], body: bytes) -> None:
-        """Write one call's files, the body first."""
-        stem = self.directory / f"{number:03d}"
-        _write_atomic(stem.with_suffix(".sse"), body)
-        lines = (f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in meta.items())
-        text = "{\n" + ",\n".join(lines) + "\n}\n"
-        _write_atomic(stem.with_suffix(".json"), text.encode())
+        return self._recorder.secrets_of(headers)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Send ``request`` through the inner transport and record its response."""
         if self._sync is None:
             raise TypeError("the inner transport is async only: use an httpx.AsyncClient")
-        call = _Call(self, request, request.read())
+        call = _Call(self._recorder, request, request.read())
         response = self._sync.handle_request(request)
-        call.head(response)
-        assert isinstance(response.stream, httpx.SyncByteStream)
-        response.stream = _SyncTap(response.stream, call)
+        _tap(call, response)
         return response
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Async twin of :meth:`handle_request`."""
         if self._async is None:
             raise TypeError("the inner transport is sync only: use an httpx.Client")
-        call = _Call(self, request, await request.aread())
+        call = _Call(self._recorder, request, await request.aread())
         response = await self._async.handle_async_request(request)
-        call.head(response)
-        assert isinstance(response.stream, httpx.AsyncByteStream)
-        response.stream = _AsyncTap(response.stream, call)
+        _tap(call, response)
         return response
 
     def close(self) -> None:
@@ -349,10 +403,34 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             await self._async.aclose()
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    partial.write_bytes(data)
-    os.replace(partial, path)
+class _Hooks:
+    """httpx event hooks that record each call: the client keeps its own route (proxies
+    from the environment, or the ones given), as no transport is injected."""
+
+    def __init__(self, recorder: _Recorder) -> None:
+        self._recorder = recorder
+        self._calls: weakref.WeakKeyDictionary[httpx.Request, _Call] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def _remember(self, request: httpx.Request, content: bytes) -> None:
+        call = _Call(self._recorder, request, content)
+        with self._lock:
+            self._calls[request] = call
+
+    def on_request(self, request: httpx.Request) -> None:
+        self._remember(request, request.read())
+
+    def on_response(self, response: httpx.Response) -> None:
+        with self._lock:
+            call = self._calls.pop(response.request, None)
+        if call is not None:
+            _tap(call, response)
+
+    async def aon_request(self, request: httpx.Request) -> None:
+        self._remember(request, await request.aread())
+
+    async def aon_response(self, response: httpx.Response) -> None:
+        self.on_response(response)
 
 
 def recording_client(
@@ -361,18 +439,29 @@ def recording_client(
     inner: httpx.BaseTransport | None = None,
     secret_headers: Iterable[str] = (),
     secrets: Iterable[str] = (),
+    **options: Any,
 ) -> httpx.Client:
     """An ``httpx.Client`` recording every call into ``directory`` (close it when done).
 
-    Pooled as ``ChatClient``'s own client; timeouts are left to the sse_core clients.
+    Pooled as ``ChatClient``'s own client, and routed as it is: the environment's proxies
+    (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) and ``SSL_CERT_FILE``
+    apply unless ``trust_env=False``; timeouts are left to the sse_core clients.
+
+    Args:
+        directory: Where ``NNN.sse`` and ``NNN.json`` go (created if missing).
+        inner: A transport to send with instead (then the route is that transport's).
+        secret_headers: More header names whose values are secrets (never written).
+        secrets: More values to mask wherever they occur.
+        **options: More ``httpx.Client`` arguments (``proxy``, ``verify``, ``cert``,
+            ``trust_env``, ...).
     """
-    transport = RecordingTransport(
-        directory,
-        inner=inner or httpx.HTTPTransport(limits=DEFAULT_LIMITS),
-        secret_headers=secret_headers,
-        secrets=secrets,
-    )
-    return httpx.Client(transport=transport, timeout=None)
+    hooks = _Hooks(_Recorder(directory, secret_headers, secrets))
+    events: dict[str, list[Callable[..., Any]]] = {
+        "request": [hooks.on_request],
+        "response": [hooks.on_response],
+    }
+    options.setdefault("limits", DEFAULT_LIMITS)
+    return httpx.Client(transport=inner, event_hooks=events, timeout=None, **options)
 
 
 def recording_async_client(
@@ -381,13 +470,14 @@ def recording_async_client(
     inner: httpx.AsyncBaseTransport | None = None,
     secret_headers: Iterable[str] = (),
     secrets: Iterable[str] = (),
+    **options: Any,
 ) -> httpx.AsyncClient:
     """Async twin of :func:`recording_client` (``ChatSSE(http_async_client=...)``,
     ``SSELLM(async_http_client=...)``, ``AsyncChatClient(http_client=...)``)."""
-    transport = RecordingTransport(
-        directory,
-        inner=inner or httpx.AsyncHTTPTransport(limits=DEFAULT_LIMITS),
-        secret_headers=secret_headers,
-        secrets=secrets,
-    )
-    return httpx.AsyncClient(transport=transport, timeout=None)
+    hooks = _Hooks(_Recorder(directory, secret_headers, secrets))
+    events: dict[str, list[Callable[..., Any]]] = {
+        "request": [hooks.aon_request],
+        "response": [hooks.aon_response],
+    }
+    options.setdefault("limits", DEFAULT_LIMITS)
+    return httpx.AsyncClient(transport=inner, event_hooks=events, timeout=None, **options)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import hashlib
 import json
 import threading
 import zlib
@@ -133,8 +134,11 @@ def test_sidecar_has_the_replay_format(emulator: Emulator, tmp_path: Path) -> No
     with recording_client(tmp_path) as http:
         client(emulator.base_url(), http).complete(ask("hello"))
     meta = sidecar(tmp_path)
-    assert set(meta) == {"format", "request", "status", "headers", "head_time", "reads", "elapsed"}
+    assert set(meta) == {"format", "request", "status", "headers", "head_time", "reads", "elapsed",
+                         "partial", "ended", "body_sha256"}  # fmt: skip
     assert meta["format"] == FORMAT == "sse-connectors/recording@1"
+    assert meta["partial"] is False and meta["ended"] in ("whole", "closed after its last event")
+    assert meta["body_sha256"] == hashlib.sha256(body(tmp_path)).hexdigest()
     assert meta["request"]["method"] == "POST"
     assert meta["request"]["url"] == emulator.base_url() + "/chat/completions"
     assert meta["request"]["body"]["messages"] == [{"role": "user", "content": "hello"}]

@@ -9,13 +9,21 @@ response body, byte for byte as the decoder saw it) and beside it ``NNN.json``::
      "head_time": 0.0123, "reads": [[0.0150, 45], [0.0410, 120]], "elapsed": 1.234}
 
 ``reads`` holds one ``[seconds since the request was sent, size]`` pair per network
-read; the sizes add up to the ``.sse`` file's length. A ``.sse`` file without its
-``.json`` is served as a 200 ``text/event-stream``, one SSE event per read. Every
-problem is found here, when the emulator is built, and named with its file.
+read; the sizes add up to the ``.sse`` file's length, and ``body_sha256`` (when present)
+is the body's digest, so a body paired with another call's sidecar is refused. ``partial``
+and ``ended`` say whether the recorded client read the body to its end.
+
+A ``.sse`` file without its ``.json`` (a capture made by hand) is served as a 200
+``text/event-stream``, one SSE event per read; but not in a directory where other calls have
+their sidecars: there it is a pair a recorder did not finish, and is refused. A ``.json``
+that is only a recorder's claim on its number (``{"claimed_by": ...}``) is a call still
+being recorded, or never finished. Every problem is found here, when the emulator is
+built, and named with its file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -26,6 +34,8 @@ from typing import Any
 
 #: The ``format`` a recording's ``.json`` sidecar must declare.
 FORMAT = "sse-connectors/recording@1"
+#: The one key of a recorder's claim on a call number (written before the call's files).
+CLAIM = "claimed_by"
 #: Headers that describe one connection's framing, not the response: never replayed.
 HOP_BY_HOP = frozenset(
     {
@@ -118,7 +128,7 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
         files = sorted(where.glob("*.sse"))
         if not files:
             raise RecordingError(f"replay directory {where} holds no .sse file; expected NNN.sse")
-        _orphans(where)
+        _orphans(where, files)
         return Recording(path=str(where), responses=tuple(map(_response, files)), repeat=False)
     if where.is_file() and where.suffix == ".json":
         raise RecordingError(f"replay path {where} is a sidecar; give the .sse file beside it")
@@ -127,11 +137,20 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
     raise RecordingError(f"replay path {where} does not exist; expected a .sse file or a directory")
 
 
-def _orphans(directory: Path) -> None:
-    """A sidecar without its body is a recording cut in half: say so now."""
+def _orphans(directory: Path, bodies: list[Path]) -> None:
+    """A sidecar without its body, or (among recorded pairs) a body without its sidecar, is
+    a recording cut in half: say so now."""
     for sidecar in sorted(directory.glob("*.json")):
         if not sidecar.with_suffix(".sse").is_file():
+            _refuse_a_claim(sidecar)
             raise RecordingError(f"{sidecar} has no {sidecar.with_suffix('.sse').name} beside it")
+    lone = [body for body in bodies if not body.with_suffix(".json").is_file()]
+    if lone and len(lone) < len(bodies):
+        raise RecordingError(
+            f"{lone[0]} has no {lone[0].with_suffix('.json').name} beside it, while the other "
+            "calls here have theirs: its recorder did not finish it (delete it, or give it "
+            "its sidecar); it is not served as a plain 200 stream"
+        )
 
 
 def _response(body_path: Path) -> RecordedResponse:
@@ -155,6 +174,7 @@ def _load_json(sidecar: Path) -> dict[str, Any]:
     except (OSError, ValueError) as error:
         raise RecordingError(f"{sidecar} is not readable JSON: {error}") from None
     found = meta.get("format") if isinstance(meta, dict) else None
+    _refuse_a_claim(sidecar, meta)
     if not isinstance(meta, dict) or found != FORMAT:
         raise RecordingError(
             f"{sidecar} is not a recording: expected format {FORMAT!r}, got {found!r}"
@@ -162,11 +182,31 @@ def _load_json(sidecar: Path) -> dict[str, Any]:
     return meta
 
 
+def _refuse_a_claim(sidecar: Path, meta: Any = None) -> None:
+    """A recorder's claim on a number is no sidecar yet: say which call it is."""
+    if meta is None:
+        try:
+            meta = json.loads(sidecar.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+    if isinstance(meta, dict) and "format" not in meta and CLAIM in meta:
+        raise RecordingError(
+            f"{sidecar} is only a recorder's claim on its number ({meta[CLAIM]!r}): that call is"
+            " still being recorded, or its recorder stopped before writing it (then delete it)"
+        )
+
+
 def _from_sidecar(body_path: Path, body: bytes, meta: dict[str, Any]) -> RecordedResponse:
     sidecar = body_path.with_suffix(".json")
     status = meta.get("status")
     if not isinstance(status, int) or not 100 <= status <= 599:
         raise RecordingError(f"{sidecar}: expected an HTTP status 100..599, got {status!r}")
+    digest = meta.get("body_sha256")
+    if digest is not None and digest != hashlib.sha256(body).hexdigest():
+        raise RecordingError(
+            f"{sidecar} does not describe {body_path.name}: the body's SHA-256 differs from the "
+            "recorded one (a pair mixed up, or a body changed after recording)"
+        )
     head_time = meta.get("head_time", 0.0)
     if not _is_seconds(head_time):
         raise RecordingError(f"{sidecar}: expected head_time in seconds, got {head_time!r}")
