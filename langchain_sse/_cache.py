@@ -14,19 +14,22 @@ The key here is built from the request itself, as :mod:`._outbound` builds it fo
   settings, bound tools, ``tool_choice``, ``response_format`` and other call kwargs as
   they are; ``model_kwargs`` and ``extra_body`` values as SHA-256 digests, since ChatSSE
   keeps those out of traces too (a gateway may take a credential in the body);
-- the names of the headers sent (the model's and the call's), never their values (every
-  one of them is treated as a secret);
+- every header sent (the model's and the call's) by name; a header that routes or selects a
+  tenant (``X-Tenant``, ``X-Route``) with its value digested, so two tenants never share an
+  answer; a credential header (``api-key``, ``Authorization``, a name with key, token,
+  secret, auth, password, signature or cookie in it) by name alone;
 - whether usage is asked for, and what shapes the stored message: ``output_version``,
   ``reasoning_passback``, the response headers kept.
 
-No key, header value, user info or query value is ever in it as such; equal configurations give
-equal keys, so cache hits still happen.
+No key, credential, header value, user info or query value is ever in it as such; equal
+configurations give equal keys, so cache hits still happen.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -53,13 +56,27 @@ def _query(url: str, query: Mapping[str, Any] | None) -> dict[str, str]:
     return {name: digest(values) for name, values in found.items()}
 
 
+#: Header names that carry a credential: in the key by name alone (different keys for one
+#: deployment give the same answers, and a digest of a weak secret could be guessed).
+_CREDENTIAL = re.compile(r"(?i)key|token|secret|auth|passw|signature|cookie|credential")
+
+
+def _headers(headers: Mapping[str, Any]) -> dict[str, str]:
+    """Each header by lower-cased name: a credential's name alone, any other's value digested."""
+    found: dict[str, str] = {}
+    for name, value in headers.items():
+        lower = str(name).lower()
+        found[lower] = "" if _CREDENTIAL.search(lower) else digest(str(value))
+    return found
+
+
 def build_cache_key(
     outbound: Outbound,
     *,
     base_url: str,
     path: str,
     query: Mapping[str, Any] | None,
-    header_names: Iterable[str],
+    headers: Mapping[str, Any],
     hidden: Iterable[str],
     extra_body: Mapping[str, Any] | None,
     shape: Mapping[str, Any],
@@ -72,7 +89,7 @@ def build_cache_key(
             left out here, the query digested).
         path: The model's ``path``.
         query: Query parameters the model adds besides the URL's, if any.
-        header_names: The names of every header the model and the call add.
+        headers: Every header the model and the call add (the call's win).
         hidden: Body fields whose values are digested (``model_kwargs``' and
             ``extra_body``'s keys).
         extra_body: The model's ``extra_body``, merged into the body as the transport does.
@@ -86,7 +103,7 @@ def build_cache_key(
     key = {
         "url": public_url(base_url) + path,
         "query": _query(base_url, query),
-        "headers": sorted({name.lower() for name in header_names}),
+        "headers": _headers(headers),
         "body": fields,
         **shape,
     }

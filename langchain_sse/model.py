@@ -201,7 +201,7 @@ class ChatSSE(StreamingChatModel):
             base_url=self.base_url or "",
             path=self.path,
             query={**(self.default_query or {}), **(outbound.query or {})},
-            header_names=[*(self.default_headers or {}), *call_headers],
+            headers={**(self.default_headers or {}), **call_headers},
             hidden=[*self.model_kwargs, *(self.extra_body or {}), *call_body],
             extra_body=self.extra_body,
             shape={

@@ -173,6 +173,17 @@ def test_equal_configurations_share_a_key() -> None:
     assert key_of(one) == key_of(ChatSSE(**{**fields, "api_key": "sk-other"}))
 
 
+def test_tenants_differing_by_a_header_value_never_share_a_key() -> None:
+    def of(headers: dict[str, str]) -> str:
+        return key_of(ChatSSE(**{**BASE, "default_headers": headers}))
+
+    assert of({"X-Tenant": "a"}) != of({"X-Tenant": "b"})
+    assert of({"X-Tenant": "a"}) == of({"x-tenant": "a"})  # header names are case-blind
+    # One deployment under two keys gives the same answers: credentials are keyed by name.
+    assert of({"api-key": "k-one-1234"}) == of({"api-key": "k-two-5678"})
+    assert of({"Authorization": "Bearer a1"}) == of({"Authorization": "Bearer b2"})
+
+
 def test_run_options_and_the_stream_flag_are_not_in_the_key() -> None:
     model = ChatSSE(**BASE)
     assert key_of(model) == key_of(model, tags=["t"], metadata={"m": 1}, run_name="r")
@@ -207,7 +218,10 @@ def test_no_secret_is_in_the_key() -> None:
         assert canary not in key, canary
         assert canary not in key_of(basic), canary
     found = json.loads(key)
-    assert found["headers"] == ["api-key", "x-route", "x-tenant-secret"]  # by name only
+    headers = found["headers"]
+    assert sorted(headers) == ["api-key", "x-route", "x-tenant-secret"]
+    assert headers["api-key"] == headers["x-tenant-secret"] == ""  # credentials by name only
+    assert headers["x-route"].startswith("sha256:")  # a route by its value's digest
     assert found["url"] == "https://gw.test/v1/chat/completions"
     assert set(found["query"]) == {"key", "sig", "code"}
     assert {"token", "user_token", "tools"} <= set(found["body"])
