@@ -49,6 +49,7 @@ import httpx
 
 from sse_core._redact import redact, redact_data
 from sse_core.transport import recording_store as store
+from sse_core.transport.body import codings, decoded
 from sse_core.transport.client import DEFAULT_LIMITS
 from sse_core.transport.config import SECRET_HEADERS, SECRET_QUERY
 from sse_core.transport.recording_store import FORMAT
@@ -141,18 +142,16 @@ def mask_reads(
     return (pattern.sub(_MASK, body) if pattern else body), sizes
 
 
-class _Pieces(httpx.SyncByteStream):
-    def __init__(self, pieces: Iterator[bytes]) -> None:
-        self._pieces = pieces
-
-    def __iter__(self) -> Iterator[bytes]:
-        return self._pieces
+#: The most bytes a recorded body may inflate to (a bomb the client refused mid-body stays
+#: as it came, compressed, instead of filling memory here).
+MAX_DECODED = 64 * 1024 * 1024
 
 
 def decode_reads(
     encoding: str, reads: Sequence[tuple[float, bytes]]
 ) -> list[tuple[float, bytes]] | None:
-    """Undo a content-encoding read by read with httpx's own decoders; None if it fails."""
+    """Undo a content-encoding read by read, with the clients' bounded inflater; None if it
+    cannot be undone (a coding they refuse, corrupt bytes) or inflates past MAX_DECODED."""
     clock = [0.0]
 
     def raw() -> Iterator[bytes]:
@@ -160,11 +159,17 @@ def decode_reads(
             clock[0] = at
             yield data
 
-    response = httpx.Response(200, headers={"content-encoding": encoding}, stream=_Pieces(raw()))
+    out: list[tuple[float, bytes]] = []
+    total = 0
     try:
-        return [(clock[0], piece) for piece in response.iter_bytes()]
+        for piece in decoded(raw(), codings(httpx.Headers({"content-encoding": encoding}))):
+            total += len(piece)
+            if total > MAX_DECODED:
+                return None
+            out.append((clock[0], piece))
     except httpx.DecodingError:
         return None
+    return out
 
 
 class _Recorder:

@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import json
 import threading
+import tracemalloc
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,7 +34,9 @@ from sse_core.emulator.pytest_plugin import ReplayFactory
 from sse_core.emulator.replay.recording import load_recording
 from sse_core.transport.recording import (
     FORMAT,
+    MAX_DECODED,
     RecordingTransport,
+    decode_reads,
     mask_reads,
     recording_async_client,
     recording_client,
@@ -231,6 +234,21 @@ def test_a_compressed_body_is_stored_as_the_decoder_saw_it(
     assert live.content == "one two three four "
     with httpx.Client() as http:
         assert client(emulator_replay(tmp_path).base_url(), http).complete(ask("x")) == live
+
+
+def test_a_recorded_bomb_is_kept_compressed_with_bounded_memory() -> None:
+    # A client refuses a bomb mid-body; the recorder must not inflate what it read of it.
+    bomb = zlib.compress(bytes(4 * MAX_DECODED), 9)
+    reads = [(0.0, bomb[i : i + 65536]) for i in range(0, len(bomb), 65536)]
+    tracemalloc.start()
+    try:
+        assert decode_reads("deflate", reads) is None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < MAX_DECODED + 8 * 1024 * 1024  # the pieces kept, never the whole bomb
+    assert decode_reads("zstd", reads) is None  # a coding the clients refuse stays as it came
+    assert decode_reads("gzip", [(0.5, gzip.compress(b"data: x\n\n"))]) == [(0.5, b"data: x\n\n")]
 
 
 def test_mask_reads_moves_the_read_boundaries_with_the_mask() -> None:
