@@ -52,10 +52,18 @@ class HeadWatch:
 
     __slots__ = ("_http", "_lock", "_request", "armed", "fired", "limit", "seconds")
 
+    seconds: float
+    limit: str
+    #: Sending has started and the deadline runs.
+    armed: bool
+    #: The deadline passed and the connection was hung up.
+    fired: bool
+
     def __init__(self, seconds: float, limit: str) -> None:
         self.seconds = seconds
         self.limit = limit
-        self.armed = self.fired = False
+        self.armed = False
+        self.fired = False
         self._lock = threading.Lock()
         self._http: httpx.Client | httpx.AsyncClient | None = None
         self._request: httpx.Request | None = None
