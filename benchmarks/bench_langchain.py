@@ -2,7 +2,7 @@
 
 Two servers, each in its own process so the client's CPU time is the client's alone:
 
-- ``emulator``: ``python -m sse_core.emulator`` rendering every event live (it is slower
+- ``emulator``: ``python -m sse_emulator`` rendering every event live (it is slower
   than either client, so each network read brings one event);
 - ``replay``: the emulator's bytes for the same request, captured once and written back
   at wire speed by a tiny stdlib server (a fast gateway: a read brings many events).
@@ -236,7 +236,7 @@ def main() -> None:
 
 def _bench(args: argparse.Namespace) -> None:
     port = _free_port()
-    emulator = _spawn(["-m", "sse_core.emulator", "--port", str(port)], port)
+    emulator = _spawn(["-m", "sse_emulator", "--port", str(port)], port)
     servers = [emulator]
     try:
         live = f"http://{HOST}:{port}/v1"

@@ -5,7 +5,7 @@ Run by hand (not a test)::
     .venv/bin/python benchmarks/bench_llamaindex.py            # 10k and 100k chunks, 5 runs
     .venv/bin/python benchmarks/bench_llamaindex.py --quick    # 200 and 2k chunks, 2 runs
 
-The gateway emulator runs in a child process (``python -m sse_core.emulator``) so its CPU
+The gateway emulator runs in a child process (``python -m sse_emulator``) so its CPU
 is not counted; the client's CPU is the thread time of the consuming thread (for async,
 the event loop's thread). Both LLMs read the same answer from the same dialect (plain
 OpenAI): ``echo: w w w ...`` streamed one word per chunk. A "chunk" is a ``data:`` frame
@@ -50,7 +50,7 @@ MODEL = "emulator"
 def emulator() -> Iterator[str]:
     """The emulator in a child process on a free loopback port; yields its base URL."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "sse_core.emulator", "--port", "0"],
+        [sys.executable, "-m", "sse_emulator", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

@@ -105,11 +105,11 @@ def plans(count: int, seed: int) -> list[Plan]:
 
 
 class Gateway:
-    """``python -m sse_core.emulator --port 0`` in a child process, stopped by :meth:`stop`."""
+    """``python -m sse_emulator --port 0`` in a child process, stopped by :meth:`stop`."""
 
     def __init__(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "sse_core.emulator", "--port", "0"],
+            [sys.executable, "-m", "sse_emulator", "--port", "0"],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,

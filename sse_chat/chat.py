@@ -129,7 +129,7 @@ def _gateway(args: argparse.Namespace, view: Renderer) -> Iterator[str]:
     if args.base_url:
         yield args.base_url
         return
-    from sse_core.emulator import Emulator
+    from sse_emulator import Emulator
 
     with Emulator() as emulator:
         view.note(

@@ -69,7 +69,7 @@ def _cmd_emulator(args: argparse.Namespace) -> int:
     if said := missing_extra("emulator", "the gateway emulator"):
         print(f"sse-chat emulator: {said}", file=sys.stderr)
         return 2
-    from sse_core.emulator.cli import run
+    from sse_emulator.cli import run
 
     return run(args)
 
@@ -83,7 +83,7 @@ _EMULATOR_DESCRIPTION = (
 
 def _add_emulator(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     try:
-        from sse_core.emulator.cli import add_arguments
+        from sse_emulator.cli import add_arguments
     except ImportError:
         # No uvicorn: take every argument as it comes (no option prefix at all), so that
         # whatever was typed gets the one line saying what to install.

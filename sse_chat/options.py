@@ -68,7 +68,7 @@ def fault_arg(text: str) -> str:
     except ConfigurationError as error:
         raise argparse.ArgumentTypeError(str(error).removeprefix("fault: ")) from None
     try:
-        from sse_core.emulator.wire.faults import FaultError, parse_faults
+        from sse_emulator.wire.faults import FaultError, parse_faults
     except ImportError:  # a core-only install: the gateway judges it
         return value
     try:
@@ -81,7 +81,7 @@ def fault_arg(text: str) -> str:
 def fault_help() -> str:
     """The ``--fault`` help: the emulator's fault catalogue, or where it is documented."""
     try:
-        from sse_core.emulator import FAULTS
+        from sse_emulator import FAULTS
     except ImportError:
         names = "see docs/emulator.md for the list"
     else:

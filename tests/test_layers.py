@@ -1,5 +1,7 @@
 """Layers point one way: the app imports the adapters and the core, the adapters the core,
 the core neither; no adapter imports the other or the app; no module is over the size cap.
+The emulator, a package beside the core, imports none of them; only the core's
+``sse_core.emulator`` alias of it and the app import it.
 
 Checked from the sources (every import statement, including those inside functions and
 ``TYPE_CHECKING`` blocks), so a lazy import cannot hide a circle.
@@ -15,6 +17,7 @@ import pytest
 ROOT = Path(__file__).parent.parent
 PACKAGES = {
     "sse_core": ROOT / "core" / "sse_core",
+    "sse_emulator": ROOT / "core" / "sse_emulator",
     "langchain_sse": ROOT / "langchain_sse",
     "llamaindex_sse": ROOT / "llamaindex_sse",
     "sse_chat": ROOT / "sse_chat",
@@ -22,10 +25,14 @@ PACKAGES = {
 #: What each package may import, of the project's packages.
 ALLOWED = {
     "sse_core": {"sse_core"},
+    "sse_emulator": {"sse_emulator"},
     "langchain_sse": {"sse_core", "langchain_sse"},
     "llamaindex_sse": {"sse_core", "llamaindex_sse"},
     "sse_chat": set(PACKAGES),
 }
+#: The modules of the ``sse_core.emulator`` alias: the only ones of the core that import
+#: the emulator.
+ALIAS = {PACKAGES["sse_core"] / "emulator" / name for name in ("__init__.py", "__main__.py")}
 MAX_LINES = 500  # STYLE: around 300, 500 at most
 
 
@@ -47,7 +54,8 @@ def sources(package: str) -> list[Path]:
 @pytest.mark.parametrize("package", sorted(PACKAGES))
 def test_a_package_imports_only_the_layers_below_it(package: str) -> None:
     for path in sources(package):
-        wrong = imports_of(path) - ALLOWED[package]
+        allowed = ALLOWED[package] | ({"sse_emulator"} if path in ALIAS else set())
+        wrong = imports_of(path) - allowed
         assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}"
 
 
@@ -64,6 +72,11 @@ def test_the_package_graph_has_no_circle() -> None:
         )
 
     assert not [package for package in PACKAGES if reaches(package, package)]
+
+
+def test_the_alias_is_all_of_the_core_that_imports_the_emulator() -> None:
+    importers = {path for path in sources("sse_core") if "sse_emulator" in imports_of(path)}
+    assert importers == ALIAS
 
 
 @pytest.mark.parametrize("package", sorted(PACKAGES))

@@ -1,4 +1,6 @@
-"""The wheel builds, installs into a fresh virtualenv, and its three packages import from it."""
+"""The wheel builds, installs into a fresh virtualenv, and its packages import from it: the
+core, the emulator beside it (its pure layers without the extra; the package itself, and its
+``sse_core.emulator`` alias, saying which extra to install) and the adapters."""
 
 from __future__ import annotations
 
@@ -31,11 +33,13 @@ def test_wheel_installs_into_a_fresh_venv_and_imports(tmp_path: Path) -> None:
         capture_output=True,
         timeout=300,
     )
+    # Found, not imported: importing sse_emulator needs uvicorn (an extra; below).
     probe = (
-        "import sse_core, langchain_sse, llamaindex_sse, pathlib, sys;"
-        "mods = (sse_core, langchain_sse, llamaindex_sse);"
-        "print('\\n'.join(str(pathlib.Path(m.__file__).resolve()) for m in mods));"
-        "print(all((pathlib.Path(m.__file__).parent / 'py.typed').exists() for m in mods))"
+        "import importlib.util as u, pathlib, sse_core, langchain_sse, llamaindex_sse;"
+        "names = ('sse_core', 'langchain_sse', 'llamaindex_sse', 'sse_emulator');"
+        "files = [pathlib.Path(u.find_spec(name).origin).resolve() for name in names];"
+        "print('\\n'.join(str(path) for path in files));"
+        "print(all((path.parent / 'py.typed').exists() for path in files))"
     )
     out = subprocess.run(
         [str(python), "-c", probe],
@@ -46,8 +50,9 @@ def test_wheel_installs_into_a_fresh_venv_and_imports(tmp_path: Path) -> None:
         cwd=tmp_path,
     ).stdout.split()
     site = str(env_dir.resolve())
-    assert all(path.startswith(site) for path in out[:3]), out
-    assert out[3] == "True"
+    assert all(path.startswith(site) for path in out[:4]), out
+    assert out[3].endswith("/sse_emulator/__init__.py"), out
+    assert out[4] == "True"
     # Without the framework extras, the adapters say which extra to install.
     for module, name, extra in (("langchain_sse", "ChatSSE", "langchain"),
                                 ("llamaindex_sse", "SSELLM", "llamaindex")):  # fmt: skip
@@ -57,6 +62,14 @@ def test_wheel_installs_into_a_fresh_venv_and_imports(tmp_path: Path) -> None:
             cwd=tmp_path,
         ).stdout  # fmt: skip
         assert f"sse-connectors[{extra}]" in said, said
+    # The emulator needs uvicorn, the "emulator" extra, under either of its names.
+    for module in ("sse_emulator", "sse_core.emulator"):
+        probe = f"try:\n import {module}\nexcept ImportError as e:\n print(e)"
+        said = subprocess.run(
+            [str(python), "-c", probe], check=True, capture_output=True, text=True, timeout=60,
+            cwd=tmp_path,
+        ).stdout  # fmt: skip
+        assert "sse-connectors[emulator]" in said, said
     # No top-level "core" package is installed to shadow a user's own "core" app.
     core = subprocess.run(
         [str(python), "-c", "import importlib.util as u; print(u.find_spec('core'))"],

@@ -24,7 +24,7 @@ import tomllib
 
 import sse_core
 from sse_chat.cli import build_parser
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -79,7 +79,7 @@ def _gateway(args: argparse.Namespace) -> Iterator[str]:
     if args.base_url:
         yield args.base_url
         return
-    from sse_core.emulator import Emulator
+    from sse_emulator import Emulator
 
     with Emulator() as emulator:
         yield emulator.base_url(dialect_of(args))

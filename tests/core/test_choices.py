@@ -19,8 +19,8 @@ from sse_core import (
     decode,
 )
 from sse_core._choices import check_choices, refuse_choices
-from sse_core.emulator import Emulator
 from sse_core.transport.http import build_payload
+from sse_emulator import Emulator
 
 PAYLOAD = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 

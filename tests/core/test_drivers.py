@@ -37,8 +37,8 @@ from sse_core import (
     TextDelta,
     decode,
 )
-from sse_core.emulator.pytest_plugin import ReplayFactory
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
+from sse_emulator.pytest_plugin import ReplayFactory
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fuzz.py"
 Verdict = tuple[str, Completion | None]

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from sse_core import AsyncChatClient, ChatClient
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "count to 300"}]}
 SLOW = {"X-Emulator-Fault": "slow; delay=0.01"}

@@ -22,7 +22,7 @@ import sse_core
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
 from sse_core import Choice, Completion, StreamError
-from sse_core.emulator.pytest_plugin import ReplayFactory
+from sse_emulator.pytest_plugin import ReplayFactory
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
 CAPTURES = sorted([*REAL.glob("*.sse"), *REAL.glob("*.payloads.jsonl")])

@@ -20,7 +20,7 @@ from pydantic import SecretStr
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
 from sse_core import IncompleteStreamError
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 MESSAGES = [ChatMessage(role="user", content="hi")]
 

@@ -25,7 +25,7 @@ from pydantic import SecretStr
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
 from sse_core import ClientConfig, ClientPool
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 RUNS = 200
 #: Descriptors a test may end with above where it began: the last connection's two ends

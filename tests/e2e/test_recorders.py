@@ -23,10 +23,10 @@ import httpx
 import pytest
 
 from sse_core import ChatClient, decode
-from sse_core.emulator import Emulator
-from sse_core.emulator.replay.recording import RecordingError, load_recording
 from sse_core.transport import recording_store
 from sse_core.transport.recording import recording_client
+from sse_emulator import Emulator
+from sse_emulator.replay.recording import RecordingError, load_recording
 
 pytestmark = pytest.mark.timeout(120)
 

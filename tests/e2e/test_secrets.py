@@ -32,7 +32,7 @@ from sse_core import (
     StreamTimeoutError,
     Timeouts,
 )
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 KEY = "sk-e2e-canary-key-7c2d9a41"
 OTHER_KEY = "sk-e2e-canary-wrong-3b8f10"

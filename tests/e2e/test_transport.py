@@ -32,7 +32,7 @@ from sse_core import (
     TextDelta,
     Timeouts,
 )
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 MESSAGES = [{"role": "user", "content": "Say hello to Paris"}]
 EXPECTED = "You said: Say hello to Paris"

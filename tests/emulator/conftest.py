@@ -1,7 +1,7 @@
 """Fixtures for the emulator's own tests: an HTTP client on the plugin's emulator.
 
 The ``emulator`` and ``emulator_server`` fixtures come from
-``sse_core.emulator.pytest_plugin``, which the root ``tests/conftest.py`` loads.
+``sse_emulator.pytest_plugin``, which the root ``tests/conftest.py`` loads.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from emu_wire import chat, deltas, payloads, text_of
 
-from sse_core.emulator.assistant.extract import extract
+from sse_emulator.assistant.extract import extract
 
 WEATHER = {
     "type": "function",

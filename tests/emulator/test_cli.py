@@ -13,16 +13,16 @@ from pathlib import Path
 import httpx
 import pytest
 
-from sse_core.emulator.cli import add_arguments, build_parser, main
+from sse_emulator.cli import add_arguments, build_parser, main
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "count to 3"}], "stream": True}
 SECRET = "sk-emulator-secret-0123456789"
 
 
 def start(*args: str) -> subprocess.Popen[str]:
-    """``python -m sse_core.emulator`` in a child process this test owns."""
+    """``python -m sse_emulator`` in a child process this test owns."""
     return subprocess.Popen(
-        [sys.executable, "-m", "sse_core.emulator", *args],
+        [sys.executable, "-m", "sse_emulator", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -160,7 +160,7 @@ def test_log_prints_one_line_per_request_without_secrets() -> None:
 
 def test_the_handlers_are_in_before_the_port_is_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     """A SIGTERM that arrives while the port is being bound stops the server cleanly."""
-    from sse_core.emulator.server import background, foreground
+    from sse_emulator.server import background, foreground
 
     real_bind = background._bind
     seen: list[object] = []

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import sse_core.emulator
+import sse_emulator
 
-PACKAGE = Path(sse_core.emulator.__file__).parent
+PACKAGE = Path(sse_emulator.__file__).parent
 #: The modules that run uvicorn, or import one that does.
 NEEDS_UVICORN = {
     "__init__",
@@ -50,7 +50,12 @@ def python(code: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     "statement",
-    ["import sse_core.emulator", "from sse_core.emulator import Emulator"],
+    [
+        "import sse_emulator",
+        "from sse_emulator import Emulator",
+        "import sse_core.emulator",
+        "from sse_core.emulator import Emulator",
+    ],
 )
 @pytest.mark.parametrize("blocking", ["finder", "none-in-sys-modules"])
 def test_importing_the_emulator_without_uvicorn_names_the_extra(
@@ -89,12 +94,11 @@ def test_every_module_but_the_runners_imports_without_uvicorn() -> None:
     assert "wire.plan" in pure and "assistant.respond" in pure and "replay.recording" in pure
     code = f"""{BLOCK_UVICORN}
 import importlib, types
-import sse_core
-package = types.ModuleType("sse_core.emulator")
+package = types.ModuleType("sse_emulator")
 package.__path__ = [{str(PACKAGE)!r}]
-sys.modules["sse_core.emulator"] = package
+sys.modules["sse_emulator"] = package
 for name in {pure!r}:
-    importlib.import_module("sse_core.emulator." + name)
+    importlib.import_module("sse_emulator." + name)
 print("tried", BlockUvicorn.tried)
 """
     result = python(code)

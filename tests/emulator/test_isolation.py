@@ -1,7 +1,8 @@
 """The emulator writes its own bytes: neither it nor its tests import the decoder.
 
 Every module of the package, in every subfolder, is checked: it imports nothing from
-``sse_core`` outside ``sse_core.emulator`` and uses no relative import. The pure layers
+``sse_core`` (it is a package of its own beside it) and uses no relative import. The tests
+import ``sse_core`` only to check its ``sse_core.emulator`` alias. The pure layers
 (``assistant/``, ``wire/``) import neither the server layer nor uvicorn.
 """
 
@@ -12,11 +13,13 @@ from pathlib import Path
 
 import pytest
 
-import sse_core.emulator
+import sse_emulator
 
-PACKAGE = Path(sse_core.emulator.__file__).parent
+PACKAGE = Path(sse_emulator.__file__).parent
 TESTS = Path(__file__).parent
 SOURCES = sorted(PACKAGE.rglob("*.py"))
+#: The one test module that imports the ``sse_core.emulator`` alias, to check it.
+ALIAS_TESTS = "test_alias.py"
 PURE = [path for path in SOURCES if path.parent.name in ("assistant", "wire")]
 
 
@@ -46,14 +49,16 @@ def test_the_walk_covers_the_subfolders() -> None:
 def test_no_decoder_import(path: Path) -> None:
     for module in imported_modules(path):
         assert not module.startswith("."), f"{label(path)}: relative import {module}"
-        if module == "sse_core" or module.startswith("sse_core."):
-            assert module.startswith("sse_core.emulator"), f"{label(path)} imports {module}"
+        if module.split(".")[0] != "sse_core":
+            continue
+        alias = module == "sse_core.emulator" or module.startswith("sse_core.emulator.")
+        assert alias and path.name == ALIAS_TESTS, f"{label(path)} imports {module}"
 
 
 @pytest.mark.parametrize("path", PURE, ids=label)
 def test_the_pure_layers_import_no_server_and_no_uvicorn(path: Path) -> None:
     for module in imported_modules(path):
-        assert not module.startswith("sse_core.emulator.server"), f"{label(path)}: {module}"
+        assert not module.startswith("sse_emulator.server"), f"{label(path)}: {module}"
         assert module.split(".")[0] not in ("uvicorn", "asyncio", "socket"), label(path)
 
 

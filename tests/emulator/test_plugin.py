@@ -6,8 +6,8 @@ from pathlib import Path
 
 import httpx
 
-from sse_core.emulator import Emulator
-from sse_core.emulator.pytest_plugin import ReplayFactory
+from sse_emulator import Emulator
+from sse_emulator.pytest_plugin import ReplayFactory
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 

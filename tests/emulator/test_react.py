@@ -22,7 +22,7 @@ from llama_index.core.agent.workflow import ReActAgent
 from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.core.tools import BaseTool, FunctionTool
 
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 RUN_LIMIT = 30.0  # seconds: every agent run is bounded
 

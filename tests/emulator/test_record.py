@@ -7,7 +7,7 @@ import time
 
 import httpx
 
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 FAULT = "X-Emulator-Fault"
 LONG = {"model": "m", "messages": [{"role": "user", "content": "count to 50"}], "stream": True}

@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
-from sse_core.emulator import Emulator
-from sse_core.emulator.pytest_plugin import ReplayFactory
-from sse_core.emulator.replay.recording import FORMAT, split_events
+from sse_emulator import Emulator
+from sse_emulator.pytest_plugin import ReplayFactory
+from sse_emulator.replay.recording import FORMAT, split_events
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
 CHAT = "/v1/chat/completions"
@@ -235,7 +235,7 @@ def test_a_malformed_sidecar_is_named_with_what_was_expected(
 
 def test_the_command_line_replays_a_directory(recording: Path) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "sse_core.emulator", "--port", "0", "--replay", str(recording)],
+        [sys.executable, "-m", "sse_emulator", "--port", "0", "--replay", str(recording)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

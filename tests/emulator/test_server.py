@@ -11,8 +11,8 @@ import time
 import httpx
 import pytest
 
-from sse_core.emulator import Emulator
-from sse_core.emulator.__main__ import main
+from sse_emulator import Emulator
+from sse_emulator.__main__ import main
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "count to 5"}], "stream": True}
 
@@ -141,7 +141,7 @@ def test_python_dash_m_serves_until_terminated() -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     process = subprocess.Popen(
-        [sys.executable, "-m", "sse_core.emulator", "--port", str(port)],
+        [sys.executable, "-m", "sse_emulator", "--port", str(port)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

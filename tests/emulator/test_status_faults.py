@@ -8,8 +8,8 @@ import httpx
 import pytest
 from emu_wire import chat, payloads
 
-from sse_core.emulator.server.responses import NGINX_502
-from sse_core.emulator.wire.faults import FaultError, parse_faults
+from sse_emulator.server.responses import NGINX_502
+from sse_emulator.wire.faults import FaultError, parse_faults
 
 FAULT = "X-Emulator-Fault"
 BODY = {"model": "m", "messages": [{"role": "user", "content": "count to 5"}], "stream": True}

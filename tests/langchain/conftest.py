@@ -1,7 +1,7 @@
 """Fixtures for the ChatSSE tests: models pointed at the emulator, and MockTransport helpers.
 
 The ``emulator`` fixture (one uvicorn server per session, record cleared per test) comes
-from ``sse_core.emulator.pytest_plugin``, registered in ``tests/conftest.py``.
+from ``sse_emulator.pytest_plugin``, registered in ``tests/conftest.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from lc_support import SPASS_HEADERS, TIMEOUT, ModelFactory, Recorder, chunk, sse_body
 
 from langchain_sse import ChatSSE
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from pydantic import SecretStr
 
 from langchain_sse import ChatSSE
 from langchain_sse._events import link_config
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 THINKING = {"chat_template_kwargs": {"enable_thinking": True}}
 HOWS = ("invoke", "ainvoke", "streaming invoke", "stream without streaming")

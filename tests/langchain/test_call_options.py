@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage
 from lc_support import ModelFactory
 
 from langchain_sse import StreamTimeoutError
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 HOWS = ("invoke", "ainvoke", "stream", "astream")
 USAGE = {"include_usage": True}

@@ -14,7 +14,7 @@ import pytest
 from lc_support import ModelFactory
 
 from langchain_sse import ChatSSE
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 SLOW = {"X-Emulator-Fault": "slow; delay=0.05"}
 LONG = "count to 500"

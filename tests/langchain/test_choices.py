@@ -12,7 +12,7 @@ import pytest
 
 from langchain_sse import ChatSSE
 from sse_core import ConfigurationError
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 pytestmark = pytest.mark.timeout(60)
 

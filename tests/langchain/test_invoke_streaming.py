@@ -26,7 +26,7 @@ from lc_support import ALL_DIALECTS, REASONING_DIALECTS, ModelFactory
 
 import langchain_sse
 from langchain_sse import ChatSSE
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 MODES = ("sync", "async")
 REFUSAL = "I'm sorry, but I can't help with that request."

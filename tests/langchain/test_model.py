@@ -14,7 +14,7 @@ from lc_support import ModelFactory, chunk, sse_body
 
 import sse_core
 from langchain_sse import ChatSSE
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 KEY = "sk-very-secret-key-1234"
 

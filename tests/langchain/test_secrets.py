@@ -30,7 +30,7 @@ from langchain_core.tracers.context import collect_runs
 from lc_support import TIMEOUT, chunk, sse_body
 
 from langchain_sse import ChatSSE
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 CANARY = "sk-canary-7f3a9c1e5b2d4806"
 HEADER_CANARY = "hc-canary-0a1b2c3d4e5f6789"

@@ -32,7 +32,7 @@ from langchain_tests.unit_tests import ChatModelUnitTests
 from lc_support import SPASS_HEADERS
 
 from langchain_sse import ChatSSE
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 
 def _png() -> bytes:

@@ -23,7 +23,7 @@ from langchain_core.runnables import RunnableLambda
 from langchain_openai import ChatOpenAI
 from lc_support import SPASS_HEADERS, TIMEOUT, ModelFactory
 
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 MODES = ("sync", "async")
 PROMPT = "count to 300"

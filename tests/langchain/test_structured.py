@@ -12,7 +12,7 @@ from lc_support import ModelFactory
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 
 class Weather(BaseModel):

@@ -17,7 +17,7 @@ from langchain_sse._tools import (
     list_tool_names,
     normalize_tool_choice,
 )
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 
 class Weather(BaseModel):

@@ -19,7 +19,7 @@ from sse_chat.demo_tool import WEATHER_TOOL, run_tool
 from sse_chat.render import Renderer
 from sse_chat.via_langchain import run_langchain_chat, usage_of
 from sse_core import Usage
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 
 def _summaries(capsys: pytest.CaptureFixture[str], argv: list[str]) -> list[str]:

@@ -1,7 +1,7 @@
 """Fixtures for the SSELLM tests: LLMs pointed at the emulator.
 
 The ``emulator`` fixture (one uvicorn server per session, record cleared per test) comes
-from ``sse_core.emulator.pytest_plugin``, registered in ``tests/conftest.py``.
+from ``sse_emulator.pytest_plugin``, registered in ``tests/conftest.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from li_support import API_KEY, SPASS_HEADERS, TIMEOUT, LLMFactory
 
 from llamaindex_sse import SSELLM
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from llamaindex_sse._inbound import ResponseStream
 from llamaindex_sse._lazy import DEFAULT_BUILD, Build
 from llamaindex_sse.model import SSELLM
 from sse_core import Accumulator, GatewayEvent, StreamEvent, Timeouts, merge_read
-from sse_core.emulator import RequestRecord
+from sse_emulator import RequestRecord
 
 #: ``make_llm(dialect="openai", fault=None, **fields)``: an SSELLM on the emulator.
 LLMFactory = Callable[..., SSELLM]

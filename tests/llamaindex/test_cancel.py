@@ -25,7 +25,7 @@ from llama_index.core.llms import ChatMessage
 from llama_index.core.tools import FunctionTool
 
 from llamaindex_sse import SSELLM
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 ASK = [ChatMessage(role="user", content="count to 200")]
 PROMPT = "count to 200"

@@ -16,8 +16,8 @@ from llama_index.core.llms import ChatMessage
 
 from llamaindex_sse import SSELLM
 from sse_core import ConfigurationError
-from sse_core.emulator import Emulator
-from sse_core.emulator.pytest_plugin import ReplayFactory
+from sse_emulator import Emulator
+from sse_emulator.pytest_plugin import ReplayFactory
 
 pytestmark = pytest.mark.timeout(60)
 

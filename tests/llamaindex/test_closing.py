@@ -24,7 +24,7 @@ from llama_index.core.llms import ChatMessage
 
 from llamaindex_sse import SSELLM, model
 from llamaindex_sse._closing import UNTRACKED, aclosing, closing, collecting, track
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 ASK = [ChatMessage(role="user", content="count to 200")]
 

@@ -28,7 +28,7 @@ from sse_core import (
     StreamError,
     Timeouts,
 )
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 TEXT = "café ☕ and more words to stream"
 ASK = [ChatMessage(role="user", content=f"echo: {TEXT}")]

@@ -27,7 +27,7 @@ from llama_index.core.tools import FunctionTool
 import llamaindex_sse
 import sse_core
 from llamaindex_sse import SSELLM
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 MODES = ("sync", "async")
 REFUSAL = "I'm sorry, but I can't help with that request."

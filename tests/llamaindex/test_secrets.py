@@ -31,7 +31,7 @@ from llama_index.core.llms import ChatMessage
 from pydantic import Field, ValidationError
 
 from llamaindex_sse import SSELLM, AuthenticationError, GatewayStreamError, SSEConnectorError
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 KEY = "sk-canary-" + secrets.token_hex(12)
 HEADER_VALUE = "hdr-canary-" + secrets.token_hex(12)
@@ -201,7 +201,7 @@ def _log_texts(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         f"{record.name} {record.getMessage()} {record.args!r} {record.exc_text or ''}"
         for record in caplog.records
-        if not record.name.startswith(("sse_core.emulator", "uvicorn"))  # the server's own
+        if not record.name.startswith(("sse_emulator", "uvicorn"))  # the server's own
     ]
 
 

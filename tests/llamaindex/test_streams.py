@@ -10,7 +10,7 @@ from li_support import ALL_DIALECTS, REASONING_DIALECTS, SEED_DIALECTS, LLMFacto
 from llama_index.core.base.llms.types import ChatResponse, TextBlock, ThinkingBlock
 from llama_index.core.llms import ChatMessage
 
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 ASK = [ChatMessage(role="user", content="count to 12")]
 ANSWER = " ".join(str(n) for n in range(1, 13))

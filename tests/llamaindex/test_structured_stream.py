@@ -16,7 +16,7 @@ from llama_index.core.llms import ChatMessage
 from llama_index.core.prompts import PromptTemplate
 from pydantic import BaseModel, Field
 
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 pytestmark = pytest.mark.timeout(60)
 

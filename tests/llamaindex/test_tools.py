@@ -24,7 +24,7 @@ from llamaindex_sse._tools import (
     to_tool_choice,
 )
 from sse_core import ToolCallDelta
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 
 def add(a: int, b: int) -> int:

@@ -12,7 +12,7 @@ from sse_chat.cli import main
 from sse_chat.render import usage_line
 from sse_chat.via_llamaindex import usage_of
 from sse_core import Usage
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 
 def summary_lines(out: str) -> list[str]:

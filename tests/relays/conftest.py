@@ -16,7 +16,7 @@ from relay_support import KINDS, RelayProcess, settings
 
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from sse_core import Timeouts
-from sse_core.emulator import RequestRecord
+from sse_emulator import RequestRecord
 
 __all__ = [
     "ALL_DIALECTS",

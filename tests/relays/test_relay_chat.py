@@ -16,7 +16,7 @@ from relay_support import ALL_DIALECTS, REASONING_DIALECTS, SLOW, closed_promptl
 
 import langchain_sse
 from langchain_sse import ChatSSE
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 MODES = ("sync", "async")
 ChatFactory = Callable[..., ChatSSE]

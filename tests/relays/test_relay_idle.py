@@ -19,7 +19,7 @@ import llamaindex_sse
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
 from sse_core import Timeouts
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 ADAPTERS = ("ChatSSE", "SSELLM")
 MODES = ("sync", "async")

@@ -17,7 +17,7 @@ from relay_support import ALL_DIALECTS, REASONING_DIALECTS, SLOW, closed_promptl
 
 import llamaindex_sse
 from llamaindex_sse import SSELLM
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 MODES = ("sync", "async")
 LLMFactory = Callable[..., SSELLM]

@@ -13,7 +13,7 @@ import pytest
 from relay_sse import Event, EventReader
 from relay_support import API_KEY, SPASS_HEADERS, RelayProcess
 
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 BODY = {"model": "emulator", "messages": [{"role": "user", "content": "echo: a b c"}]}
 

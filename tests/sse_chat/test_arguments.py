@@ -16,7 +16,7 @@ import pytest
 from sse_chat import __version__
 from sse_chat.cli import build_parser, main
 from sse_chat.options import DIALECT_NAMES
-from sse_core.emulator import DIALECTS, FAULTS
+from sse_emulator import DIALECTS, FAULTS
 
 pytestmark = pytest.mark.timeout(60)
 

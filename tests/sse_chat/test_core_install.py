@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

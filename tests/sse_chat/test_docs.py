@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from sse_chat.cli import build_parser, main
-from sse_core.emulator.pytest_plugin import ReplayFactory
+from sse_emulator.pytest_plugin import ReplayFactory
 
 pytestmark = pytest.mark.timeout(180)
 

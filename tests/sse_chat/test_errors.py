@@ -13,8 +13,8 @@ import pytest
 
 from sse_chat.cli import main
 from sse_core import ChatClient, ServerError, StreamTimeoutError, Timeouts
-from sse_core.emulator import Emulator
 from sse_core.transport.retry import RetryPolicy
+from sse_emulator import Emulator
 
 pytestmark = pytest.mark.timeout(60)
 

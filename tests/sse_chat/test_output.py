@@ -12,7 +12,7 @@ import pytest
 
 import sse_chat.extras
 from sse_chat.cli import main
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 pytestmark = pytest.mark.timeout(60)
 

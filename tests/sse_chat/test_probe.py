@@ -17,8 +17,8 @@ import pytest
 
 from sse_chat.cli import main
 from sse_chat.probe.analyse import exchange, reasoning_field, tool_style, usage_style
-from sse_core.emulator import Emulator
-from sse_core.emulator.pytest_plugin import ReplayFactory
+from sse_emulator import Emulator
+from sse_emulator.pytest_plugin import ReplayFactory
 
 pytestmark = pytest.mark.timeout(120)
 

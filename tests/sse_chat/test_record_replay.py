@@ -19,9 +19,9 @@ from llama_index.core.tools import FunctionTool
 
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
-from sse_core.emulator import DIALECTS, Emulator
-from sse_core.emulator.pytest_plugin import ReplayFactory
 from sse_core.transport.recording import recording_client
+from sse_emulator import DIALECTS, Emulator
+from sse_emulator.pytest_plugin import ReplayFactory
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sse_core.emulator import Emulator
+from sse_emulator import Emulator
 
 pytestmark = pytest.mark.timeout(90)
 

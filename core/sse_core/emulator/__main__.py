@@ -1,12 +1,11 @@
-"""``python -m sse_core.emulator --port N``: serve the gateway emulator on 127.0.0.1."""
+"""``python -m sse_core.emulator``: an alias of ``python -m sse_emulator``."""
 
 from __future__ import annotations
 
 import sys
 
-from sse_core.emulator.cli import build_parser, main
-
-__all__ = ["build_parser", "main"]
+from sse_emulator.cli import build_parser, run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Usage errors name the command that was typed.
+    sys.exit(run(build_parser("python -m sse_core.emulator").parse_args()))

@@ -29,9 +29,6 @@ from sse_core import (
     StreamError,
     decode,
 )
-from sse_core.emulator import DIALECTS, Emulator
-from sse_core.emulator.pytest_plugin import ReplayFactory
-from sse_core.emulator.replay.recording import load_recording
 from sse_core.transport.recording import (
     FORMAT,
     MAX_DECODED,
@@ -41,6 +38,9 @@ from sse_core.transport.recording import (
     recording_async_client,
     recording_client,
 )
+from sse_emulator import DIALECTS, Emulator
+from sse_emulator.pytest_plugin import ReplayFactory
+from sse_emulator.replay.recording import load_recording
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -16,12 +16,12 @@ import time
 from collections.abc import Callable
 from types import TracebackType
 
-from sse_core.emulator.replay.recording import Recording, load_recording
-from sse_core.emulator.server.app import EmulatorApp
-from sse_core.emulator.server.chat import ConnectionAbort
-from sse_core.emulator.server.record import RequestRecord
-from sse_core.emulator.server.state import EmulatorState, FinishedHook
-from sse_core.emulator.wire.dialects import DIALECTS, base_path
+from sse_emulator.replay.recording import Recording, load_recording
+from sse_emulator.server.app import EmulatorApp
+from sse_emulator.server.chat import ConnectionAbort
+from sse_emulator.server.record import RequestRecord
+from sse_emulator.server.state import EmulatorState, FinishedHook
+from sse_emulator.wire.dialects import DIALECTS, base_path
 
 try:
     import uvicorn

@@ -11,9 +11,9 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from sse_core.emulator.wire.faults import TERMINAL_FAULTS, Fault, first
-from sse_core.emulator.wire.frames import Frame, Newline, data_frame, dumps, encode
-from sse_core.emulator.wire.render import ChunkWriter, stream_frames
+from sse_emulator.wire.faults import TERMINAL_FAULTS, Fault, first
+from sse_emulator.wire.frames import Frame, Newline, data_frame, dumps, encode
+from sse_emulator.wire.render import ChunkWriter, stream_frames
 
 BOM = b"\xef\xbb\xbf"
 

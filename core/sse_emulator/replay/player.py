@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import time
 
-from sse_core.emulator.replay.recording import RecordedResponse, Recording
-from sse_core.emulator.server.responses import Problem, Send, start_stream
-from sse_core.emulator.server.watcher import DisconnectWatcher
+from sse_emulator.replay.recording import RecordedResponse, Recording
+from sse_emulator.server.responses import Problem, Send, start_stream
+from sse_emulator.server.watcher import DisconnectWatcher
 
 
 def pick(recording: Recording, position: int) -> RecordedResponse | None:

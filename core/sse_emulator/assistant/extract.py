@@ -135,7 +135,7 @@ STOP_WORDS = frozenset(
 class Values:
     """The values of one message, in order of appearance.
 
-    A :class:`~sse_core.emulator.assistant.schema_fill.SchemaFiller` consumes its own
+    A :class:`~sse_emulator.assistant.schema_fill.SchemaFiller` consumes its own
     copy front to back, so one ``Values`` can fill several calls.
 
     Attributes:

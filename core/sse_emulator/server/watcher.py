@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from types import TracebackType
 
-from sse_core.emulator.server.responses import Receive
+from sse_emulator.server.responses import Receive
 
 #: How often a sleep looks at the server's stop flag (the disconnect wakes it at once).
 _STOP_POLL = 0.05

@@ -1,16 +1,16 @@
 """Shape a :class:`Reply` into one dialect's chunks, completion body and error bodies.
 
 Everything here reads a :class:`Dialect` table and builds plain dicts in the key order
-the seed documents print them; :mod:`sse_core.emulator.wire.frames` turns them into bytes.
+the seed documents print them; :mod:`sse_emulator.wire.frames` turns them into bytes.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sse_core.emulator.assistant.reply import CREATED, Reply, TokenCounts
-from sse_core.emulator.wire.dialects import Dialect
-from sse_core.emulator.wire.frames import Frame, data_frame, dumps
+from sse_emulator.assistant.reply import CREATED, Reply, TokenCounts
+from sse_emulator.wire.dialects import Dialect
+from sse_emulator.wire.frames import Frame, data_frame, dumps
 
 SYSTEM_FINGERPRINT = "fp_emulator"
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"

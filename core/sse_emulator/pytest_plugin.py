@@ -1,6 +1,6 @@
 """Pytest fixtures for the gateway emulator.
 
-Enable with ``pytest_plugins = ["sse_core.emulator.pytest_plugin"]`` in a top-level
+Enable with ``pytest_plugins = ["sse_emulator.pytest_plugin"]`` in a top-level
 ``conftest.py`` (or import the fixtures into one). ``emulator_server`` is one server
 for the whole session; ``emulator`` is the same server with its record and fault
 counters cleared before each test; ``emulator_replay`` starts emulators that replay a
@@ -15,7 +15,7 @@ from typing import Protocol
 
 import pytest
 
-from sse_core.emulator.server.background import Emulator
+from sse_emulator.server.background import Emulator
 
 
 class ReplayFactory(Protocol):

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sse_core.emulator.assistant.reply import CREATED
-from sse_core.emulator.server.responses import Problem, Receive, Send, send_json, send_problem
-from sse_core.emulator.server.state import EmulatorState
-from sse_core.emulator.wire.dialects import DIALECTS, OPENAI, base_path
+from sse_emulator.assistant.reply import CREATED
+from sse_emulator.server.responses import Problem, Receive, Send, send_json, send_problem
+from sse_emulator.server.state import EmulatorState
+from sse_emulator.wire.dialects import DIALECTS, OPENAI, base_path
 
 #: The model ids ``GET /v1/models`` lists (the second one thinks).
 MODELS = ("emulator", "emulator-think")

@@ -7,8 +7,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from sse_core.emulator.server.record import Recorder, RequestRecord
-from sse_core.emulator.wire.faults import FaultCounters
+from sse_emulator.server.record import Recorder, RequestRecord
+from sse_emulator.wire.faults import FaultCounters
 
 #: Called with a request's record once the emulator is done with it (``--log``).
 FinishedHook = Callable[[RequestRecord], None]

@@ -3,7 +3,7 @@
 A :class:`Dialect` is data, not code: which envelope fields a chunk carries, where the
 ``index`` of a choice sits, how tool calls travel, where usage goes, whether
 ``[DONE]`` ends the stream and what a mid-stream failure looks like. The renderer in
-:mod:`sse_core.emulator.wire.render` reads these tables; the seed each row comes from is
+:mod:`sse_emulator.wire.render` reads these tables; the seed each row comes from is
 named on the row.
 """
 

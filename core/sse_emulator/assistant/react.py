@@ -28,10 +28,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sse_core.emulator.assistant.extract import STOP_WORDS
-from sse_core.emulator.assistant.reply import PlannedCall
-from sse_core.emulator.assistant.tokens import content_text
-from sse_core.emulator.assistant.tools import plan_tool_calls
+from sse_emulator.assistant.extract import STOP_WORDS
+from sse_emulator.assistant.reply import PlannedCall
+from sse_emulator.assistant.tokens import content_text
+from sse_emulator.assistant.tools import plan_tool_calls
 
 ACT_THOUGHT = (
     "Thought: The current language of the user is: English. "

@@ -1,8 +1,8 @@
-"""The emulator's command line: ``python -m sse_core.emulator`` and ``sse-chat emulator``.
+"""The emulator's command line: ``python -m sse_emulator`` and ``sse-chat emulator``.
 
 :func:`add_arguments` puts the options on any parser (``sse-chat`` adds them to its own
 ``emulator`` subcommand, so usage errors name that program), :func:`run` serves with
-parsed arguments, and :func:`main` does both for ``python -m sse_core.emulator``.
+parsed arguments, and :func:`main` does both for ``python -m sse_emulator``.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from sse_core.emulator.replay.recording import RecordingError, load_recording
-from sse_core.emulator.server.foreground import serve
-from sse_core.emulator.server.record import RequestRecord, access_line
-from sse_core.emulator.wire.dialects import DIALECTS
+from sse_emulator.replay.recording import RecordingError, load_recording
+from sse_emulator.server.foreground import serve
+from sse_emulator.server.record import RequestRecord, access_line
+from sse_emulator.wire.dialects import DIALECTS
 
-PROG = "python -m sse_core.emulator"
+PROG = "python -m sse_emulator"
 #: The port served when none is given.
 DEFAULT_PORT = 8000
 
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse arguments and serve until interrupted (``python -m sse_core.emulator``).
+    """Parse arguments and serve until interrupted (``python -m sse_emulator``).
 
     Args:
         argv: The arguments (default: ``sys.argv[1:]``).

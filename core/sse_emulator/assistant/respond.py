@@ -7,7 +7,7 @@ Rules, in order (``docs/emulator.md`` lists them for users):
    question is ``echo: X`` (a test scripting the steps itself).
 1. After tool results (the last message has role ``tool``) it answers from them.
 2. A last user message containing ``forbidden`` is refused.
-3. Offered tools are called as :mod:`sse_core.emulator.assistant.tools` decides.
+3. Offered tools are called as :mod:`sse_emulator.assistant.tools` decides.
 4. Otherwise it answers from the last user message: ``echo: X`` answers ``X``,
    ``count to N`` answers ``1 2 ... N``, a greeting is greeted back, and anything
    else is answered with ``You said: <message>``.
@@ -24,12 +24,12 @@ import json
 import re
 from typing import Any
 
-from sse_core.emulator.assistant.extract import extract
-from sse_core.emulator.assistant.react import find_react_prompt, react_question, react_text
-from sse_core.emulator.assistant.reply import PlannedCall, Reply, TokenCounts, request_digest
-from sse_core.emulator.assistant.schema_fill import SchemaFiller
-from sse_core.emulator.assistant.tokens import content_text, prompt_tokens, text_pieces
-from sse_core.emulator.assistant.tools import plan_tool_calls
+from sse_emulator.assistant.extract import extract
+from sse_emulator.assistant.react import find_react_prompt, react_question, react_text
+from sse_emulator.assistant.reply import PlannedCall, Reply, TokenCounts, request_digest
+from sse_emulator.assistant.schema_fill import SchemaFiller
+from sse_emulator.assistant.tokens import content_text, prompt_tokens, text_pieces
+from sse_emulator.assistant.tools import plan_tool_calls
 
 #: A last user message containing this word is refused.
 REFUSAL_TRIGGER = "forbidden"

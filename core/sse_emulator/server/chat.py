@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sse_core.emulator.assistant.reply import Reply
-from sse_core.emulator.assistant.respond import respond
-from sse_core.emulator.server.checks import fault_problem, parse_request
-from sse_core.emulator.server.responses import (
+from sse_emulator.assistant.reply import Reply
+from sse_emulator.assistant.respond import respond
+from sse_emulator.server.checks import fault_problem, parse_request
+from sse_emulator.server.responses import (
     Headers,
     Problem,
     Send,
@@ -23,11 +23,11 @@ from sse_core.emulator.server.responses import (
     send_problem,
     start_stream,
 )
-from sse_core.emulator.server.watcher import DisconnectWatcher
-from sse_core.emulator.wire.dialects import Dialect
-from sse_core.emulator.wire.faults import FaultCounters, first
-from sse_core.emulator.wire.plan import Abort, Op, Sleep, Write, plan_stream
-from sse_core.emulator.wire.render import ChunkWriter, completion_body
+from sse_emulator.server.watcher import DisconnectWatcher
+from sse_emulator.wire.dialects import Dialect
+from sse_emulator.wire.faults import FaultCounters, first
+from sse_emulator.wire.plan import Abort, Op, Sleep, Write, plan_stream
+from sse_emulator.wire.render import ChunkWriter, completion_body
 
 if sys.version_info >= (3, 11):
     from typing import assert_never

@@ -14,10 +14,10 @@ import hashlib
 import json
 from typing import Any
 
-from sse_core.emulator.assistant.extract import Values, extract, keywords
-from sse_core.emulator.assistant.reply import PlannedCall
-from sse_core.emulator.assistant.schema_fill import TEXT_HINTS, SchemaFiller
-from sse_core.emulator.assistant.tokens import argument_pieces
+from sse_emulator.assistant.extract import Values, extract, keywords
+from sse_emulator.assistant.reply import PlannedCall
+from sse_emulator.assistant.schema_fill import TEXT_HINTS, SchemaFiller
+from sse_emulator.assistant.tokens import argument_pieces
 
 
 def plan_tool_calls(body: dict[str, Any], text: str, digest: str) -> tuple[PlannedCall, ...]:

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sse_core.emulator.server.background import Emulator
-from sse_core.emulator.server.state import FinishedHook
-from sse_core.emulator.wire.dialects import DIALECTS
+from sse_emulator.server.background import Emulator
+from sse_emulator.server.state import FinishedHook
+from sse_emulator.wire.dialects import DIALECTS
 
 
 def _print(line: str) -> None:

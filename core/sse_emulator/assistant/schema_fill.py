@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sse_core.emulator.assistant.extract import Values
+from sse_emulator.assistant.extract import Values
 
 #: Property names whose value is free text: they get the whole message (or answer).
 TEXT_HINTS = frozenset(

@@ -3,20 +3,20 @@
 No web framework: ``__call__`` reads the body, serves the ``/_emulator/`` control
 endpoints, records every other request, and routes it to the models list, an HTTP
 error, or a chat answer: from the assistant (:mod:`.chat`) or, when the app replays a
-recording, the next recorded response (:mod:`sse_core.emulator.replay.player`).
+recording, the next recorded response (:mod:`sse_emulator.replay.player`).
 """
 
 from __future__ import annotations
 
 import time
 
-from sse_core.emulator.replay.player import exhausted, pick, play
-from sse_core.emulator.replay.recording import Recording
-from sse_core.emulator.server.chat import ChatRequest, answer_chat
-from sse_core.emulator.server.checks import check_access, fault_problem
-from sse_core.emulator.server.control import control, lifespan, models
-from sse_core.emulator.server.record import Recorder, mask
-from sse_core.emulator.server.responses import (
+from sse_emulator.replay.player import exhausted, pick, play
+from sse_emulator.replay.recording import Recording
+from sse_emulator.server.chat import ChatRequest, answer_chat
+from sse_emulator.server.checks import check_access, fault_problem
+from sse_emulator.server.control import control, lifespan, models
+from sse_emulator.server.record import Recorder, mask
+from sse_emulator.server.responses import (
     BodyTooLarge,
     Message,
     Problem,
@@ -27,9 +27,9 @@ from sse_core.emulator.server.responses import (
     send_json,
     send_problem,
 )
-from sse_core.emulator.server.state import EmulatorState
-from sse_core.emulator.server.watcher import DisconnectWatcher
-from sse_core.emulator.wire.dialects import DIALECTS, OPENAI, Dialect, route
+from sse_emulator.server.state import EmulatorState
+from sse_emulator.server.watcher import DisconnectWatcher
+from sse_emulator.wire.dialects import DIALECTS, OPENAI, Dialect, route
 
 #: The largest request body accepted (bytes).
 MAX_BODY = 8 << 20

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
-from sse_core.emulator.server.responses import Problem
-from sse_core.emulator.wire.dialects import Dialect
-from sse_core.emulator.wire.faults import (
+from sse_emulator.server.responses import Problem
+from sse_emulator.wire.dialects import Dialect
+from sse_emulator.wire.faults import (
     Fault,
     FaultCounters,
     FaultError,
