@@ -33,6 +33,7 @@ def test_every_benchmark_is_covered() -> None:
         "bench_decoder.py",
         "bench_first_token.py",
         "bench_fragments.py",
+        "bench_framework_floor.py",
         "bench_langchain.py",
         "bench_llamaindex.py",
         "bench_pathological.py",
