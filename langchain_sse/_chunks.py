@@ -14,10 +14,11 @@ first piece, ``{"path": ...``) is left to LangChain: the chunk is validated as u
 
 This leans on pydantic internals, as :mod:`llamaindex_sse._lazy` does (the slot descriptors
 of ``BaseModel``; a model reads its fields from its instance dict), and on langchain-core's
-validators. :func:`probe` checks at import that chunks built here equal validated ones on
-sample chunks (every value and its type, the key order, the fields set, the extra and
-private slots); if anything differs, :data:`FALLBACK_REASON` says what and
-:func:`make_chunk` validates every chunk (correct, slower). The tests fail loudly on it.
+validators: it is a fast path of :mod:`sse_core.fast_paths` (:data:`CHUNKS`), on only on the
+versions it was tested on, when :func:`probe` finds that chunks built here equal validated
+ones on sample chunks (every value and its type, the key order, the fields set, the extra
+and private slots), and unless ``SSE_CONNECTORS_FAST=0``. Otherwise :func:`make_chunk`
+validates every chunk (:func:`make_validated`: LangChain's own construction).
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ from langchain_core.outputs import ChatGenerationChunk
 from pydantic import BaseModel
 
 from sse_core._slots import missing_slots, slot_setters
+from sse_core.fast_paths import FastPath, is_on, register
 
-__all__ = ["FALLBACK_REASON", "make_chunk", "make_fragment_chunk", "make_validated", "probe"]
+__all__ = ["CHUNKS", "make_chunk", "make_fragment_chunk", "make_validated", "probe", "use"]
 
 #: The fields of an AIMessageChunk, in the order validation puts them in its dict.
 MESSAGE_FIELDS = (
@@ -362,18 +364,34 @@ def probe() -> str | None:
     return None
 
 
-#: Why chunks are validated one by one (None: they are built directly).
-FALLBACK_REASON: str | None = probe()
+#: Chunks built without validation (else LangChain's validated construction).
+CHUNKS = register(
+    FastPath(
+        name="langchain.chunks",
+        shortcut="AIMessageChunk and ChatGenerationChunk built by writing pydantic's slots, "
+        "without validation",
+        tested={"langchain-core": ">=1.8,<1.9", "pydantic": ">=2.11,<2.15"},
+        probe=probe,
+        faithful="AIMessageChunk(...) and ChatGenerationChunk(message=...), validated",
+    )
+)
+
 #: ``make_chunk(content, *, additional_kwargs=None, tool_call_chunks=None,
 #: response_metadata=None, message_id=None)``: the same as :func:`make_validated` (its fields
 #: given as keywords, the others left to their defaults, the id as a run's stamp sets it),
-#: built without validation where that is exact.
-make_chunk: Callable[..., ChatGenerationChunk] = (
-    _make_fast if FALLBACK_REASON is None else make_validated
-)
+#: built without validation where that is exact and :data:`CHUNKS` is on.
+make_chunk: Callable[..., ChatGenerationChunk] = make_validated
 #: ``make_fragment_chunk(name, args, call_id, index, message_id=None)``: the chunk of one
 #: tool-call fragment, ``make_chunk("", tool_call_chunks=[tool_call_chunk(name=..., args=...,
 #: id=..., index=...)], message_id=message_id)``.
-make_fragment_chunk: Callable[..., ChatGenerationChunk] = (
-    _fragment_fast if FALLBACK_REASON is None else _fragment_validated
-)
+make_fragment_chunk: Callable[..., ChatGenerationChunk] = _fragment_validated
+
+
+def use(fast: bool) -> None:
+    """Build chunks without validation (``fast``) or validated; decided once, at import."""
+    global make_chunk, make_fragment_chunk  # noqa: PLW0603 - chosen at import (tests switch it)
+    make_chunk = _make_fast if fast else make_validated
+    make_fragment_chunk = _fragment_fast if fast else _fragment_validated
+
+
+use(is_on(CHUNKS.name))

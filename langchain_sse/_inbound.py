@@ -24,7 +24,7 @@ from langchain_core.messages.tool import ToolCallChunk, tool_call_chunk
 from langchain_core.messages.utils import message_chunk_to_message
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 
-from langchain_sse._chunks import make_chunk, make_fragment_chunk
+from langchain_sse import _chunks
 from sse_core import (
     Completion,
     GatewayEvent,
@@ -93,21 +93,21 @@ def _wrap(message: AIMessageChunk) -> ChatGenerationChunk:
     return ChatGenerationChunk(message=message)
 
 
-# The chunks of the stream are built by ``make_chunk``: what validation would build, without
+# The chunks of the stream are built by ``_chunks.make_chunk``: what validation would build, without
 # its cost (a tool-call fragment's partial-JSON parse above all; see langchain_sse._chunks).
 
 
 def _make_text(event: TextDelta, message_id: str | None) -> ChatGenerationChunk:
-    return make_chunk(event.text, message_id=message_id)
+    return _chunks.make_chunk(event.text, message_id=message_id)
 
 
 def _make_reasoning(event: ReasoningDelta, message_id: str | None) -> ChatGenerationChunk:
     extra = {"reasoning_content": event.text}
-    return make_chunk("", additional_kwargs=extra, message_id=message_id)
+    return _chunks.make_chunk("", additional_kwargs=extra, message_id=message_id)
 
 
 def _make_refusal(event: RefusalDelta, message_id: str | None) -> ChatGenerationChunk:
-    return make_chunk(
+    return _chunks.make_chunk(
         "",
         additional_kwargs={"refusal": event.text},
         response_metadata={"model_provider": PROVIDER},
@@ -117,7 +117,9 @@ def _make_refusal(event: RefusalDelta, message_id: str | None) -> ChatGeneration
 
 def _make_tool_piece(event: ToolCallDelta, message_id: str | None) -> ChatGenerationChunk:
     """A tool-call fragment (``id``/``name`` only on a call's first fragment)."""
-    return make_fragment_chunk(event.name, event.arguments, event.id, event.index, message_id)
+    return _chunks.make_fragment_chunk(
+        event.name, event.arguments, event.id, event.index, message_id
+    )
 
 
 def _pass_on(event: GatewayEvent, message_id: str | None) -> GatewayEvent:
@@ -259,7 +261,7 @@ def _merge_delta(delta: ReadDelta, *, tag: bool, message_id: str | None) -> Chat
         fields["tool_call_chunks"] = [_make_fragment(call) for call in delta.tool_calls]
     if tag:
         fields["response_metadata"] = {"model_provider": PROVIDER}
-    return make_chunk(delta.text, message_id=message_id, **fields)
+    return _chunks.make_chunk(delta.text, message_id=message_id, **fields)
 
 
 def build_whole_chunk(

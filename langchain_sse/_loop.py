@@ -5,8 +5,8 @@ planned by its subclass (``_plan_call``: the request, the mapping, the stamping;
 over the client pool of :class:`~langchain_sse._connection.ConnectionSettings`:
 
 - ``stream``/``astream`` run LangChain's run themselves (the same callbacks as the base
-  class, see :mod:`langchain_sse._run`) and keep no chunk; on a langchain-core without the
-  private helpers that needs, they fall back to the base class's loop;
+  class, see :mod:`langchain_sse._run`) and keep no chunk, where that fast path is on
+  (:data:`~langchain_sse._run.OWN_LOOP`); otherwise they are the base class's loop;
 - ``_stream``/``_astream`` are what the base class's loops and the v3 protocol call;
 - ``_generate``/``_agenerate`` (``invoke``) stream too, but keep and merge no chunk: the
   answer is the core's Completion; with ``invoke_streaming=False`` they send
@@ -48,6 +48,7 @@ from langchain_sse._events import (
 from langchain_sse._outbound import Outbound
 from langchain_sse._run import OWN_LOOP, RunPlan, Stamp, Unstamped, plan_run
 from sse_core import ClientConfig, Timeouts
+from sse_core.fast_paths import is_on
 
 __all__ = ["UNSTAMPED", "StreamingChatModel"]
 
@@ -131,7 +132,9 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
 
     def _owns_loop(self, kwargs: dict[str, Any], *, async_api: bool) -> bool:
         """Whether ``stream``/``astream`` run their own loop (else the base class's)."""
-        return OWN_LOOP and self._should_stream(async_api=async_api, **{**kwargs, "stream": True})
+        return is_on(OWN_LOOP.name) and self._should_stream(
+            async_api=async_api, **{**kwargs, "stream": True}
+        )
 
     @override
     def _should_stream(

@@ -14,10 +14,11 @@ callback handler sees what the base class would show it:
 - ``on_llm_end`` with the whole message, or ``on_llm_error`` with what had arrived.
 
 Two message conversions are langchain-core's own (private) functions, so that what the
-model sends and what traces show cannot drift from the base class: without them, or
-without the model methods the loop calls (a langchain-core that renamed them), ChatSSE
-falls back to the base class's loop (:data:`MISSING` names what is missing; a test fails
-loudly on it).
+model sends and what traces show cannot drift from the base class. The loop is a fast path
+of :mod:`sse_core.fast_paths` (:data:`OWN_LOOP`): on only on the langchain-core versions it
+was tested on, when those functions and the model methods it calls are there (the probe,
+:func:`find_missing`), and unless ``SSE_CONNECTORS_FAST=0``; otherwise ``stream``/``astream``
+are ``BaseChatModel``'s own, over ``_stream``/``_astream``.
 
 This module is the pure part: the run's plan and the stamping of its chunks. The loop is
 :mod:`langchain_sse._call` (the chunks, the run's end) and ``ChatSSE.stream``/``astream``.
@@ -37,6 +38,8 @@ from langchain_core.runnables import RunnableConfig, ensure_config
 from langchain_core.utils.function_calling import convert_to_json_schema
 from langchain_core.utils.utils import LC_ID_PREFIX
 
+from sse_core.fast_paths import FastPath, register
+
 Convert = Callable[[list[BaseMessage]], list[BaseMessage]]
 
 try:
@@ -53,7 +56,6 @@ except ImportError:  # pragma: no cover - only on a langchain-core that moved it
     format_for_tracing = None
 
 __all__ = [
-    "MISSING",
     "MODEL_METHODS",
     "OWN_LOOP",
     "RunPlan",
@@ -89,10 +91,22 @@ def find_missing() -> list[str]:
     return missing
 
 
-#: What this langchain-core lacks of what the own loop needs (empty: the loop runs).
-MISSING = tuple(find_missing())
-#: Whether ChatSSE can run its own loop (else it uses BaseChatModel's, which keeps chunks).
-OWN_LOOP = not MISSING
+def _probe_loop() -> str | None:
+    missing = find_missing()
+    return f"langchain-core lacks {', '.join(missing)}" if missing else None
+
+
+#: ChatSSE's own ``stream``/``astream`` loop (else BaseChatModel's, which keeps every chunk).
+OWN_LOOP = register(
+    FastPath(
+        name="langchain.own_loop",
+        shortcut="ChatSSE.stream/astream run LangChain's run themselves (private langchain-core "
+        "helpers and BaseChatModel methods) and keep no chunk",
+        tested={"langchain-core": ">=1.8,<1.9"},
+        probe=_probe_loop,
+        faithful="BaseChatModel.stream/astream over ChatSSE._stream/_astream",
+    )
+)
 
 #: Block types of finished tool calls, which carry no stream index.
 _WHOLE_CALLS = frozenset({"tool_call", "invalid_tool_call"})

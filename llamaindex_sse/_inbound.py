@@ -27,7 +27,7 @@ from llama_index.core.base.llms.types import (
     ToolCallBlock,
 )
 
-from llamaindex_sse._lazy import DEFAULT_BUILD, Build
+from llamaindex_sse._lazy import Build, default_build
 from sse_core import Accumulator, Completion, ReadDelta, ToolCall, ToolCallDelta, Usage
 from sse_core.pipeline.accumulator import Mark
 
@@ -145,7 +145,8 @@ class ResponseStream:
     Args:
         answer: The stream's accumulator (``stream.answer``); every read must be added to it
             before :meth:`respond` maps that read (the core's transport does so).
-        build: How messages and responses are made (lazy unless pydantic changed).
+        build: How messages and responses are made (default: :func:`default_build`, lazy
+            where that fast path is on).
 
     Attributes:
         yielded: How many responses :meth:`respond` and :meth:`last` have made.
@@ -153,9 +154,9 @@ class ResponseStream:
 
     __slots__ = ("_answer", "_build", "_usage", "_usage_kwargs", "_usage_payload", "yielded")
 
-    def __init__(self, answer: Accumulator, build: Build = DEFAULT_BUILD) -> None:
+    def __init__(self, answer: Accumulator, build: Build | None = None) -> None:
         self._answer = answer
-        self._build = build
+        self._build = default_build() if build is None else build
         self._usage: Usage | None = None
         self._usage_kwargs: dict[str, Any] = _NO_USAGE
         self._usage_payload: dict[str, Any] | None = None

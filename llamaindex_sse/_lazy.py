@@ -14,11 +14,13 @@ pydantic's machinery reads.
 This leans on pydantic internals: the slot descriptors ``BaseModel.__dict__["__dict__"]``,
 ``__pydantic_fields_set__``, ``__pydantic_extra__`` and ``__pydantic_private__`` (setting
 them builds an instance without validation, about 20x cheaper than ``model_construct``),
-``BaseModel.__getattr__``, and pydantic reading fields through the instance ``__dict__``
-when it dumps. :func:`probe_pydantic` checks all of that once, at import; if anything
-changed, :data:`FALLBACK_REASON` says what, and :data:`DEFAULT_BUILD` falls back to plain
-``model_construct`` instances with the message joined at once (correct, but O(length) per
-chunk). The tests fail loudly on such a change.
+``BaseModel.__getattr__``, pydantic reading fields through the instance ``__dict__`` when it
+dumps, and the field lists of LlamaIndex's ``ChatResponse`` and ``ChatMessage`` (the keys
+written here) and of the blocks. It is a fast path of :mod:`sse_core.fast_paths`
+(:data:`LAZY`): on only on the versions it was tested on, when :func:`probe` finds all of
+that, and unless ``SSE_CONNECTORS_FAST=0``. Otherwise :func:`default_build` gives the
+faithful build: ``ChatMessage(...)`` and ``ChatResponse(...)``, validated, the message
+joined at once (O(length) per chunk, as LlamaIndex's own LLMs do).
 """
 
 from __future__ import annotations
@@ -33,17 +35,22 @@ from llama_index.core.base.llms.types import (
     ContentBlock,
     MessageRole,
     TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
 )
 from pydantic import BaseModel
 
 from sse_core._slots import SLOTS, missing_slots, slot_setters
+from sse_core.fast_paths import FastPath, is_on, register
 
 __all__ = [
-    "DEFAULT_BUILD",
-    "FALLBACK_REASON",
+    "LAZY",
     "Build",
     "MessageSource",
     "StreamMessage",
+    "default_build",
+    "probe",
+    "probe_fields",
     "probe_pydantic",
 ]
 
@@ -53,6 +60,17 @@ PYDANTIC_SLOTS = SLOTS
 _LAZY_FIELDS = frozenset({"blocks", "additional_kwargs"})
 _MESSAGE_FIELDS = ("role", "blocks", "additional_kwargs")
 _RESPONSE_FIELDS = ("message", "raw", "delta", "additional_kwargs")
+#: The field lists written here (the whole list: an instance dict holds every field).
+WRITTEN_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
+    ChatResponse: ("message", "raw", "delta", "logprobs", "additional_kwargs"),
+    ChatMessage: ("role", "additional_kwargs", "blocks"),
+}
+#: The fields of the blocks a message holds that this adapter sets (built validated).
+BLOCK_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
+    TextBlock: ("block_type", "text"),
+    ThinkingBlock: ("block_type", "content"),
+    ToolCallBlock: ("block_type", "tool_call_id", "tool_name", "tool_kwargs"),
+}
 _new = object.__new__
 
 
@@ -94,7 +112,8 @@ class StreamMessage(ChatMessage):
         # A copy or an unpickled instance has no source slot: its fields are already there.
         source: MessageSource | None = getattr(self, "_source", None)
         if source is not None and "blocks" not in fields:
-            fields["blocks"], fields["additional_kwargs"] = source.assemble(self._mark)
+            blocks, fields["additional_kwargs"] = source.assemble(self._mark)
+            fields["blocks"] = blocks  # after additional_kwargs: the order validation gives
             _set_source(self, None)  # let the stream's pieces go once nothing else needs them
         return fields
 
@@ -162,7 +181,8 @@ def probe_pydantic() -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Build:
-    """How a stream's messages and responses are made: lazily, or the plain pydantic way."""
+    """How a stream's messages and responses are made: lazily without validation, or
+    validated (LlamaIndex's own construction)."""
 
     lazy: bool
 
@@ -171,9 +191,7 @@ class Build:
         if self.lazy:
             return StreamMessage.at(source, mark)
         blocks, kwargs = source.assemble(mark)
-        return ChatMessage.model_construct(
-            role=MessageRole.ASSISTANT, blocks=blocks, additional_kwargs=kwargs
-        )
+        return ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks, additional_kwargs=kwargs)
 
     def make_response(
         self,
@@ -182,9 +200,10 @@ class Build:
         raw: dict[str, Any],
         additional_kwargs: dict[str, Any],
     ) -> ChatResponse:
-        """``ChatResponse(...)`` without validation (the caller builds the values right)."""
+        """``ChatResponse(...)``: lazily without validation (the caller builds the values
+        right), or validated."""
         if not self.lazy:
-            return ChatResponse.model_construct(
+            return ChatResponse(
                 message=message, raw=raw, delta=delta, additional_kwargs=additional_kwargs
             )
         response: ChatResponse = _new(ChatResponse)
@@ -202,7 +221,42 @@ class Build:
         return response
 
 
-#: Why the lazy path is off with the installed pydantic (None: it is on).
-FALLBACK_REASON: str | None = probe_pydantic()
-#: What the streams use: lazy messages unless :data:`FALLBACK_REASON` says otherwise.
-DEFAULT_BUILD = Build(lazy=FALLBACK_REASON is None)
+def probe_fields() -> str | None:
+    """None if ChatResponse, ChatMessage and the blocks have the fields written here."""
+    for cls, fields in WRITTEN_FIELDS.items():
+        found = tuple(cls.model_fields)
+        new = [name for name in found if name not in fields]
+        if new:
+            return f"{cls.__name__} has a new field {new[0]!r}"
+        if found != fields:
+            return f"{cls.__name__}'s fields changed: {found}"
+    for cls, fields in BLOCK_FIELDS.items():
+        lost = [name for name in fields if name not in cls.model_fields]
+        if lost:
+            return f"{cls.__name__} lost the field {lost[0]!r}"
+    return None
+
+
+def probe() -> str | None:
+    """None if lazy messages and unvalidated responses are exact here, else what differs."""
+    return probe_fields() or probe_pydantic()
+
+
+#: Lazy messages and responses built without validation.
+LAZY = register(
+    FastPath(
+        name="llamaindex.lazy_responses",
+        shortcut="streamed ChatResponses built by writing pydantic's slots, without validation, "
+        "their message assembled on first read",
+        tested={"llama-index-core": ">=0.14.5,<0.15", "pydantic": ">=2.11,<2.15"},
+        probe=probe,
+        faithful="ChatMessage(...) and ChatResponse(...), validated, the message joined at once",
+    )
+)
+_LAZY_BUILD = Build(lazy=True)
+_FAITHFUL_BUILD = Build(lazy=False)
+
+
+def default_build() -> Build:
+    """The build of a stream: lazy where :data:`LAZY` is on, else faithful (once per call)."""
+    return _LAZY_BUILD if is_on(LAZY.name) else _FAITHFUL_BUILD

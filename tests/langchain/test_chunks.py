@@ -10,16 +10,30 @@ from __future__ import annotations
 
 import copy
 import pickle
+from collections.abc import Iterator
 from typing import Any
+from uuid import UUID
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
+from lc_support import ModelFactory
 
 from langchain_sse import _chunks
-from langchain_sse._chunks import _same, make_chunk, make_validated
+from langchain_sse._chunks import _same, make_validated
+from sse_core import fast_paths
+
+#: The builder without validation, tested whether or not the fast path is on here.
+make_chunk = _chunks._make_fast
+make_fragment_chunk = _chunks._fragment_fast
+
+
+def get_weather(city: str) -> str:
+    """Get the current weather for a city."""
+    return f"sunny in {city}"
+
 
 #: Argument pieces at the edges of LangChain's rule (empty, could start an object or not).
 PIECES = [
@@ -44,12 +58,19 @@ PIECES = [
 ]
 
 
-def test_chunks_are_built_without_validation() -> None:
-    """If this fails, langchain-core or pydantic changed: FALLBACK_REASON says what (every
-    chunk is validated then: correct, slower). Fix ``langchain_sse/_chunks.py``."""
-    assert _chunks.FALLBACK_REASON is None
-    assert make_chunk is _chunks._make_fast
-    assert _chunks.make_fragment_chunk is _chunks._fragment_fast
+def test_chunks_are_built_without_validation_unless_switched_off() -> None:
+    """If this fails, langchain-core or pydantic changed (the reason says what; every chunk
+    is validated then: correct, slower). Fix ``langchain_sse/_chunks.py``."""
+    assert _chunks.probe() is None
+    decision = fast_paths.decide(_chunks.CHUNKS.name)
+    if fast_paths.switched_off():
+        assert not decision.on and decision.why == "SSE_CONNECTORS_FAST=0"
+        assert _chunks.make_chunk is make_validated
+        assert _chunks.make_fragment_chunk is _chunks._fragment_validated
+    else:
+        assert decision.on, decision.why
+        assert _chunks.make_chunk is _chunks._make_fast
+        assert _chunks.make_fragment_chunk is _chunks._fragment_fast
 
 
 def _fields(
@@ -133,7 +154,7 @@ def test_a_built_chunk_behaves_as_a_validated_one() -> None:
     st.none() | st.integers(0, 3),
 )
 def test_one_fragment(args: str, name: str | None, call_id: str | None, index: int | None) -> None:
-    built = _chunks.make_fragment_chunk(name, args, call_id, index)
+    built = make_fragment_chunk(name, args, call_id, index)
     piece = tool_call_chunk(name=name, args=args, id=call_id, index=index)
     validated = make_validated("", tool_call_chunks=[piece])
     assert _same(built, validated), (built, validated)
@@ -150,5 +171,46 @@ def test_a_chunk_made_with_its_run_id_is_a_stamped_one(extra: bool) -> None:
     stamped = make_validated(**copy.deepcopy(fields))
     stamped.message.id = "lc_run--x"
     assert _same(built, validated) and _same(built, stamped)
-    piece = _chunks.make_fragment_chunk(None, "m ipsum", None, 0, "lc_run--x")
+    piece = make_fragment_chunk(None, "m ipsum", None, 0, "lc_run--x")
     assert _same(piece, _chunks._fragment_validated(None, "m ipsum", None, 0, "lc_run--x"))
+
+
+@pytest.fixture
+def chunk_builder() -> Iterator[None]:
+    """Restores the chunk builder chosen at import."""
+    fast = _chunks.make_chunk is _chunks._make_fast
+    yield
+    _chunks.use(fast)
+
+
+async def _stream_data(model: Any, prompt: str) -> list[dict[str, Any]]:
+    config: Any = {"run_id": UUID(int=7)}
+    return [message.model_dump() async for message in model.astream(prompt, config)]
+
+
+@pytest.mark.usefixtures("chunk_builder")
+async def test_the_faithful_builder_validates_every_chunk_and_gives_the_same_stream(
+    make_model: ModelFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the fast path off (SSE_CONNECTORS_FAST=0, a version outside the tested range, a
+    failed probe) every chunk is LangChain's validated construction; the stream is the same."""
+    validated: list[str] = []
+
+    def spy(content: str, **fields: Any) -> Any:
+        validated.append(content)
+        return make_validated(content, **fields)
+
+    monkeypatch.setattr(_chunks, "make_validated", spy)
+    model = make_model().bind_tools([get_weather])
+    prompt = "echo: the weather in Paris"
+    _chunks.use(True)
+    fast = await _stream_data(model, prompt)
+    by_fast = len(validated)  # only a fragment that needs LangChain's partial-JSON parse
+    assert by_fast < len(fast) - 2
+    validated.clear()
+    _chunks.use(False)
+    faithful = await _stream_data(model, prompt)
+    assert len(validated) == len(faithful) - 1  # every streamed chunk but the last (whole)
+    assert faithful == fast
+    fragments = [c for c in faithful if c["tool_call_chunks"]]
+    assert fragments, "the stream had no tool-call fragment to build"

@@ -31,6 +31,7 @@ from lc_support import ModelFactory
 from langchain_sse import ChatSSE, IncompleteStreamError
 from langchain_sse._events import link_config
 from langchain_sse._run import OWN_LOOP
+from sse_core import fast_paths
 
 RUN_ID = UUID("01234567-89ab-7def-8123-456789abcdef")
 MODES = ("sync", "async")
@@ -129,7 +130,8 @@ async def _run(loop: Any, prompt: Any, limit: int | None = None, **kwargs: Any) 
 
 async def _compare(model: ChatSSE, mode: str, prompt: Any, **kwargs: Any) -> list[Any]:
     """Stream through both loops; assert they yield and report the same; return the calls."""
-    own = await _run(_own(model, mode), prompt, **kwargs)
+    with fast_paths.forced(OWN_LOOP.name, True):  # compared in both modes of the suite
+        own = await _run(_own(model, mode), prompt, **kwargs)
     base = await _run(_base(model, mode), prompt, **kwargs)
     assert own[0] == base[0]
     assert [name for name, _ in own[1]] == [name for name, _ in base[1]]
@@ -158,8 +160,10 @@ def _set_aside_partial_metadata(mine: Any, theirs: Any) -> None:
             own["message"]["response_metadata"] = base_meta
 
 
-def test_the_own_loop_is_available() -> None:
-    assert OWN_LOOP  # else ChatSSE silently keeps every chunk, as the base class does
+def test_the_own_loop_is_available_unless_switched_off() -> None:
+    # else ChatSSE silently keeps every chunk, as the base class does
+    decision = fast_paths.decide(OWN_LOOP.name)
+    assert decision.on is not fast_paths.switched_off(), decision.why
 
 
 CASES = [
@@ -294,7 +298,8 @@ async def _alive_while_streaming(stream: Any) -> list[int]:
 async def test_no_chunk_is_kept_while_streaming(make_model: ModelFactory, mode: str) -> None:
     """The base class keeps every chunk until the end; ChatSSE's loop lets each one go."""
     model = make_model()
-    own = await _alive_while_streaming(_own(model, mode)("count to 40"))
+    with fast_paths.forced(OWN_LOOP.name, True):
+        own = await _alive_while_streaming(_own(model, mode)("count to 40"))
     base = await _alive_while_streaming(_base(model, mode)("count to 40"))
     assert len(own) == len(base) == 41
     assert base[-1] == 40  # the contrast: every earlier chunk still held for on_llm_end
@@ -452,12 +457,27 @@ async def test_quiet_streaming_invoke_keeps_langchains_message_id(
 async def test_without_the_own_loop_the_base_loop_streams(
     make_model: ModelFactory, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """On a langchain-core without the helpers the loop needs, the base class's loop runs."""
-    import langchain_sse._loop
-
-    monkeypatch.setattr(langchain_sse._loop, "OWN_LOOP", False)
+    """With the own loop off (SSE_CONNECTORS_FAST=0, a langchain-core outside its tested range
+    or without the helpers it needs), the base class's loop runs, and gives what the own
+    loop gives: the same chunks, the same callbacks."""
     model = make_model()
     record = Record()
-    alive = await _alive_while_streaming(_own(model, mode)("count to 5", _config(record)))
+    called: list[str] = []
+    name = "stream" if mode == "sync" else "astream"
+    original = getattr(BaseChatModel, name)
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        called.append(name)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(BaseChatModel, name, spy)
+    with fast_paths.forced(OWN_LOOP.name, False):
+        alive = await _alive_while_streaming(_own(model, mode)("count to 5", _config(record)))
+        faithful = await _run(_own(model, mode), "count to 5")
+    assert called == [name, name]
     assert alive[-1] == 5  # the base class's loop keeps its chunks: it is the one that ran
     assert [name for name, _ in record.calls] == ["start"] + ["token"] * 6 + ["end"]
+    with fast_paths.forced(OWN_LOOP.name, True):
+        fast = await _run(_own(model, mode), "count to 5")
+    assert called == [name, name]  # the own loop does not call the base class's
+    assert fast == faithful

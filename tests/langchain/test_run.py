@@ -22,7 +22,6 @@ from lc_support import ModelFactory
 
 from langchain_sse import _run
 from langchain_sse._run import (
-    MISSING,
     MODEL_METHODS,
     OWN_LOOP,
     Stamp,
@@ -44,11 +43,13 @@ def _chunk(**fields: Any) -> ChatGenerationChunk:
 
 
 def test_langchain_core_still_has_every_private_name_the_own_loop_uses() -> None:
-    assert OWN_LOOP, (
-        f"langchain-core {version('langchain-core')} lacks {', '.join(MISSING)}: ChatSSE now "
-        "falls back to BaseChatModel's stream loop, which keeps every chunk of an answer; "
+    missing = find_missing()
+    assert not missing, (
+        f"langchain-core {version('langchain-core')} lacks {', '.join(missing)}: ChatSSE now "
+        "runs BaseChatModel's stream loop, which keeps every chunk of an answer; "
         "find where langchain-core moved it and update langchain_sse/_run.py"
     )
+    assert OWN_LOOP.probe() is None
 
 
 @pytest.mark.parametrize("dotted", PRIVATE_FUNCTIONS)
@@ -69,6 +70,9 @@ def test_each_model_method_is_on_the_base_class(name: str) -> None:
 def test_a_missing_function_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_run, "format_for_tracing", None)
     assert find_missing() == ["langchain_core.language_models.chat_models._format_for_tracing"]
+    assert OWN_LOOP.probe() == (
+        "langchain-core lacks langchain_core.language_models.chat_models._format_for_tracing"
+    )
 
 
 def test_a_missing_model_method_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,29 +1,35 @@
 """The lazy running message: a real ChatMessage assembled on first read; the pydantic
-internals it leans on, checked loudly; and the plain fallback used if they change."""
+internals and LlamaIndex field lists it leans on, checked loudly; and the faithful
+(validated) build used when that fast path is off."""
 
 from __future__ import annotations
 
 import copy
 import pickle
 import time
+from typing import Any
 
 import pytest
-from li_support import Feed
+from li_support import Feed, LLMFactory
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, TextBlock
 from pydantic import BaseModel
 
 from llamaindex_sse import _lazy
-from llamaindex_sse._lazy import DEFAULT_BUILD, Build, StreamMessage, probe_pydantic
-from sse_core import ReasoningDelta, TextDelta, ToolCallDelta
+from llamaindex_sse._lazy import Build, StreamMessage, default_build, probe, probe_pydantic
+from sse_core import ReasoningDelta, TextDelta, ToolCallDelta, fast_paths
+
+LAZY = Build(lazy=True)
 
 
 def test_the_installed_pydantic_supports_lazy_messages() -> None:
-    reason = probe_pydantic()
+    reason = probe()
     assert reason is None, (
-        f"pydantic changed under llamaindex_sse._lazy: {reason}. SSELLM now falls back to "
-        "plain messages joined per chunk (O(length) each); update _lazy.py for this pydantic"
+        f"pydantic or llama-index-core changed under llamaindex_sse._lazy: {reason}. SSELLM "
+        "now builds validated messages joined per chunk (O(length) each); update _lazy.py"
     )
-    assert _lazy.FALLBACK_REASON is None and DEFAULT_BUILD.lazy
+    decision = fast_paths.decide(_lazy.LAZY.name)
+    assert decision.on is not fast_paths.switched_off(), decision.why
+    assert default_build().lazy is decision.on
 
 
 @pytest.mark.parametrize("slot", _lazy.PYDANTIC_SLOTS)
@@ -68,7 +74,7 @@ def test_the_fallback_gives_the_same_responses_as_plain_pydantic_models() -> Non
 
 
 def test_the_lazy_message_behaves_as_a_chat_message() -> None:
-    stream = Feed()
+    stream = Feed(LAZY)
     stream.add([ReasoningDelta(text="hmm")])
     response = stream.add([TextDelta(text="Hi"), ToolCallDelta(index=0, id="c", name="f")])
     assert response is not None
@@ -87,7 +93,7 @@ def test_the_lazy_message_behaves_as_a_chat_message() -> None:
 
 
 def test_the_lazy_message_can_be_changed_like_any_other() -> None:
-    response = Feed().add([TextDelta(text="Hi")])
+    response = Feed(LAZY).add([TextDelta(text="Hi")])
     assert response is not None
     response.message.additional_kwargs["extra"] = 1
     response.message.content = "Bye"
@@ -97,7 +103,7 @@ def test_the_lazy_message_can_be_changed_like_any_other() -> None:
 
 
 def test_nothing_is_joined_until_a_message_is_read() -> None:
-    stream = Feed()
+    stream = Feed(LAZY)
     responses = [stream.add([TextDelta(text=str(i % 10))]) for i in range(1000)]
     raw_dict = BaseModel.__dict__["__dict__"].__get__  # the instance dict, bypassing assembly
     assert all("blocks" not in raw_dict(r.message) for r in responses if r is not None)
@@ -109,7 +115,7 @@ def test_nothing_is_joined_until_a_message_is_read() -> None:
 def _seconds_per_chunk(chunks: int) -> float:
     best = float("inf")
     for _ in range(3):
-        stream = Feed()
+        stream = Feed(LAZY)
         started = time.perf_counter()
         for i in range(chunks):
             stream.add([TextDelta(text=f"w{i} "), ToolCallDelta(index=0, arguments="x")])
@@ -123,3 +129,60 @@ def test_the_cost_per_chunk_stays_flat_for_long_streams() -> None:
     assert long < 3 * short, (
         f"{long * 1e6:.1f} us per chunk at 20,000 vs {short * 1e6:.1f} at 1,000"
     )
+
+
+def test_a_new_chat_response_field_turns_the_fast_path_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As if llama-index-core added ``logprobs`` after this adapter was written.
+    written = {
+        **_lazy.WRITTEN_FIELDS,
+        ChatResponse: ("message", "raw", "delta", "additional_kwargs"),
+    }
+    monkeypatch.setattr(_lazy, "WRITTEN_FIELDS", written)
+    assert probe() == "ChatResponse has a new field 'logprobs'"
+    fast_paths.reset()
+    try:
+        decision = fast_paths.decide(_lazy.LAZY.name)
+        assert not decision.on
+        if not fast_paths.switched_off():
+            assert decision.why == "probe: ChatResponse has a new field 'logprobs'"
+        assert not default_build().lazy
+    finally:
+        monkeypatch.undo()
+        fast_paths.reset()
+    assert default_build().lazy is not fast_paths.switched_off()
+
+
+def test_a_block_that_lost_a_field_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    blocks = {**_lazy.BLOCK_FIELDS, TextBlock: ("block_type", "text", "gone")}
+    monkeypatch.setattr(_lazy, "BLOCK_FIELDS", blocks)
+    assert probe() == "TextBlock lost the field 'gone'"
+
+
+def test_the_faithful_build_validates_and_streams_the_same_responses(
+    make_llm: LLMFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the fast path off, every streamed ChatResponse and its ChatMessage is validated
+    (LlamaIndex's own construction), and the responses equal the fast path's."""
+    ask = [ChatMessage(role="user", content="count to 12")]
+    llm = make_llm("shroud", model="emulator-think")
+    validated: list[str] = []
+    for cls in (ChatResponse, ChatMessage):
+        original = cls.__init__
+
+        def spy(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> None:
+            validated.append(type(self).__name__)
+            _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "__init__", spy)
+    with fast_paths.forced(_lazy.LAZY.name, True):
+        fast = list(llm.stream_chat(ask))
+    assert "ChatResponse" not in validated and isinstance(fast[0].message, StreamMessage)
+    with fast_paths.forced(_lazy.LAZY.name, False):
+        faithful = list(llm.stream_chat(ask))
+    assert validated.count("ChatResponse") >= len(faithful) > 3
+    assert validated.count("ChatMessage") >= len(faithful)
+    assert all(type(r.message) is ChatMessage for r in faithful)
+    assert [r.model_dump() for r in faithful] == [r.model_dump() for r in fast]
+    assert [r.model_dump_json() for r in faithful] == [r.model_dump_json() for r in fast]
