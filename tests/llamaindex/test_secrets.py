@@ -192,7 +192,8 @@ def _llm_texts(llm: SSELLM) -> list[str]:
         llm.model_dump_json(),
         repr(llm.to_dict()),
         llm.to_json(),
-        repr(llm.to_payload()),
+        # what llm_chat_callback serializes from llama-index-core 0.14.23 (to_dict before)
+        repr(llm.to_payload() if hasattr(llm, "to_payload") else llm.to_dict()),
         repr(pickle.dumps(llm)),
     ]
 
