@@ -123,8 +123,8 @@ def langchain_floor(words: list[str], built: bool) -> Prepare:
         if built:
             model._source = chunks
         else:
-            ready = list(chunks())
-            model._source = lambda: iter(ready)
+            ready = [list(chunks())]  # handed over, so that no run outlives its objects
+            model._source = lambda: iter(ready.pop())
         return lambda: (str(chunk.content) for chunk in model.stream("go"))
 
     return prepare
@@ -177,8 +177,8 @@ def llamaindex_floor(words: list[str], built: bool) -> Prepare:
         if built:
             llm._source = responses
         else:
-            ready = list(responses())
-            llm._source = lambda: iter(ready)
+            ready = [list(responses())]
+            llm._source = lambda: iter(ready.pop())
         return lambda: _li_texts(llm.stream_chat(ask))
 
     return prepare
@@ -341,6 +341,7 @@ def summary(results: dict[str, dict[str, Any]], args: argparse.Namespace) -> dic
                 "floor_us_per_chunk": round(floor, 3),
                 "ratio_to_floor": round(median / floor, 3),
                 "yields_per_run": results[mode]["yields"][name],
+                "samples_us": [round(value, 3) for value in samples[name]],
                 "goal": goal,
                 "met": None if goal is None else median / floor <= goal,
             }
