@@ -8,10 +8,15 @@ head arrives it disarms it. A watch that comes due shuts the request's connectio
 shared thread keeps the deadlines), so the blocked read ends at once, sync or async alike,
 and the client reports the head timeout instead of what httpcore saw.
 
-The connection is found through private attributes of httpx and httpcore (the transport's
-``_pool``, its ``_requests``, their ``connection``, its ``_connection`` and ``_network_stream``);
-with another transport the per-read timeout alone applies. ``tests/core/transport/test_head.py``
-fails loudly if the chain moves.
+The connection is found through httpcore's public ``trace`` extension where the request
+opens it (``connection.connect_tcp.complete`` gives the network stream); a connection reused
+from the pool is found through private attributes of httpx and httpcore (the transport's
+``_pool``, its ``_requests``, their ``connection``, its ``_connection`` and
+``_network_stream``): the fast path :data:`HEAD` of :mod:`sse_core.fast_paths`. Off, only the
+traced stream counts; with the reuse fast path off too (as ``SSE_CONNECTORS_FAST=0`` turns
+both off) every stream's request opens its connection, so the deadline holds all the same.
+With neither (another transport, a reused connection of an injected client) the per-read
+timeout alone applies. ``tests/core/transport/test_head.py`` fails loudly if the chain moves.
 """
 
 from __future__ import annotations
@@ -22,14 +27,58 @@ import threading
 import time
 from typing import Any, ClassVar
 
+import httpcore
 import httpx
 
+from sse_core.fast_paths import FastPath, is_on, register, unassigned
 from sse_core.transport.body import hang_up
 
-__all__ = ["HeadWatch", "find_network_stream"]
+__all__ = ["HEAD", "HeadWatch", "find_network_stream", "probe_pool"]
 
 #: The trace events that end the head phase, well or not.
 _HEAD_ENDS = ("receive_response_headers.complete", "receive_response_headers.failed")
+#: The trace event of a new connection, its network stream as ``return_value``.
+_CONNECTED = "connection.connect_tcp.complete"
+
+
+def probe_pool() -> str | None:
+    """None if httpx and httpcore still hold what :func:`find_network_stream` reads."""
+    from httpcore._async.connection_pool import AsyncPoolRequest
+    from httpcore._sync.connection_pool import PoolRequest
+
+    hops: list[tuple[type, tuple[str, ...]]] = [
+        (httpx.Client, ("_transport_for_url",)),
+        (httpx.AsyncClient, ("_transport_for_url",)),
+        (httpx.HTTPTransport, ("_pool",)),
+        (httpx.AsyncHTTPTransport, ("_pool",)),
+        (httpcore.ConnectionPool, ("_requests",)),
+        (httpcore.AsyncConnectionPool, ("_requests",)),
+        (PoolRequest, ("request", "connection")),
+        (AsyncPoolRequest, ("request", "connection")),
+        (httpcore.HTTPConnection, ("_connection",)),
+        (httpcore.AsyncHTTPConnection, ("_connection",)),
+        (httpcore.HTTP11Connection, ("_network_stream",)),
+        (httpcore.AsyncHTTP11Connection, ("_network_stream",)),
+    ]
+    for cls, names in hops:
+        missing = unassigned(cls, *names)
+        if missing is not None:
+            return f"{missing} is gone"
+    return None
+
+
+#: The connection of a request served by a reused connection, found in httpcore's pool.
+HEAD = register(
+    FastPath(
+        name="transport.head",
+        shortcut="the first_byte head deadline finds a reused connection through httpcore's "
+        "pool internals, to shut it down when the deadline passes",
+        tested={"httpx": ">=0.27,<0.29", "httpcore": ">=1.0,<1.1"},
+        probe=probe_pool,
+        faithful="the network stream of the connection the request opens, from httpcore's "
+        "public trace extension (connection.connect_tcp.complete)",
+    )
+)
 
 
 def find_network_stream(http: httpx.Client | httpx.AsyncClient, request: httpx.Request) -> Any:
@@ -50,7 +99,7 @@ class HeadWatch:
         limit: The setting it comes from, for the message (``"first_byte (600 s)"``).
     """
 
-    __slots__ = ("_http", "_lock", "_request", "armed", "fired", "limit", "seconds")
+    __slots__ = ("_http", "_lock", "_request", "_stream", "armed", "fired", "limit", "seconds")
 
     seconds: float
     limit: str
@@ -67,6 +116,7 @@ class HeadWatch:
         self._lock = threading.Lock()
         self._http: httpx.Client | httpx.AsyncClient | None = None
         self._request: httpx.Request | None = None
+        self._stream: Any = None
 
     def attach(self, http: httpx.Client | httpx.AsyncClient, request: httpx.Request) -> None:
         """Watch ``request``, sent through ``http`` (as its trace extension)."""
@@ -74,8 +124,11 @@ class HeadWatch:
         request.extensions["trace"] = self.atrace if isinstance(http, httpx.AsyncClient) else self
 
     def __call__(self, name: str, info: dict[str, Any]) -> None:
-        """httpcore's trace callback: arm on sending, disarm on the head."""
-        if name.endswith("send_request_headers.started"):
+        """httpcore's trace callback: keep a new connection's stream, arm on sending, disarm
+        on the head."""
+        if name == _CONNECTED:
+            self._stream = info.get("return_value")
+        elif name.endswith("send_request_headers.started"):
             if not self.armed and self._request is not None:
                 self.armed = True
                 _Watchdog.add(time.monotonic() + self.seconds, self)
@@ -91,7 +144,7 @@ class HeadWatch:
         """Stop watching; whether the deadline had passed."""
         with self._lock:
             if self._request is not None:
-                self._http = self._request = None
+                self._http = self._request = self._stream = None
                 _Watchdog.cancelled(self.armed)
             return self.fired
 
@@ -101,7 +154,9 @@ class HeadWatch:
             if self._http is None or self._request is None:
                 return
             self.fired = True
-            network_stream = find_network_stream(self._http, self._request)
+            network_stream = self._stream
+            if network_stream is None and is_on(HEAD.name):
+                network_stream = find_network_stream(self._http, self._request)
         hang_up(network_stream)
 
 

@@ -17,6 +17,12 @@ The h11 state is found through private attributes of httpx and httpcore (the res
 stream's ``_stream``, ``_httpcore_stream``, ``_stream``, ``_connection``, ``_h11_state``);
 with another transport (HTTP/2, a mock, a future httpx) it is not found, and only the two
 other signs count. ``tests/core/transport/test_keepalive.py`` fails loudly if the chain moves.
+
+Reusing connections this way (and :func:`sse_core.transport.body.guard`/``retire``, which read
+the same chain) is the fast path :data:`REUSE` of :mod:`sse_core.fast_paths`. Off, a stream
+uses httpx's public API only: its connection is shut down when the stream closes (through
+the public ``network_stream`` extension), so no connection is reused after a stream and
+none can carry bytes of one answer into the next request; each request opens its own.
 """
 
 from __future__ import annotations
@@ -26,14 +32,70 @@ import select
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import h11
+import httpcore
 import httpx
 
-__all__ = ["afinish_body", "end_is_here", "find_h11_state", "finish_body", "h11_state_of"]
+from sse_core.fast_paths import FastPath, register, unassigned
+
+__all__ = [
+    "REUSE",
+    "afinish_body",
+    "end_is_here",
+    "find_h11_state",
+    "finish_body",
+    "h11_state_of",
+    "probe_chain",
+]
 
 #: The attributes from an httpx response stream to httpcore's h11 connection state.
 H11_CHAIN = ("_stream", "_httpcore_stream", "_stream", "_connection", "_h11_state")
 #: The end of a chunked body without trailers.
 _LAST_CHUNK = b"0\r\n\r\n"
+
+
+def probe_chain() -> str | None:
+    """None if httpx and httpcore still hold the attributes of :data:`H11_CHAIN` (and the
+    connection the ones ``retire`` uses), else the first one missing."""
+    from httpcore._async import connection_pool as async_pool
+    from httpcore._async import http11 as async_http11
+    from httpcore._sync import connection_pool as sync_pool
+    from httpcore._sync import http11 as sync_http11
+    from httpx import _client, _transports
+
+    hops: list[tuple[type, tuple[str, ...]]] = [
+        (_client.BoundSyncStream, ("_stream",)),
+        (_client.BoundAsyncStream, ("_stream",)),
+        (_transports.default.ResponseStream, ("_httpcore_stream",)),
+        (_transports.default.AsyncResponseStream, ("_httpcore_stream",)),
+        (sync_pool.PoolByteStream, ("_stream",)),
+        (async_pool.PoolByteStream, ("_stream",)),
+        (sync_http11.HTTP11ConnectionByteStream, ("_connection",)),
+        (async_http11.HTTP11ConnectionByteStream, ("_connection",)),
+        (httpcore.HTTP11Connection, ("_h11_state", "_expire_at", "is_idle")),
+        (httpcore.AsyncHTTP11Connection, ("_h11_state", "_expire_at", "is_idle")),
+        (h11.Connection, ("trailing_data", "their_state")),
+    ]
+    for cls, names in hops:
+        missing = unassigned(cls, *names)
+        if missing is not None:
+            return f"{missing} is gone"
+    return None
+
+
+#: Connection reuse after ``[DONE]`` read from httpcore's h11 state (else: no reuse).
+REUSE = register(
+    FastPath(
+        name="transport.reuse",
+        shortcut="after [DONE] the end of the body is read when httpcore's h11 state (private "
+        "httpx/httpcore attributes) says it is here, so the connection is reused; a "
+        "connection with bytes behind its response is retired",
+        tested={"httpx": ">=0.27,<0.29", "httpcore": ">=1.0,<1.1"},
+        probe=probe_chain,
+        faithful="httpx's public API only: each stream's connection is shut down when the "
+        "stream closes (the network_stream extension); a new connection per request",
+    )
+)
 
 
 def find_h11_state(response: httpx.Response) -> Any | None:

@@ -35,8 +35,10 @@ from collections import OrderedDict
 from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
+import httpcore
 import httpx
 
+from sse_core.fast_paths import FastPath, is_on, register, unassigned
 from sse_core.transport.client import AsyncChatClient, ChatClient
 from sse_core.transport.config import ClientConfig
 
@@ -230,12 +232,41 @@ def _close_in(loop: asyncio.AbstractEventLoop, clients: list[AsyncChatClient]) -
     task.add_done_callback(_closing.discard)
 
 
+def probe_sockets() -> str | None:
+    """None if httpx and httpcore still hold what :func:`_sockets` reads."""
+    for cls, names in (
+        (httpx.AsyncClient, ("_transport", "_mounts")),
+        (httpx.AsyncHTTPTransport, ("_pool",)),
+        (httpcore.AsyncConnectionPool, ("connections",)),
+        (httpcore.AsyncHTTPConnection, (_INNER,)),
+        (httpcore.AsyncHTTP11Connection, (_STREAM,)),
+    ):
+        missing = unassigned(cls, *names)
+        if missing is not None:
+            return f"{missing} is gone"
+    return None
+
+
+#: The sockets of a closed loop's clients closed at once, found in httpcore's pool.
+SOCKETS = register(
+    FastPath(
+        name="transport.closed_loop_sockets",
+        shortcut="the sockets of a closed event loop's clients are closed at once, found "
+        "through httpx's and httpcore's private attributes",
+        tested={"httpx": ">=0.27,<0.29", "httpcore": ">=1.0,<1.1"},
+        probe=probe_sockets,
+        faithful="the clients are dropped and their sockets close when they are collected "
+        "(with the reuse fast path off too, every stream's connection was shut down already)",
+    )
+)
+
+
 def _close_sockets(client: AsyncChatClient) -> None:
     """Close the sockets of an async client whose event loop is closed (an injected httpx
     client is left to its owner). Found through httpx's and httpcore's private attributes
-    (``tests/core/transport/test_pool.py`` fails if they move); if they are not found, the
-    sockets close when the client is collected."""
-    if not client._owned:
+    (the fast path :data:`SOCKETS`; ``tests/core/transport/test_pool.py`` fails if they
+    move); where it is off, the sockets close when the client is collected."""
+    if not client._owned or not is_on(SOCKETS.name):
         return
     for sock in _sockets(client._http):
         with contextlib.suppress(OSError):

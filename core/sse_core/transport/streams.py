@@ -30,12 +30,13 @@ from sse_core._redact import scrub
 from sse_core.completion import Completion
 from sse_core.errors import SSEConnectorError, StreamError
 from sse_core.events import StreamEvent
+from sse_core.fast_paths import is_on
 from sse_core.pipeline.accumulator import Accumulator
 from sse_core.pipeline.session import StreamSession
 from sse_core.transport.body import adecoded, codings, decoded, guard, hang_up, retire
 from sse_core.transport.config import ClientConfig
 from sse_core.transport.http import detach, map_transport_error
-from sse_core.transport.keepalive import afinish_body, finish_body
+from sse_core.transport.keepalive import REUSE, afinish_body, finish_body
 
 if TYPE_CHECKING:
     from sse_core.transport.client import AsyncChatClient, ChatClient, Prepared
@@ -98,7 +99,8 @@ def _begin(response: httpx.Response, session: StreamSession) -> list[str] | None
         extension["read"] = session.read_timeout()
     if response.is_stream_consumed:
         return None
-    guard(response)
+    if is_on(REUSE.name):
+        guard(response)
     return codings(response.headers)
 
 
@@ -169,7 +171,7 @@ async def _start_async(
 async def _aclose(response: httpx.Response, body: AsyncIterator[bytes] | None) -> None:
     """Close an async response: one that ended well after reading the end of its body if it
     is here (:mod:`.keepalive`); one left early hung up at once first (see below)."""
-    if body is None:
+    if body is None or not is_on(REUSE.name):
         _hang_up(response)
     else:
         await afinish_body(response, body)
@@ -184,12 +186,16 @@ def _hang_up(response: httpx.Response) -> None:
     completes and the gateway would go on generating until the process exits. A sync one
     after an error the same way: a connection whose body broke the protocol is never reused.
     A response closed already (its body read to the end) gave its connection back to the
-    pool, where it may serve another request by now: it is only retired if still idle.
+    pool, where it may serve another request by now: it is only retired if still idle
+    (where the reuse fast path is off, its connection was shut down before it went back).
+
+    Where the fast path :data:`~sse_core.transport.keepalive.REUSE` is off, every stream
+    ends here: its connection is not reused (httpx's public API only).
     """
-    if response.is_closed:
-        retire(response)
-    else:
+    if not response.is_closed:
         hang_up(response.extensions.get("network_stream"))
+    elif is_on(REUSE.name):
+        retire(response)
 
 
 def _mapped(
@@ -332,11 +338,12 @@ gc.callbacks.append(_Closer.on_gc)
 def _close(response: httpx.Response, body: Iterator[bytes] | None = None) -> None:
     """Close ``response`` (after reading the end of ``body``, an answer that ended well, if it
     is here: :mod:`.keepalive`); inside a garbage collection, on the closer thread instead."""
-    if body is None:
+    reuse = body is not None and is_on(REUSE.name)
+    if not reuse:
         _hang_up(response)
     if _Closer.collecting:
         _Closer.pending.put(response)
         return
-    if body is not None:
+    if reuse and body is not None:
         finish_body(response, body)
     response.close()

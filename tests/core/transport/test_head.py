@@ -13,7 +13,9 @@ import httpx
 import pytest
 from raw_server import response, serving
 
-from sse_core.transport.head import HeadWatch, find_network_stream
+from sse_core import fast_paths
+from sse_core.transport import head
+from sse_core.transport.head import HEAD, HeadWatch, find_network_stream, probe_pool
 
 
 def _late(conn: socket.socket) -> None:
@@ -74,3 +76,44 @@ def test_a_request_answered_in_time_disarms_its_watch() -> None:
             http.send(request).close()
         time.sleep(0.3)
         assert watch.armed and not watch.fired and not watch.disarm()
+
+
+def test_the_private_chain_is_probed() -> None:
+    assert probe_pool() is None
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_faithful_the_watch_fires_on_the_traced_connection(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the fast path off, the deadline still shuts the connection the request opened,
+    found through httpcore's public trace extension: no pool internals read."""
+
+    def private(*args: object) -> None:
+        raise AssertionError("the pool internals were read")
+
+    monkeypatch.setattr(head, "find_network_stream", private)
+
+    async def send_async(url: str, watch: HeadWatch) -> None:
+        async with httpx.AsyncClient() as http:
+            request = http.build_request("POST", url, content=b"{}")
+            watch.attach(http, request)
+            await http.send(request)
+
+    def later(conn: socket.socket) -> None:
+        time.sleep(3.0)
+        conn.sendall(response(b"data: [DONE]\n\n"))
+
+    with serving(lambda n, request: later) as served, fast_paths.forced(HEAD.name, False):
+        watch = HeadWatch(0.1, "first_byte (0.1 s)")
+        started = time.monotonic()
+        with pytest.raises(httpx.ReadTimeout, match=r"first_byte \(0\.1 s\)"):
+            if mode == "sync":
+                with httpx.Client() as http:
+                    request = http.build_request("POST", served.url, content=b"{}")
+                    watch.attach(http, request)
+                    http.send(request)
+            else:
+                asyncio.run(send_async(served.url, watch))
+        assert time.monotonic() - started < 2.0  # not the server's answer, 3 s late
+        assert watch.fired

@@ -15,21 +15,29 @@ import httpx
 import pytest
 from counting_server import FRAMES, PAYLOAD, Behaviour, serving
 
-from sse_core import AsyncChatClient, ChatClient
-from sse_core.transport.keepalive import end_is_here, find_h11_state
+from sse_core import AsyncChatClient, ChatClient, fast_paths
+from sse_core.transport.keepalive import REUSE, end_is_here, find_h11_state, probe_chain
 
 
+@pytest.mark.parametrize("reuse", [True, False], ids=["fast", "faithful"])
 @pytest.mark.parametrize("framing", ["chunked", "length"])
-def test_the_next_request_reuses_the_connection(framing: str) -> None:
+def test_the_next_request_reuses_the_connection(framing: str, reuse: bool) -> None:
+    """Fast path: one connection for every answer. Faithful (httpx's public API only): each
+    stream's connection is shut down at its close, the answers the same."""
     behaviour = Behaviour(framing=framing)
-    with serving(behaviour) as url, ChatClient(base_url=url, api_key="k") as client:
+    with (
+        fast_paths.forced(REUSE.name, reuse),
+        serving(behaviour) as url,
+        ChatClient(base_url=url, api_key="k") as client,
+    ):
         for _ in range(3):
             assert client.complete(PAYLOAD).content == "hello"
-    assert behaviour.connections == 1
+    assert behaviour.connections == (1 if reuse else 3)
 
 
+@pytest.mark.parametrize("reuse", [True, False], ids=["fast", "faithful"])
 @pytest.mark.parametrize("framing", ["chunked", "length"])
-def test_the_next_async_request_reuses_the_connection(framing: str) -> None:
+def test_the_next_async_request_reuses_the_connection(framing: str, reuse: bool) -> None:
     behaviour = Behaviour(framing=framing)
 
     async def run(url: str) -> None:
@@ -37,9 +45,15 @@ def test_the_next_async_request_reuses_the_connection(framing: str) -> None:
             for _ in range(3):
                 assert (await client.complete(PAYLOAD)).content == "hello"
 
-    with serving(behaviour) as url:
+    with fast_paths.forced(REUSE.name, reuse), serving(behaviour) as url:
         asyncio.run(run(url))
-    assert behaviour.connections == 1
+    assert behaviour.connections == (1 if reuse else 3)
+
+
+def test_the_private_chain_is_probed() -> None:
+    """If this fails, httpx or httpcore moved an attribute connection reuse reads: the fast
+    path is off (each stream then opens its own connection). Fix keepalive.py."""
+    assert probe_chain() is None
 
 
 def test_bytes_after_done_are_not_read() -> None:

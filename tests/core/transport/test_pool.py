@@ -8,13 +8,15 @@ import asyncio
 import copy
 import pickle
 import threading
+from collections.abc import Iterator
 
 import httpx
 import pytest
 from counting_server import Behaviour, serving, wait_until
 
-from sse_core import AsyncChatClient, ChatClient, ClientConfig, ClientPool
-from sse_core.transport.pool import _sockets
+from sse_core import AsyncChatClient, ChatClient, ClientConfig, ClientPool, fast_paths
+from sse_core.transport.keepalive import REUSE
+from sse_core.transport.pool import SOCKETS, _sockets, probe_sockets
 
 
 def config(**settings: object) -> ClientConfig:
@@ -135,9 +137,18 @@ def test_pickle_gives_an_empty_pool_without_injected_clients() -> None:
 PAYLOAD = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
 
+@pytest.fixture
+def fast_sockets() -> Iterator[None]:
+    """The fast paths these tests are about: connections kept, and closed at once."""
+    with fast_paths.forced(REUSE.name, True), fast_paths.forced(SOCKETS.name, True):
+        yield
+
+
+@pytest.mark.usefixtures("fast_sockets")
 def test_the_sockets_of_a_closed_loops_client_are_found_and_closed() -> None:
     """A closed loop's client cannot be awaited: its sockets are reached through httpx's and
     httpcore's private attributes (``pool._sockets``). If those move, this fails, naming it."""
+    assert probe_sockets() is None
     behaviour = Behaviour()
     pool = ClientPool()
     with serving(behaviour) as url:
@@ -158,6 +169,29 @@ def test_the_sockets_of_a_closed_loops_client_are_found_and_closed() -> None:
         assert repr(pool) == "ClientPool(sync=0, loops=0)"
 
 
+def test_faithful_a_closed_loops_client_leaves_no_connection_open() -> None:
+    """With those fast paths off (httpx's public API only), each stream's connection is shut
+    down when the stream ends: a loop closed bare leaves none for the pool to find."""
+    behaviour = Behaviour()
+    pool = ClientPool()
+    with (
+        fast_paths.forced(REUSE.name, False),
+        fast_paths.forced(SOCKETS.name, False),
+        serving(behaviour) as url,
+    ):
+        loop = asyncio.new_event_loop()
+
+        async def call() -> str:
+            return (await pool.async_(config(base_url=url)).complete(PAYLOAD)).content
+
+        assert loop.run_until_complete(call()) == "hello"
+        loop.close()
+        assert wait_until(lambda: behaviour.ended == 1)  # before any sweep or close
+        pool.close()
+        assert repr(pool) == "ClientPool(sync=0, loops=0)"
+
+
+@pytest.mark.usefixtures("fast_sockets")
 def test_a_new_loop_sweeps_the_clients_of_a_loop_closed_bare() -> None:
     behaviour = Behaviour()
     pool = ClientPool()
