@@ -4,6 +4,7 @@ Subcommands:
     chat [PROMPT]   stream a chat live (starts the gateway emulator when no --base-url)
     decode FILE     decode a captured SSE body (or ``-``: stdin) and print the message
     probe           characterize a gateway with a few small requests
+    info            versions, and which fast paths are on and why (for bug reports)
     emulator        run the gateway emulator on 127.0.0.1 (its own options and checks)
 
 Commands that need an extra that is not installed say which, in one line (exit status 2).
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from sse_chat.chat import add_chat_arguments
 from sse_chat.decoding import add_decode_arguments, run_decode
 from sse_chat.extras import missing_extra
+from sse_chat.info import add_info_arguments, run_info
 from sse_chat.probe.command import add_probe_arguments
 from sse_core import __version__
 
@@ -41,6 +43,7 @@ examples:
   sse-chat decode recordings/first/001.sse        decode a recorded or captured body
   sse-chat probe --base-url https://host/v1 --model my-model
   sse-chat emulator --port 8000 --replay recordings/first
+  sse-chat info --json                            versions and fast paths, for a bug report
 """
 CHAT_EXAMPLES = """\
 examples:
@@ -140,6 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_probe_arguments(probe)
     probe.set_defaults(func=_cmd_probe)
+    info = sub.add_parser(
+        "info",
+        help="versions, and which fast paths are on and why (for bug reports)",
+        description="Print Python, the platform, the versions of sse-connectors and its "
+        "dependencies, and each fast path with its tested ranges, whether it is on and why "
+        "(SSE_CONNECTORS_FAST=0 turns them all off).",
+    )
+    add_info_arguments(info)
+    info.set_defaults(func=run_info)
     _add_emulator(sub)
     return parser
 
