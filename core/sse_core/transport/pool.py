@@ -85,9 +85,14 @@ async def _watch(pool: weakref.ref[ClientPool], entry: _Loop) -> AsyncGenerator[
         yield
     finally:
         owner = pool()
+        # No owner: the model and its pool were collected, which finalizes this watcher
+        # through the loop at once. Streams still being read hold their clients: closing them
+        # would cut those streams (``await make_llm().astream_chat(...)`` drops the model at
+        # once). Their sockets close with them.
+        clients = entry.take() if owner is not None else []
         if owner is not None:
             owner._forget(entry)
-        for client in entry.take():
+        for client in clients:
             try:
                 await client.aclose()
             except Exception:  # the loop is ending; its sockets go with it
