@@ -46,7 +46,7 @@ from langchain_sse._events import (
     take_run_options,
 )
 from langchain_sse._outbound import Outbound
-from langchain_sse._run import OWN_LOOP, RunPlan, Stamp, Unstamped, plan_run
+from langchain_sse._run import OWN_LOOP, BlockStamp, RunPlan, Stamp, Unstamped, plan_run
 from sse_core import ClientConfig, Timeouts
 from sse_core.fast_paths import is_on
 
@@ -292,6 +292,11 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
             async for chunk in chunks:
                 yield cast("AIMessageChunk", chunk.message)
 
+    def _stream_stamp(self) -> BlockStamp | Unstamped:
+        """How ``_stream``'s chunks are stamped: v1 blocks numbered as the own loop numbers
+        them (:class:`BlockStamp`), the id left to LangChain's loop."""
+        return BlockStamp() if self.output_version == "v1" else UNSTAMPED
+
     @override
     def _stream(
         self,
@@ -301,7 +306,7 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         whole = self._asks_whole(kwargs)
-        plan = self._plan_call(messages, stop, kwargs, UNSTAMPED, whole=whole)
+        plan = self._plan_call(messages, stop, kwargs, self._stream_stamp(), whole=whole)
         call = self._open(plan, run_manager)
         with closing(call.chunks()) as chunks:
             yield from chunks
@@ -315,7 +320,7 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         whole = self._asks_whole(kwargs)
-        plan = self._plan_call(messages, stop, kwargs, UNSTAMPED, whole=whole)
+        plan = self._plan_call(messages, stop, kwargs, self._stream_stamp(), whole=whole)
         call = self._aopen(plan, run_manager)
         async with aclosing(call.chunks()) as chunks:
             async for chunk in chunks:

@@ -58,6 +58,7 @@ except ImportError:  # pragma: no cover - only on a langchain-core that moved it
 __all__ = [
     "MODEL_METHODS",
     "OWN_LOOP",
+    "BlockStamp",
     "RunPlan",
     "Stamp",
     "Token",
@@ -220,7 +221,8 @@ class Stamp:
     __slots__ = ("_calls", "_index", "_kind", "id", "v1")
 
     def __init__(self, run_id: UUID, output_version: str | None) -> None:
-        self.id = f"{LC_ID_PREFIX}-{run_id}"  # "lc_run--<run id>", as the base class names it
+        # "lc_run--<run id>", as LangChain names it
+        self.id: str | None = f"{LC_ID_PREFIX}-{run_id}"
         self.v1 = output_version == "v1"
         self._index = -1
         self._kind = ""
@@ -249,6 +251,20 @@ class Stamp:
         if self.v1:
             message = _convert_to_blocks(message, "", -1, {}, whole=True)[0]
         return ChatGenerationChunk(message=message)
+
+
+class BlockStamp(Stamp):
+    """:class:`Stamp`'s v1 blocks without an id: the chunks of a ``_stream`` under
+    ``output_version="v1"`` that ``BaseChatModel``'s loop runs (the faithful path). Its own
+    numbering (a block number per type run) would give a tool-call fragment its call's index
+    and fold the first call into the answer's first block; numbered here, the blocks merge
+    into the blocks ``invoke`` gives, as on the own loop. The loop then sets the run's id."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(UUID(int=0), "v1")
+        self.id = None
 
 
 def _convert_to_blocks(

@@ -248,7 +248,7 @@ LAZY = register(
         name="llamaindex.lazy_responses",
         shortcut="streamed ChatResponses built by writing pydantic's slots, without validation, "
         "their message assembled on first read",
-        tested={"llama-index-core": ">=0.14.5,<0.15", "pydantic": ">=2.11,<2.15"},
+        tested={"llama-index-core": ">=0.14.16,<0.15", "pydantic": ">=2.11,<2.15"},
         probe=probe,
         faithful="ChatMessage(...) and ChatResponse(...), validated, the message joined at once",
     )
