@@ -19,7 +19,8 @@ from pydantic import SecretStr
 
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
-from sse_core import IncompleteStreamError
+from sse_core import IncompleteStreamError, fast_paths
+from sse_core.transport.keepalive import REUSE
 from sse_emulator import Emulator
 
 MESSAGES = [ChatMessage(role="user", content="hi")]
@@ -49,50 +50,71 @@ class Adapter:
 ADAPTERS = pytest.mark.parametrize("name", ["ChatSSE", "SSELLM"])
 
 
+REUSE_ON_OFF = pytest.mark.parametrize("reuse", [True, False], ids=["reuse", "faithful"])
+
+
 @ADAPTERS
-def test_close_ends_the_pooled_connections(name: str) -> None:
+@REUSE_ON_OFF
+def test_close_ends_the_pooled_connections(name: str, reuse: bool) -> None:
+    """With the reuse fast path, calls share a kept-alive connection that close() ends;
+    without it (httpx's public API only) each call's connection ends with its answer."""
     behaviour = Behaviour()
-    with serving(behaviour) as url:
+    with fast_paths.forced(REUSE.name, reuse), serving(behaviour) as url:
         adapter = Adapter(name, url)
         assert adapter.call() == adapter.call() == "hello"
-        assert behaviour.connections == 1  # kept alive between calls
-        adapter.model.close()
-        assert wait_until(lambda: behaviour.ended == 1)  # the server saw it end
+        if reuse:
+            assert behaviour.connections == 1  # kept alive between calls
+            adapter.model.close()
+            assert wait_until(lambda: behaviour.ended == 1)  # the server saw it end
+        else:
+            assert behaviour.connections == 2  # a connection per call
+            assert wait_until(lambda: behaviour.ended == 2)  # each ended with its answer
+            adapter.model.close()
         assert adapter.call() == "hello"  # still usable: a new connection
-        assert behaviour.connections == 2
+        assert behaviour.connections == 3 - reuse
         adapter.model.close()
-        assert wait_until(lambda: behaviour.ended == 2)
+        assert wait_until(lambda: behaviour.ended == 3 - reuse)
 
 
 @ADAPTERS
-def test_aclose_ends_the_loops_pooled_connections(name: str) -> None:
+@REUSE_ON_OFF
+def test_aclose_ends_the_loops_pooled_connections(name: str, reuse: bool) -> None:
     behaviour = Behaviour()
 
     async def run(adapter: Adapter) -> None:
         assert await adapter.acall() == await adapter.acall() == "hello"
-        assert behaviour.connections == 1
-        await adapter.model.aclose()
-        assert await asyncio.to_thread(wait_until, lambda: behaviour.ended == 1)
+        assert behaviour.connections == 2 - reuse
+        if reuse:
+            await adapter.model.aclose()
+        assert await asyncio.to_thread(wait_until, lambda: behaviour.ended == 2 - reuse)
+        if not reuse:
+            await adapter.model.aclose()
         assert await adapter.acall() == "hello"
-        assert behaviour.connections == 2
+        assert behaviour.connections == 3 - reuse
         await adapter.model.aclose()
 
-    with serving(behaviour) as url:
+    with fast_paths.forced(REUSE.name, reuse), serving(behaviour) as url:
         asyncio.run(run(Adapter(name, url)))
-        assert wait_until(lambda: behaviour.ended == 2)
+        assert wait_until(lambda: behaviour.ended == 3 - reuse)
 
 
 @ADAPTERS
-def test_an_injected_client_is_left_open(name: str) -> None:
+@REUSE_ON_OFF
+def test_an_injected_client_is_left_open(name: str, reuse: bool) -> None:
     behaviour = Behaviour()
-    with serving(behaviour) as url, httpx.Client() as http:
+    with fast_paths.forced(REUSE.name, reuse), serving(behaviour) as url, httpx.Client() as http:
         adapter = Adapter(name, url, http_client=http)
         assert adapter.call() == "hello"
         adapter.model.close()
         assert not http.is_closed
         assert adapter.call() == "hello"
-        assert behaviour.connections == 1  # the same connection of the injected client
-        assert behaviour.ended == 0
+        if reuse:
+            assert behaviour.connections == 1  # the same connection of the injected client
+            assert behaviour.ended == 0
+        else:
+            assert behaviour.connections == 2  # each answer's own, ended with it
+            assert wait_until(lambda: behaviour.ended == 2)
+        assert http.get(url + "/models").status_code  # the client itself still works
 
 
 @ADAPTERS

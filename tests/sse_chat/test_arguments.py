@@ -44,10 +44,10 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_subcommand_is_there() -> None:
-    assert set(subcommands()) == {"chat", "decode", "probe", "emulator"}
+    assert set(subcommands()) == {"chat", "decode", "probe", "emulator", "info"}
 
 
-@pytest.mark.parametrize("command", ["chat", "decode", "probe", "emulator"])
+@pytest.mark.parametrize("command", ["chat", "decode", "probe", "emulator", "info"])
 def test_every_argument_and_option_has_help(command: str) -> None:
     parser = subcommands()[command]
     for action in parser._actions:

@@ -30,6 +30,7 @@ from pydantic_core import to_json
 from sse_core._redact import scrub
 from sse_core.completion import Completion
 from sse_core.errors import GatewayHTTPError, SSEConnectorError, StreamTimeoutError
+from sse_core.fast_paths import is_on
 from sse_core.pipeline.session import StreamSession
 from sse_core.transport.body import adecoded, codings, decoded
 from sse_core.transport.config import (
@@ -39,6 +40,7 @@ from sse_core.transport.config import (
     check_header,
 )
 from sse_core.transport.head import HeadWatch
+from sse_core.transport.keepalive import REUSE
 from sse_core.transport.http import (
     MAX_ERROR_BODY,
     build_headers,
@@ -125,6 +127,12 @@ class _ClientBase:
             dict(check_header(k, v, secret=secret) for k, v in headers.items()) if headers else None
         )
         total = config.timeouts.total
+        headers = build_headers(config.api_key, config.default_headers, extra, streaming=streaming)
+        if not is_on(REUSE.name):
+            # httpx's public API cannot tell a connection holding bytes behind its response
+            # from a clean one, so without the reuse fast path none is kept: the server and
+            # httpcore close each after its response (a stream's, a JSON answer's, an error's).
+            headers["connection"] = "close"
         return Prepared(
             body=build_payload(
                 payload,
@@ -132,9 +140,7 @@ class _ClientBase:
                 extra_body=config.extra_body,
                 streaming=streaming,
             ),
-            headers=build_headers(
-                config.api_key, config.default_headers, extra, streaming=streaming
-            ),
+            headers=headers,
             deadline=None if total is None else time.monotonic() + total,
             secrets=tuple(config.secrets(extra)),
         )

@@ -19,10 +19,12 @@ with another transport (HTTP/2, a mock, a future httpx) it is not found, and onl
 other signs count. ``tests/core/transport/test_keepalive.py`` fails loudly if the chain moves.
 
 Reusing connections this way (and :func:`sse_core.transport.body.guard`/``retire``, which read
-the same chain) is the fast path :data:`REUSE` of :mod:`sse_core.fast_paths`. Off, a stream
-uses httpx's public API only: its connection is shut down when the stream closes (through
-the public ``network_stream`` extension), so no connection is reused after a stream and
-none can carry bytes of one answer into the next request; each request opens its own.
+the same chain) is the fast path :data:`REUSE` of :mod:`sse_core.fast_paths`. Off, the client
+uses httpx's public API only, which cannot tell a connection holding bytes behind its response
+from a clean one: every request asks ``connection: close`` (so httpcore and the server close
+the connection after each response, streamed, JSON or error), and a stream left early is shut
+down at its close through the public ``network_stream`` extension. No connection is reused,
+and none can carry bytes of one answer into the next request; each request opens its own.
 """
 
 from __future__ import annotations
@@ -92,8 +94,9 @@ REUSE = register(
         "connection with bytes behind its response is retired",
         tested={"httpx": ">=0.27,<0.29", "httpcore": ">=1.0,<1.1"},
         probe=probe_chain,
-        faithful="httpx's public API only: each stream's connection is shut down when the "
-        "stream closes (the network_stream extension); a new connection per request",
+        faithful="httpx's public API only: every request asks connection: close, and a stream "
+        "left early is shut down at its close (the network_stream extension); a new "
+        "connection per request",
     )
 )
 

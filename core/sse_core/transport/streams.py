@@ -187,7 +187,7 @@ def _hang_up(response: httpx.Response) -> None:
     after an error the same way: a connection whose body broke the protocol is never reused.
     A response closed already (its body read to the end) gave its connection back to the
     pool, where it may serve another request by now: it is only retired if still idle
-    (where the reuse fast path is off, its connection was shut down before it went back).
+    (where the reuse fast path is off, it asked ``connection: close`` and is closed already).
 
     Where the fast path :data:`~sse_core.transport.keepalive.REUSE` is off, every stream
     ends here: its connection is not reused (httpx's public API only).
