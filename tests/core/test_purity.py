@@ -14,9 +14,11 @@ PACKAGE = Path(sse_core.__file__).parent
 ROOT = ["events", "completion", "errors", "_compat", "_redact"]
 PIPELINE = sorted(p.stem for p in (PACKAGE / "pipeline").glob("*.py") if p.stem != "__init__")
 PURE = [f"{name}.py" for name in ROOT] + [f"pipeline/{name}.py" for name in PIPELINE]
-PURE_MODULES = {f"sse_core.{name}" for name in ROOT} | {"sse_core.pipeline"} | {
-    f"sse_core.pipeline.{name}" for name in PIPELINE
-}
+PURE_MODULES = (
+    {f"sse_core.{name}" for name in ROOT}
+    | {"sse_core.pipeline"}
+    | {f"sse_core.pipeline.{name}" for name in PIPELINE}
+)
 FORBIDDEN = {
     "httpx", "asyncio", "anyio", "socket", "threading", "ssl", "select", "trio", "os",
     "pathlib", "io", "subprocess", "urllib", "http", "selectors", "multiprocessing",

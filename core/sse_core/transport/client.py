@@ -40,7 +40,6 @@ from sse_core.transport.config import (
     check_header,
 )
 from sse_core.transport.head import HeadWatch
-from sse_core.transport.keepalive import REUSE
 from sse_core.transport.http import (
     MAX_ERROR_BODY,
     build_headers,
@@ -51,6 +50,7 @@ from sse_core.transport.http import (
     map_transport_error,
     rejects_stream_options,
 )
+from sse_core.transport.keepalive import REUSE
 from sse_core.transport.streams import AsyncChatStream, ChatStream
 
 __all__ = ["AsyncChatClient", "ChatClient", "Prepared", "RetryStep"]
