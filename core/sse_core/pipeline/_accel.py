@@ -58,14 +58,16 @@ def check_accelerator(name: str) -> Any:
 
 
 _UNSET: Any = None
+_ERRORS: tuple[type[Exception], ...] = (ValueError,)
 
 
 def _structs() -> Any:
     """The msgspec decoder of the chunk struct (imported on first use: msgspec is optional)."""
-    global _UNSET  # noqa: PLW0603 - set once, on first use
+    global _UNSET, _ERRORS  # noqa: PLW0603 - set once, on first use
     from sse_core.pipeline import _accel_structs
 
     _UNSET = _accel_structs.UNSET
+    _ERRORS = _accel_structs.ERRORS
     return _accel_structs.DECODER
 
 
@@ -80,7 +82,7 @@ class _MsgspecChunks:
         """Decode ``payload`` into ``events`` as the pure path would; False if msgspec cannot."""
         try:
             chunk = self._decoder.decode(payload)
-        except ValueError:  # msgspec's DecodeError/ValidationError, UnicodeDecodeError
+        except _ERRORS:  # msgspec's DecodeError/ValidationError, UnicodeDecodeError
             return False
         chunks = self._chunks
         if chunks._missing:

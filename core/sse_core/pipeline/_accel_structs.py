@@ -11,9 +11,12 @@ from typing import Any
 
 import msgspec  # type: ignore[import-not-found, unused-ignore]
 
-__all__ = ["DECODER", "DELTA_FIELDS", "UNSET"]
+__all__ = ["DECODER", "DELTA_FIELDS", "ERRORS", "UNSET"]
 
 UNSET = msgspec.UNSET
+#: What a payload msgspec cannot decode raises: msgspec's errors are ValueErrors only from
+#: 0.19 on (before, MsgspecError derives from Exception); UnicodeDecodeError is a ValueError.
+ERRORS: tuple[type[Exception], ...] = (ValueError, msgspec.MsgspecError)
 _MAYBE = msgspec.UnsetType
 
 #: The fields of a delta: the pure path starts a choice's state on a delta with any key.

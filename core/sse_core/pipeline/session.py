@@ -8,7 +8,6 @@ piece to :meth:`StreamSession.step`, pass on the events it returns, stop when it
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Mapping, Sequence
 
 from sse_core._redact import scrub
@@ -36,7 +35,10 @@ class StreamSession:
 
     Args:
         max_event_bytes: The bound on one SSE line or event (and on a JSON body).
-        deadline: A ``time.monotonic()`` deadline for the whole body, or None.
+        deadline: A deadline for the whole body on the caller's clock (the transport's is
+            ``time.monotonic()``), or None.
+            The session reads no clock: its caller gives the time to :meth:`begin`,
+            :meth:`read_timeout` and :meth:`step` (``now``), where :attr:`timed` says it counts.
         idle: The longest silence allowed between two reads of the body, or None.
         data_idle: The longest time allowed between two data events, or None.
         source: What the body comes from, for messages (a URL; never holds a key).
@@ -62,6 +64,7 @@ class StreamSession:
         "_start",
         "answer",
         "stopped",
+        "timed",
     )
 
     def __init__(
@@ -93,18 +96,23 @@ class StreamSession:
         self.answer: Accumulator = Accumulator()
         #: True once the loop must stop reading: ``[DONE]``, or an error frame arrived.
         self.stopped: bool = False
+        #: Whether the time matters (a deadline or ``data_idle``): :meth:`step` wants ``now``.
+        self.timed: bool = deadline is not None or data_idle is not None
 
-    def begin(self, headers: Mapping[str, str], *, status: int = 200) -> None:
+    def begin(
+        self, headers: Mapping[str, str], *, status: int = 200, now: float | None = None
+    ) -> None:
         """The response head arrived: keep its headers, and read the body by its type.
 
         ``text/event-stream`` (or no type, or another text type: gateways are careless) is
         decoded as a stream; a JSON type as one whole ``chat.completion`` (a gateway that
         answered JSON where SSE was asked for); a web page, XML or binary type is refused
         (:class:`UnexpectedResponseError`) once its first bytes arrived, to say what came.
+        ``now``: the time the head arrived, where :attr:`timed` (``data_idle`` counts from it).
         """
         self.answer.headers = headers
-        if self._data_idle is not None:
-            self._last_data = time.monotonic()
+        if now is not None:
+            self._last_data = now
         kind = headers.get("content-type", "").lower()
         if "event-stream" in kind:
             return
@@ -113,15 +121,18 @@ class StreamSession:
         elif kind.startswith(_NOT_A_STREAM) or "html" in kind or "xml" in kind:
             self._refuse = (kind, status)
 
-    def read_timeout(self) -> float | None:
-        """The timeout for each read of the body: the idle bound, within the deadline."""
+    def read_timeout(self, now: float) -> float | None:
+        """The timeout for each read of the body from ``now``: the idle bound, within the
+        deadline."""
         if self._deadline is None:
             return self._idle
-        remaining = max(self._deadline - time.monotonic(), 0.001)
+        remaining = max(self._deadline - now, 0.001)
         return remaining if self._idle is None else min(self._idle, remaining)
 
-    def step(self, piece: bytes) -> list[StreamEvent]:
-        """Take the next piece of the body; return the events to hand on.
+    def step(self, piece: bytes, now: float | None = None) -> list[StreamEvent]:
+        """Take the next piece of the body, which arrived at ``now``; return the events to
+        hand on. The deadline and ``data_idle`` are checked where ``now`` is given (the
+        caller gives it where :attr:`timed`).
 
         After an error frame the events before it are returned and :attr:`stopped` is set;
         :meth:`completion` then raises the error.
@@ -132,8 +143,8 @@ class StreamSession:
         """
         if self._json is not None:
             self._collect(piece)
-            if self._deadline is not None:
-                self._check_clock(True)  # a JSON body's bytes are all data
+            if now is not None:
+                self._check_clock(now, True)  # a JSON body's bytes are all data
             return []
         if self._refuse is not None:
             self._note_start(piece)
@@ -148,8 +159,8 @@ class StreamSession:
             events = self._accept(events)
         if self._decoder.done:
             self.stopped = True
-        if self._deadline is not None or self._data_idle is not None:
-            self._check_clock(bool(events))
+        if now is not None:
+            self._check_clock(now, bool(events))
         return events
 
     def end(self) -> list[StreamEvent]:
@@ -256,8 +267,7 @@ class StreamSession:
         if len(self._start) < _PREVIEW:
             self._start += bytes(piece[: _PREVIEW - len(self._start)])
 
-    def _check_clock(self, data: bool) -> None:
-        now = time.monotonic()
+    def _check_clock(self, now: float, data: bool) -> None:
         if self._deadline is not None and now > self._deadline:
             raise self.fail(
                 StreamTimeoutError(f"the stream from {self._source} ran past the total timeout")

@@ -20,6 +20,7 @@ import contextlib
 import gc
 import queue
 import threading
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -91,12 +92,13 @@ class _Answer:
 def _begin(response: httpx.Response, session: StreamSession) -> list[str] | None:
     """Start the session on the response head; the content-codings to undo (:mod:`.body`),
     or None for a body already read (mock transports: httpx decoded it in memory)."""
-    session.begin(response.headers, status=response.status_code)
+    now = time.monotonic()
+    session.begin(response.headers, status=response.status_code, now=now)
     # httpcore reads request.extensions["timeout"]["read"] when the body iteration starts,
     # so the idle limit replaces the (long) first-byte limit for every body read.
     extension = response.request.extensions.get("timeout")
     if isinstance(extension, dict):
-        extension["read"] = session.read_timeout()
+        extension["read"] = session.read_timeout(now)
     if response.is_stream_consumed:
         return None
     if is_on(REUSE.name):
@@ -121,8 +123,9 @@ def _body_async(response: httpx.Response, session: StreamSession) -> AsyncIterat
 def _run(client: ChatClient, prepared: Prepared, session: StreamSession, box: _Box) -> Batches:
     response, body = _start_sync(client, prepared, session, box)
     try:
+        timed = session.timed
         for piece in body:
-            if batch := session.step(piece):
+            if batch := session.step(piece, time.monotonic() if timed else None):
                 yield batch
             if session.stopped:
                 break
@@ -140,8 +143,9 @@ async def _arun(
 ) -> AsyncBatches:
     response, body = await _start_async(client, prepared, session, box)
     try:
+        timed = session.timed
         async for piece in body:
-            if batch := session.step(piece):
+            if batch := session.step(piece, time.monotonic() if timed else None):
                 yield batch
             if session.stopped:
                 break

@@ -4,11 +4,13 @@ on every error, the deadline, and secrets masked in whatever it raises."""
 
 from __future__ import annotations
 
-import time
+import ast
+from pathlib import Path
 
 import pytest
 from core_frames import delta, sse
 
+import sse_core.pipeline
 from sse_core import (
     Completion,
     ErrorFrame,
@@ -174,12 +176,11 @@ def test_a_json_error_object_is_the_gateways_error() -> None:
 
 
 def test_the_total_deadline_holds_while_a_json_body_arrives() -> None:
-    session = StreamSession(deadline=time.monotonic() + 0.05)
-    session.begin({"content-type": "application/json"})
-    session.step(WHOLE[:10])
-    time.sleep(0.1)
+    session = StreamSession(deadline=100.05)
+    session.begin({"content-type": "application/json"}, now=100.0)
+    session.step(WHOLE[:10], 100.01)
     with pytest.raises(StreamTimeoutError, match="total timeout"):
-        session.step(WHOLE[10:20])
+        session.step(WHOLE[10:20], 100.1)
 
 
 def test_a_json_body_over_the_bound_is_refused_while_it_arrives() -> None:
@@ -263,44 +264,44 @@ def test_a_body_of_only_done_is_a_complete_empty_answer() -> None:
 
 
 def test_read_timeout_is_the_idle_bound_within_the_deadline() -> None:
-    assert StreamSession().read_timeout() is None
-    assert StreamSession(idle=5).read_timeout() == 5
-    soon = StreamSession(idle=5, deadline=time.monotonic() + 1)
-    timeout = soon.read_timeout()
-    assert timeout is not None and 0.5 < timeout <= 1
-    late = StreamSession(deadline=time.monotonic() - 10).read_timeout()
+    assert StreamSession().read_timeout(7.0) is None
+    assert StreamSession(idle=5).read_timeout(7.0) == 5
+    assert StreamSession(idle=5, deadline=8.0).read_timeout(7.0) == 1.0
+    assert StreamSession(idle=5, deadline=20.0).read_timeout(7.0) == 5
+    late = StreamSession(deadline=7.0 - 10).read_timeout(7.0)
     assert late == 0.001  # never zero or negative: httpx reads that as "no wait at all"
 
 
 def test_a_body_past_the_deadline_is_a_timeout_with_the_partial() -> None:
-    session = StreamSession(deadline=time.monotonic() + 0.05, source="http://gw.test/v1")
-    session.begin(SSE)
-    session.step(sse(delta(content="a"), done=False))
-    time.sleep(0.06)
+    session = StreamSession(deadline=50.05, source="http://gw.test/v1")
+    session.begin(SSE, now=50.0)
+    session.step(sse(delta(content="a"), done=False), 50.01)
     with pytest.raises(StreamTimeoutError, match=r"http://gw\.test/v1 ran past") as info:
-        session.step(sse(delta(content="b"), done=False))
+        session.step(sse(delta(content="b"), done=False), 50.06)
     assert info.value.partial.content == "ab"
 
 
 def test_keepalive_lines_do_not_count_as_data_for_data_idle() -> None:
     session = StreamSession(data_idle=0.05, source="http://gw.test/v1")
-    session.begin(SSE)
-    session.step(sse(delta(content="a"), done=False))
-    assert session.step(b": ping\n\n") == []
-    time.sleep(0.06)
+    session.begin(SSE, now=3.0)
+    session.step(sse(delta(content="a"), done=False), 3.01)
+    assert session.step(b": ping\n\n", 3.04) == []
     with pytest.raises(StreamTimeoutError, match="only keep-alive lines") as info:
-        session.step(b": ping\n\n")
+        session.step(b": ping\n\n", 3.07)
     assert info.value.partial.content == "a"
 
 
 def test_data_arriving_in_time_keeps_data_idle_quiet() -> None:
     session = StreamSession(data_idle=0.2)
-    session.begin(SSE)
+    session.begin(SSE, now=0.0)
+    assert session.timed
+    now = 0.0
     for piece in ["a", "b", "c"]:
-        time.sleep(0.02)
-        session.step(sse(delta(content=piece), done=False))
-        session.step(b": ping\n\n")
-    run(session, sse(delta(finish="stop")))
+        now += 0.15  # each data event within data_idle of the last, 0.45 s in all
+        session.step(sse(delta(content=piece), done=False), now)
+        session.step(b": ping\n\n", now + 0.1)
+    session.step(sse(delta(finish="stop")), now + 0.15)
+    session.end()
     assert session.completion().content == "abc"
 
 
@@ -378,3 +379,39 @@ def test_no_sse_body_quoting_a_secret_is_masked() -> None:
     with pytest.raises(StreamProtocolError) as info:
         run(session, f"denied for {SECRET}\n".encode())
     assert SECRET not in _texts(info.value)
+
+
+def test_the_session_decides_by_the_times_it_is_given() -> None:
+    """The times come from the caller (the data_idle gap counts from the head's time), so a
+    test or a replay can run the rules on any clock."""
+    session = StreamSession(data_idle=1.0, deadline=100.0)
+    session.begin(SSE, now=10.0)
+    assert session.read_timeout(10.0) == 90.0
+    session.step(b": ping\n\n", 10.5)
+    with pytest.raises(StreamTimeoutError, match="no data"):
+        session.step(b": ping\n\n", 11.5)
+
+
+def test_the_pipeline_reads_no_clock() -> None:
+    """No module of the sans-IO pipeline imports a clock: time is an argument."""
+    for module in Path(sse_core.pipeline.__file__).parent.glob("*.py"):
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            assert not {"time", "datetime"} & {n.split(".")[0] for n in names}, module.name
+
+
+def test_without_a_time_the_clock_rules_are_not_checked() -> None:
+    """``now`` omitted (a caller with no deadline, as decode() and the CLI's decode are): no
+    timing verdict, whatever the session was given."""
+    session = StreamSession(deadline=0.0)
+    session.begin(SSE)
+    run(session, sse(delta(content="a"), delta(finish="stop")))
+    assert session.completion().content == "a"
+    assert not StreamSession().timed
