@@ -48,8 +48,9 @@ Batches = Generator[list[StreamEvent], None, None]
 AsyncBatches = AsyncGenerator[list[StreamEvent], None]
 
 
-class _Box:
-    """What the loop shares with its stream object without pointing back at it."""
+class _Outcome:
+    """The response and, once it ended well, the completion: what the read loop shares with
+    its stream object without pointing back at it."""
 
     __slots__ = ("completion", "response")
 
@@ -58,21 +59,21 @@ class _Box:
         self.completion: Completion | None = None
 
 
-class _Answer:
+class _StreamBase:
     """What both stream classes know of the answer."""
 
-    _box: _Box
+    _outcome: _Outcome
     _session: StreamSession
 
     @property
     def response(self) -> httpx.Response | None:
         """The HTTP response, once its head arrived."""
-        return self._box.response
+        return self._outcome.response
 
     @property
     def completion(self) -> Completion | None:
         """The whole answer, once the stream ended well (None before)."""
-        return self._box.completion
+        return self._outcome.completion
 
     @property
     def answer(self) -> Accumulator:
@@ -85,7 +86,7 @@ class _Answer:
         The whole :attr:`completion` once the stream ended; an empty Completion before the
         response began. For reporting what a stream that was left early had delivered.
         """
-        done = self._box.completion
+        done = self._outcome.completion
         return done if done is not None else self._session.partial()
 
 
@@ -120,8 +121,10 @@ def _body_async(response: httpx.Response, session: StreamSession) -> AsyncIterat
     return adecoded(response.aiter_raw(), names) if names else response.aiter_raw()
 
 
-def _run(client: ChatClient, prepared: Prepared, session: StreamSession, box: _Box) -> Batches:
-    response, body = _start_sync(client, prepared, session, box)
+def _run(
+    client: ChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
+) -> Batches:
+    response, body = _start_sync(client, prepared, session, outcome)
     try:
         timed = session.timed
         for piece in body:
@@ -131,17 +134,17 @@ def _run(client: ChatClient, prepared: Prepared, session: StreamSession, box: _B
                 break
         if batch := session.end():
             yield batch
-        box.completion = session.completion()
+        outcome.completion = session.completion()
     except httpx.HTTPError as exc:
-        raise _mapped(exc, session, client.config, prepared) from exc
+        raise _stream_error(exc, session, client.config, prepared) from exc
     finally:
-        _close(response, body if box.completion is not None else None)
+        _close(response, body if outcome.completion is not None else None)
 
 
 async def _arun(
-    client: AsyncChatClient, prepared: Prepared, session: StreamSession, box: _Box
+    client: AsyncChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
 ) -> AsyncBatches:
-    response, body = await _start_async(client, prepared, session, box)
+    response, body = await _start_async(client, prepared, session, outcome)
     try:
         timed = session.timed
         async for piece in body:
@@ -151,24 +154,24 @@ async def _arun(
                 break
         if batch := session.end():
             yield batch
-        box.completion = session.completion()
+        outcome.completion = session.completion()
     except httpx.HTTPError as exc:
-        raise _mapped(exc, session, client.config, prepared) from exc
+        raise _stream_error(exc, session, client.config, prepared) from exc
     finally:
-        await _aclose(response, body if box.completion is not None else None)
+        await _aclose(response, body if outcome.completion is not None else None)
 
 
 def _start_sync(
-    client: ChatClient, prepared: Prepared, session: StreamSession, box: _Box
+    client: ChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
 ) -> tuple[httpx.Response, Iterator[bytes]]:
-    response = box.response = client._open(prepared)
+    response = outcome.response = client._open(prepared)
     return response, _body_sync(response, session)
 
 
 async def _start_async(
-    client: AsyncChatClient, prepared: Prepared, session: StreamSession, box: _Box
+    client: AsyncChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
 ) -> tuple[httpx.Response, AsyncIterator[bytes]]:
-    response = box.response = await client._open(prepared)
+    response = outcome.response = await client._open(prepared)
     return response, _body_async(response, session)
 
 
@@ -202,9 +205,11 @@ def _hang_up(response: httpx.Response) -> None:
         retire(response)
 
 
-def _mapped(
+def _stream_error(
     exc: httpx.HTTPError, session: StreamSession, config: ClientConfig, prepared: Prepared
 ) -> SSEConnectorError:
+    """The typed error for httpx's ``exc`` while reading the body (a StreamError carries the
+    partial answer), with the key scrubbed from ``exc``, which becomes its cause."""
     encoding = session.answer.headers.get("content-encoding", "")
     idle = config.timeouts.idle  # what a body read waits for (the total's rest, if sooner)
     limit = f"Timeouts.idle ({idle:g} s)" if idle is not None else "the total timeout"
@@ -227,15 +232,15 @@ async def _aflatten(batches: AsyncBatches) -> AsyncGenerator[StreamEvent, None]:
             yield event
 
 
-class ChatStream(_Answer):
+class ChatStream(_StreamBase):
     """One streamed answer: iterate for StreamEvents; :attr:`completion` at the end."""
 
     def __init__(self, client: ChatClient, prepared: Prepared) -> None:
         if not _Closer.started:
             _Closer.start()
-        self._box = _Box()
+        self._outcome = _Outcome()
         self._session = client._session(prepared)
-        self._batches = _run(client, prepared, self._session, self._box)
+        self._batches = _run(client, prepared, self._session, self._outcome)
         self._events = _flatten(self._batches)
 
     def __iter__(self) -> Iterator[StreamEvent]:
@@ -249,15 +254,15 @@ class ChatStream(_Answer):
         """Consume the rest of the stream and return the Completion."""
         for _ in self._batches:
             pass
-        assert self._box.completion is not None
-        return self._box.completion
+        assert self._outcome.completion is not None
+        return self._outcome.completion
 
     def close(self) -> None:
         """Stop reading and close the HTTP response now."""
         self._events.close()
         self._batches.close()
-        if self._box.response is not None:
-            self._box.response.close()
+        if self._outcome.response is not None:
+            self._outcome.response.close()
 
     def __enter__(self) -> ChatStream:
         return self
@@ -268,13 +273,13 @@ class ChatStream(_Answer):
         self.close()
 
 
-class AsyncChatStream(_Answer):
+class AsyncChatStream(_StreamBase):
     """Async twin of :class:`ChatStream`; use ``async with`` so an early exit closes at once."""
 
     def __init__(self, client: AsyncChatClient, prepared: Prepared) -> None:
-        self._box = _Box()
+        self._outcome = _Outcome()
         self._session = client._session(prepared)
-        self._batches = _arun(client, prepared, self._session, self._box)
+        self._batches = _arun(client, prepared, self._session, self._outcome)
         self._events = _aflatten(self._batches)
 
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
@@ -288,15 +293,15 @@ class AsyncChatStream(_Answer):
         """Consume the rest of the stream and return the Completion."""
         async for _ in self._batches:
             pass
-        assert self._box.completion is not None
-        return self._box.completion
+        assert self._outcome.completion is not None
+        return self._outcome.completion
 
     async def aclose(self) -> None:
         """Stop reading and close the HTTP response now."""
         await self._events.aclose()
         await self._batches.aclose()
-        if self._box.response is not None:
-            await self._box.response.aclose()
+        if self._outcome.response is not None:
+            await self._outcome.response.aclose()
 
     async def __aenter__(self) -> AsyncChatStream:
         return self
