@@ -6,9 +6,10 @@ Each round abandons a slow stream of "count to 300" (3 s of answer) and then com
 same request on the same client; the emulator's record must show the abandoned request
 disconnected within 100 ms of the moment the stream was dropped in 95% of the rounds, and
 within 1 s in every one (the machine is shared: one round may lose the processor for a
-while; a stream that was not closed would be seen leaving only after its 3 s). Variants: reference counting alone
-(``gc.disable()``), a stream caught in a reference cycle (closed by the collector, also when
-the collection runs inside httpcore), and the async twin (``async for ...: break``).
+while; a stream that was not closed would be seen leaving only after its 3 s). Variants:
+reference counting alone (``gc.disable()``), a stream caught in a reference cycle (closed by
+the collector, also when the collection runs inside httpcore), and the async twin (``async
+for ...: break``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def check_latencies(latencies: list[float]) -> None:
     p95 = ordered[int(len(ordered) * 0.95) - 1]
     assert p95 <= BOUND, f"95% of the disconnects were seen only {p95:.3f} s after the drop"
     assert ordered[-1] <= WORST, f"a disconnect was seen {ordered[-1]:.3f} s after the drop"
+
 
 pytestmark = pytest.mark.slow
 
