@@ -21,8 +21,8 @@ ChatSSE's own ``stream``/``astream`` loop holds the run manager itself and needs
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 from uuid import UUID
 
@@ -52,6 +52,7 @@ __all__ = [
     "link_config",
     "make_async_emitter",
     "make_emitter",
+    "run_ls_params",
     "take_run_options",
 ]
 
@@ -73,20 +74,37 @@ class RunLink:
     config: RunnableConfig
     run_id: UUID
     invoke: bool = False
+    ls_params: Mapping[str, Any] = field(default_factory=dict)
+    """The LangSmith params LangChain adds to the run's metadata (``ls_provider``, ...):
+    an event filed under the run carries the run's metadata, as on ChatSSE's own loop."""
 
     def __repr__(self) -> str:  # kept out of traces by ChatSSE; short if it ever shows
         return f"RunLink(run_id={self.run_id})"
 
 
 def link_config(
-    config: RunnableConfig | None, kwargs: dict[str, Any], *, invoke: bool = False
+    config: RunnableConfig | None,
+    kwargs: dict[str, Any],
+    *,
+    invoke: bool = False,
+    ls_params: Mapping[str, Any] | None = None,
 ) -> tuple[RunnableConfig, dict[str, Any]]:
     """The config with a fixed ``run_id``, and the call kwargs with the link added
-    (``invoke``: the call is an ``invoke``/``ainvoke``)."""
+    (``invoke``: the call is an ``invoke``/``ainvoke``; ``ls_params``: see :class:`RunLink`)."""
     config = ensure_config(config)
     run_id = config.get("run_id") or uuid7()
     config["run_id"] = run_id
-    return config, {**kwargs, LINK_KEY: RunLink(config=config, run_id=run_id, invoke=invoke)}
+    link = RunLink(config=config, run_id=run_id, invoke=invoke, ls_params=ls_params or {})
+    return config, {**kwargs, LINK_KEY: link}
+
+
+def run_ls_params(
+    model: BaseChatModel, stop: list[str] | None, kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """The LangSmith params LangChain puts in the metadata of a run of ``model`` (with
+    langchain-core's defaults, ``ls_integration``, where this langchain-core adds them)."""
+    with_defaults = getattr(model, "_get_ls_params_with_defaults", model._get_ls_params)
+    return dict(with_defaults(stop=stop, **kwargs))
 
 
 def take_run_options(
@@ -133,7 +151,7 @@ def _build_target(
         model.verbose,
         config.get("tags"),
         model.tags,
-        config.get("metadata"),
+        {**(config.get("metadata") or {}), **link.ls_params},  # as the run's own metadata
         model.metadata,
     )
     return manager, link.run_id
@@ -201,7 +219,9 @@ class RunLinkedChatModel(BaseChatModel):
         stop: list[str] | None = None,
         **kwargs: Any,
     ) -> AIMessage:
-        config, kwargs = link_config(*take_run_options(config, kwargs), invoke=True)
+        config, kwargs = take_run_options(config, kwargs)
+        ls_params = run_ls_params(self, stop, kwargs)
+        config, kwargs = link_config(config, kwargs, invoke=True, ls_params=ls_params)
         return super().invoke(input, config, stop=stop, **kwargs)
 
     @override
@@ -213,7 +233,9 @@ class RunLinkedChatModel(BaseChatModel):
         stop: list[str] | None = None,
         **kwargs: Any,
     ) -> AIMessage:
-        config, kwargs = link_config(*take_run_options(config, kwargs), invoke=True)
+        config, kwargs = take_run_options(config, kwargs)
+        ls_params = run_ls_params(self, stop, kwargs)
+        config, kwargs = link_config(config, kwargs, invoke=True, ls_params=ls_params)
         return await super().ainvoke(input, config, stop=stop, **kwargs)
 
     @override

@@ -43,6 +43,7 @@ from langchain_sse._events import (
     link_config,
     make_async_emitter,
     make_emitter,
+    run_ls_params,
     take_run_options,
 )
 from langchain_sse._outbound import Outbound
@@ -230,7 +231,8 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         if self._owns_loop(kwargs, async_api=False):
             messages = self._run_own(plan_run(self, input, config, stop, kwargs), stop, kwargs)
         else:
-            config, kwargs = link_config(config, kwargs)
+            ls_params = run_ls_params(self, stop, kwargs)
+            config, kwargs = link_config(config, kwargs, ls_params=ls_params)
             base = super().stream(input, config, stop=stop, **kwargs)
             messages = cast("Generator[AIMessageChunk, None, None]", base)
         with closing(messages) as chunks:
@@ -255,7 +257,8 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         if self._owns_loop(kwargs, async_api=True):
             messages = self._arun_own(plan_run(self, input, config, stop, kwargs), stop, kwargs)
         else:
-            config, kwargs = link_config(config, kwargs)
+            ls_params = run_ls_params(self, stop, kwargs)
+            config, kwargs = link_config(config, kwargs, ls_params=ls_params)
             abase = super().astream(input, config, stop=stop, **kwargs)
             messages = cast("AsyncGenerator[AIMessageChunk, None]", abase)
         async with aclosing(messages) as chunks:
