@@ -1,6 +1,7 @@
 """ChatSSE asks for one choice per request: ``n`` other than 1, wherever it is set
 (model_kwargs, extra_body, a call keyword argument), is the core's ConfigurationError naming
-it, before any request (sse_core._choices, checked where every request body is built)."""
+it, before any request (sse_core._choices, checked where every request body is built). The
+call keyword on every path: tests/adapters/test_choices.py."""
 
 from __future__ import annotations
 
@@ -25,7 +26,6 @@ async def _astream(model: ChatSSE, **kwargs: Any) -> list[Any]:
     ("fields", "call", "where"),
     [
         ({"model_kwargs": {"n": 2}}, {}, "the request payload (ChatSSE: model_kwargs"),
-        ({}, {"n": 2}, "the request payload (ChatSSE: model_kwargs or a call keyword"),
         ({"extra_body": {"n": 2}}, {}, "extra_body"),
         ({}, {"extra_body": {"n": 2}}, "the request payload"),
     ],

@@ -58,9 +58,7 @@ def _calls(llm: SSELLM, **kwargs: Any) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize(
-    "path", ["chat", "stream_chat", "complete", "stream_complete", "achat", "astream_chat"]
-)
+@pytest.mark.parametrize("path", ["complete", "stream_complete"])  # chat's: tests/adapters
 def test_n_as_a_call_argument_is_refused_before_any_request(
     path: str, make_llm: LLMFactory, emulator: Emulator
 ) -> None:

@@ -1,24 +1,25 @@
-"""What the README's "Behind a proxy" promises ChatSSE users: LiteLLM's Retry-After alias is
-honoured, and ``Timeouts(data_idle=...)`` reaches the core (the relay tests in
+"""What the README's "Behind a proxy" promises users of both adapters: LiteLLM's Retry-After
+alias is honoured, and ``Timeouts(data_idle=...)`` reaches the core (the relay tests in
 ``tests/relays`` show it ending a stream that only pings)."""
 
 from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import httpx
 import pytest
-from lc_support import chunk, sse_body
 
-import langchain_sse
-from langchain_sse import ChatSSE
 from sse_core import Timeouts
 
 MODES = ("sync", "async")
 #: LiteLLM's proxy forwards the upstream's Retry-After under this name (and no Retry-After).
 ALIAS = "llm_provider-retry-after"
-ANSWER = sse_body(chunk({"content": "after the wait"}, finish_reason="stop"))
+ANSWER = (
+    b'data: {"choices": [{"index": 0, "delta": {"content": "after the wait"}, '
+    b'"finish_reason": "stop"}]}\n\ndata: [DONE]\n\n'
+)
 
 
 class RateLimited:
@@ -35,10 +36,9 @@ class RateLimited:
             return httpx.Response(429, headers={ALIAS: "1"}, content=json.dumps(error).encode())
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=ANSWER)
 
-    def model(self, max_retries: int) -> ChatSSE:
+    def model(self, driver: Any, max_retries: int) -> Any:
         transport = httpx.MockTransport(self)
-        return ChatSSE(
-            model="m",
+        return driver.make(
             base_url="http://gateway.test/v1",
             max_retries=max_retries,
             http_client=httpx.Client(transport=transport),
@@ -49,41 +49,38 @@ class RateLimited:
         return self.times[1] - self.times[0]
 
 
-async def invoke(model: ChatSSE, mode: str) -> str:
-    message = model.invoke("hi") if mode == "sync" else await model.ainvoke("hi")
-    return message.text
+async def ask(driver: Any, model: Any, mode: str) -> str:
+    return driver.ask(model) if mode == "sync" else await driver.aask(model)  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_a_429_with_the_litellm_alias_is_retried_after_its_delay(mode: str) -> None:
+async def test_a_429_with_the_litellm_alias_is_retried_after_its_delay(
+    driver: Any, mode: str
+) -> None:
     gateway = RateLimited(limited=1)
-    assert await invoke(gateway.model(max_retries=2), mode) == "after the wait"
+    assert await ask(driver, gateway.model(driver, max_retries=2), mode) == "after the wait"
     assert len(gateway.times) == 2
     assert 0.9 <= gateway.waited() < 2.5  # the alias's second, not the 0.5 s backoff
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_the_alias_is_the_retry_after_of_the_last_429(mode: str) -> None:
+async def test_the_alias_is_the_retry_after_of_the_last_429(driver: Any, mode: str) -> None:
     gateway = RateLimited(limited=10)
-    with pytest.raises(langchain_sse.RateLimitError) as caught:
-        await invoke(gateway.model(max_retries=1), mode)
+    with pytest.raises(driver.error("RateLimitError")) as caught:
+        await ask(driver, gateway.model(driver, max_retries=1), mode)
     assert caught.value.retry_after == 1.0
     assert caught.value.status_code == 429
     assert len(gateway.times) == 2
     assert 0.9 <= gateway.waited() < 2.5
 
 
-def test_data_idle_reaches_the_core() -> None:
-    model = ChatSSE(
-        model="m", base_url="http://gateway.test/v1", timeout=Timeouts(idle=5, data_idle=1)
-    )
-    timeouts = model._resolve_config().timeouts
+def test_data_idle_reaches_the_core(driver: Any) -> None:
+    model = driver.make(base_url="http://gateway.test/v1", timeout=Timeouts(idle=5, data_idle=1))
+    timeouts = driver.config(model).timeouts
     assert (timeouts.idle, timeouts.data_idle) == (5.0, 1.0)
-    assert model._pool.sync(model._resolve_config()).config.timeouts.data_idle == 1.0
+    assert driver.sync_client(model).config.timeouts.data_idle == 1.0
 
 
-def test_a_plain_number_sets_every_phase_but_total() -> None:
-    timeouts = (
-        ChatSSE(model="m", base_url="http://gateway.test/v1", timeout=3)._resolve_config().timeouts
-    )
+def test_a_plain_number_sets_every_phase_but_total(driver: Any) -> None:
+    timeouts = driver.config(driver.make(base_url="http://gateway.test/v1", timeout=3)).timeouts
     assert timeouts == Timeouts(connect=3, first_byte=3, idle=3, data_idle=3, total=None)

@@ -1,0 +1,161 @@
+"""The adapter conformance suite: what ChatSSE and SSELLM promise alike, tested once through a
+driver per adapter.
+
+A test takes the ``driver`` fixture (parametrized over both adapters) and speaks to the model
+only through it: ``driver.make(**fields)`` builds a model (field names as ChatSSE spells them;
+the driver maps the few SSELLM spells otherwise), ``driver.ask``/``aask`` make one call and give
+its text, ``driver.stream``/``astream`` give the streamed texts, ``driver.error(name)`` the
+class the adapter raises for a core error. What only one framework has stays in
+``tests/langchain`` and ``tests/llamaindex``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import pytest
+from llama_index.core.llms import ChatMessage
+
+import langchain_sse
+import llamaindex_sse
+from langchain_sse import ChatSSE
+from llamaindex_sse import SSELLM
+from sse_core import ChatClient, ClientConfig
+from sse_emulator import Emulator
+
+
+class Driver:
+    """One adapter's model, built and called the way its users do."""
+
+    name: ClassVar[str]
+    #: ChatSSE's field names that this adapter spells otherwise.
+    renamed: ClassVar[dict[str, str]] = {}
+
+    def make(self, **fields: Any) -> Any:
+        """A model with ``fields`` (``model`` defaults to ``"m"``)."""
+        fields.setdefault("model", "m")
+        return self.cls(**{self.renamed.get(k, k): v for k, v in fields.items()})
+
+    @property
+    def cls(self) -> type[Any]:
+        raise NotImplementedError
+
+    def ask(self, model: Any, text: str = "hi") -> str:
+        """One sync call's answer text."""
+        raise NotImplementedError
+
+    async def aask(self, model: Any, text: str = "hi") -> str:
+        """One async call's answer text."""
+        raise NotImplementedError
+
+    def stream(self, model: Any, text: str = "hi") -> Iterator[str]:
+        """The texts a sync stream gives, as they come."""
+        raise NotImplementedError
+
+    async def astream(self, model: Any, text: str = "hi") -> list[str]:
+        """The texts an async stream gives."""
+        raise NotImplementedError
+
+    def config(self, model: Any) -> ClientConfig:
+        """The core's configuration the model resolved."""
+        raise NotImplementedError
+
+    def sync_client(self, model: Any) -> ChatClient:
+        """The core client a sync call of ``model`` uses."""
+        raise NotImplementedError
+
+    def error(self, name: str) -> type[BaseException]:
+        """The class this adapter raises for the core's error ``name``."""
+        return getattr(self.errors, name)  # type: ignore[no-any-return]
+
+    errors: ClassVar[Any]
+
+
+class LangChainDriver(Driver):
+    name = "ChatSSE"
+    errors = langchain_sse
+
+    @property
+    def cls(self) -> type[Any]:
+        return ChatSSE
+
+    def ask(self, model: Any, text: str = "hi") -> str:
+        return str(model.invoke(text).text)
+
+    async def aask(self, model: Any, text: str = "hi") -> str:
+        return str((await model.ainvoke(text)).text)
+
+    def stream(self, model: Any, text: str = "hi") -> Iterator[str]:
+        for chunk in model.stream(text):
+            yield str(chunk.text)
+
+    async def astream(self, model: Any, text: str = "hi") -> list[str]:
+        return [str(chunk.text) async for chunk in model.astream(text)]
+
+    def config(self, model: Any) -> ClientConfig:
+        return model._resolve_config()  # type: ignore[no-any-return]
+
+    def sync_client(self, model: Any) -> ChatClient:
+        return model._pool.sync(model._resolve_config())  # type: ignore[no-any-return]
+
+
+def _messages(text: str) -> list[ChatMessage]:
+    return [ChatMessage(role="user", content=text)]
+
+
+class LlamaIndexDriver(Driver):
+    name = "SSELLM"
+    errors = llamaindex_sse
+    renamed: ClassVar[dict[str, str]] = {"http_async_client": "async_http_client"}
+
+    @property
+    def cls(self) -> type[Any]:
+        return SSELLM
+
+    def ask(self, model: Any, text: str = "hi") -> str:
+        return str(model.chat(_messages(text)).message.content)
+
+    async def aask(self, model: Any, text: str = "hi") -> str:
+        return str((await model.achat(_messages(text))).message.content)
+
+    def stream(self, model: Any, text: str = "hi") -> Iterator[str]:
+        for response in model.stream_chat(_messages(text)):
+            yield str(response.delta or "")
+
+    async def astream(self, model: Any, text: str = "hi") -> list[str]:
+        stream = await model.astream_chat(_messages(text))
+        return [str(response.delta or "") async for response in stream]
+
+    def config(self, model: Any) -> ClientConfig:
+        return model._make_config()  # type: ignore[no-any-return]
+
+    def sync_client(self, model: Any) -> ChatClient:
+        return model._get_sync_client()  # type: ignore[no-any-return]
+
+
+DRIVERS = {driver.name: driver for driver in (LangChainDriver(), LlamaIndexDriver())}
+
+
+@pytest.fixture(params=sorted(DRIVERS))
+def driver(request: pytest.FixtureRequest) -> Driver:
+    """Each adapter's driver in turn."""
+    return DRIVERS[request.param]
+
+
+@pytest.fixture
+def on_emulator(driver: Driver, emulator: Emulator) -> Any:
+    """``on_emulator(dialect="openai", **fields)``: the driver's model on the emulator."""
+
+    def make(dialect: str = "openai", **fields: Any) -> Any:
+        params: dict[str, Any] = {
+            "model": "emulator",
+            "base_url": emulator.base_url(dialect),
+            "api_key": "sk-emulator-test-key",
+            "timeout": 10.0,
+            "max_retries": 0,
+        }
+        params.update(fields)
+        return driver.make(**params)
+
+    return make
