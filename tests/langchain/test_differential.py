@@ -20,16 +20,20 @@ difference is named where it is set aside, with why.
 
 from __future__ import annotations
 
+import functools
 import inspect
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
+import itertools
+import operator
+from collections.abc import AsyncGenerator, Callable, Generator, Iterator
+from contextlib import aclosing, closing, contextmanager
+from typing import Any, cast
 
 import pytest
 from langchain_core.caches import InMemoryCache
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.globals import get_llm_cache, set_llm_cache
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessageChunk
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.tracers.base import BaseTracer
@@ -294,7 +298,18 @@ STREAM_CASES = [
     pytest.param("openai", {"model": THINK}, "echo: why", id="reasoning"),
     pytest.param("openai", {}, "forbidden topic", id="refusal"),
     pytest.param("streamchat", {}, "count to 12", id="streamchat"),
+    pytest.param("aivene", {"reasoning_effort": "low"}, "echo: why", id="aivene-reasoning"),
+    pytest.param("openai", {"coalesce": True}, "count to 40", id="coalesce"),
+    pytest.param(
+        "openai",
+        {"tags": ["model-tag"], "metadata": {"mm": 2}, "temperature": 0.2, "max_tokens": 60},
+        "count to 12",
+        id="model-tags-metadata-params",
+    ),
 ]
+#: Call options: stop and a request field given at the call (they reach the invocation
+#: params, the options and the LangSmith params).
+CALL_KWARGS = {"stop": ["zzz"], "temperature": 0.7, "seed": 3}
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -303,10 +318,13 @@ async def test_callbacks_run_links_and_traces_of_a_stream_in_a_chain(
     make_model: ModelFactory, dialect: str, fields: dict[str, Any], prompt: str, mode: str
 ) -> None:
     model = make_model(dialect, **fields)
-    ways = await three_ways(
-        model, in_a_chain(mode, streamed(mode, prompt)), _recorded(model, prompt)
-    )
+    ways = await three_ways(model, in_a_chain(mode, streamed(mode, prompt, **CALL_KWARGS)),
+                            _recorded(model, prompt, **CALL_KWARGS))  # fmt: skip
     faithful = assert_same(ways, model)
+    (start,) = [arguments for name, arguments in faithful.calls if name == "start"]
+    assert start["options"] == {"stop": ["zzz"], "temperature": 0.7, "seed": 3}
+    assert start["metadata"]["ls_temperature"] == 0.7 and start["metadata"]["ls_stop"] == ["zzz"]
+    assert start["tags"] == ["t", *(model.tags or [])]
     names = [name for name, _ in faithful.calls]
     assert names[:2] == ["chain_start", "start"] and names[-2:] == ["end", "chain_end"]
     assert names.count("token") == len(faithful.output) >= 2
@@ -377,33 +395,45 @@ def set_aside_partial_metadata(ways: dict[str, Way]) -> None:
     own loop builds it from what the core received, which also names the model, the
     response id, the headers and gateway events already known. Everything else is equal."""
     fast, faithful = ways["fast"], ways["faithful"]
-    extra = {"model_name", "id", "system_fingerprint", "headers", "gateway_events"}
     for (name, mine), (_, theirs) in zip(fast.calls, faithful.calls, strict=True):
-        if name != "error" or not theirs["response"]["generations"][0]:
-            continue
-        own = mine["response"]["generations"][0][0]["message"]["response_metadata"]
-        base = theirs["response"]["generations"][0][0]["message"]["response_metadata"]
-        assert base.items() <= own.items() and own.keys() - base.keys() <= extra
-        mine["response"]["generations"][0][0]["message"]["response_metadata"] = base
-        for run in (fast.runs[0], *fast.runs[0]["children"]):
-            if run["run_type"] == "llm":
-                run["outputs"] = theirs_outputs(faithful)
+        if name == "error" and theirs["response"]["generations"][0]:
+            _set_aside(mine["response"]["generations"][0][0]["message"],
+                       theirs["response"]["generations"][0][0]["message"])  # fmt: skip
+    for mine, theirs in zip(_llm_runs(fast.runs), _llm_runs(faithful.runs), strict=True):
+        if mine["error"] and theirs["outputs"] and theirs["outputs"]["generations"][0]:
+            # the tracer keeps the message as dumpd gives it: its fields under "kwargs"
+            _set_aside(mine["outputs"]["generations"][0][0]["message"]["kwargs"],
+                       theirs["outputs"]["generations"][0][0]["message"]["kwargs"])  # fmt: skip
 
 
-def theirs_outputs(way: Way) -> Any:
-    (chain,) = way.runs
-    return chain["children"][0]["outputs"]
+def _set_aside(mine: dict[str, Any], theirs: dict[str, Any]) -> None:
+    extra = {"model_name", "id", "system_fingerprint", "headers", "gateway_events"}
+    own, base = mine["response_metadata"], theirs["response_metadata"]
+    assert base.items() <= own.items() and own.keys() - base.keys() <= extra
+    mine["response_metadata"] = base
+
+
+def _llm_runs(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for run in runs:
+        found += [run] if run["run_type"] == "llm" else []
+        found += _llm_runs(run["children"])
+    return found
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("call", ["stream", "invoke"])
+@pytest.mark.parametrize("version", ["v0", "v1"])
 @pytest.mark.parametrize(("fault", "error"), FAULTS)
 async def test_a_gateway_error_mid_stream_reports_what_langchain_reports(
-    make_model: ModelFactory, fault: str, error: str, mode: str
+    make_model: ModelFactory, fault: str, error: str, version: str, call: str, mode: str
 ) -> None:
-    model = make_model(default_headers={"X-Emulator-Fault": fault})
+    model = make_model(
+        model=THINK, output_version=version, default_headers={"X-Emulator-Fault": fault}
+    )
     prompt = "count to 12"
-    ways = await three_ways(model, in_a_chain(mode, streamed(mode, prompt)),
-                            _recorded(model, prompt))  # fmt: skip
+    inner = streamed(mode, prompt) if call == "stream" else invoked(mode, prompt)
+    ways = await three_ways(model, in_a_chain(mode, inner), _recorded(model, prompt))
     set_aside_partial_metadata(ways)
     faithful = assert_same(ways, model)
     assert faithful.output["__error__"] == error
@@ -411,6 +441,45 @@ async def test_a_gateway_error_mid_stream_reports_what_langchain_reports(
     assert names[-2:] == ["error", "chain_error"]
     (chain,) = faithful.runs
     assert chain["children"][0]["error"].startswith(error)
+
+
+def leaving_after(mode: str, prompt: Any, count: int) -> Drive:
+    """``stream``/``astream`` of ``prompt``, left after ``count`` chunks (closed at once)."""
+
+    def drive(model: BaseChatModel, config: RunnableConfig) -> Any:
+        messages = cast("Generator[AIMessageChunk, None, None]", model.stream(prompt, config))
+        with closing(messages) as stream:
+            return [dump(message) for message in itertools.islice(stream, count)]
+
+    async def adrive(model: BaseChatModel, config: RunnableConfig) -> Any:
+        chunks: list[Any] = []
+        amessages = cast("AsyncGenerator[AIMessageChunk, None]", model.astream(prompt, config))
+        async with aclosing(amessages) as stream:
+            async for message in stream:
+                chunks.append(dump(message))
+                if len(chunks) == count:
+                    break
+        return chunks
+
+    return drive if mode == "sync" else adrive
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("version", ["v0", "v1"])
+async def test_leaving_a_stream_early_reports_what_langchain_reports(
+    make_model: ModelFactory, version: str, mode: str
+) -> None:
+    model = make_model(model=THINK, output_version=version)
+    prompt = "count to 50"
+    ways = await three_ways(model, in_a_chain(mode, leaving_after(mode, prompt, 14)),
+                            _recorded(model, prompt))  # fmt: skip
+    set_aside_partial_metadata(ways)
+    faithful = assert_same(ways, model)
+    assert len(faithful.output) == 14
+    (error,) = [arguments for name, arguments in faithful.calls if name == "error"]
+    assert error["error"]["__error__"] == "GeneratorExit"
+    (partial,) = error["response"]["generations"][0]
+    assert partial["message"]["additional_kwargs"]["reasoning_content"]
 
 
 NAMED = {"SPASS-User-Id": "u", "X-Emulator-Fault": "named-event; name=spass.tool-cap; after=2"}
@@ -590,17 +659,19 @@ def bound_tools(model: ChatSSE) -> dict[str, Any]:
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
-    ("disable", "tools", "whole"),
+    ("fields", "tools", "whole"),
     [
-        pytest.param(True, False, True, id="True"),
-        pytest.param("tool_calling", True, True, id="tool_calling-with-tools"),
-        pytest.param("tool_calling", False, False, id="tool_calling-without-tools"),
+        pytest.param({"disable_streaming": True}, False, True, id="True"),
+        pytest.param({"disable_streaming": "tool_calling"}, True, True, id="tool_calling-tools"),
+        pytest.param({"disable_streaming": "tool_calling"}, False, False, id="tool_calling"),
+        # LangChain reads a streaming=False set explicitly as streaming switched off too
+        pytest.param({"streaming": False}, False, True, id="streaming=False"),
     ],
 )
 async def test_disable_streaming(
-    make_model: ModelFactory, disable: bool | str, tools: bool, whole: bool, mode: str
+    make_model: ModelFactory, fields: dict[str, Any], tools: bool, whole: bool, mode: str
 ) -> None:
-    model = make_model(disable_streaming=disable)
+    model = make_model(**fields)
     prompt = "weather in Paris?" if tools else "echo: whole"
     kwargs = bound_tools(model) if tools else {}
     ways = await three_ways(model, in_a_chain(mode, streamed(mode, prompt, **kwargs)),
@@ -609,3 +680,75 @@ async def test_disable_streaming(
     assert (len(faithful.output) == 1) is whole  # one chunk: the invoked answer
     if tools:
         assert [call["name"] for call in faithful.output[0]["tool_calls"]] == ["get_weather"]
+
+
+def with_blocks(mode: str, call: str, prompt: Any, **kwargs: Any) -> Drive:
+    """``stream`` (the chunks, and their merge) or ``invoke`` (the message), each with its
+    ``content_blocks``."""
+
+    def whole(messages: list[Any]) -> dict[str, Any]:
+        chunks = [dump(m) for m in messages]  # before merging, which may edit their blocks
+        merged = functools.reduce(operator.add, messages)
+        return {"chunks": chunks, "blocks": merged.content_blocks}
+
+    def drive(model: BaseChatModel, config: RunnableConfig) -> Any:
+        if call == "stream":
+            return whole(list(model.stream(prompt, config, **kwargs)))
+        message = model.invoke(prompt, config, **kwargs)
+        return {"message": dump(message), "blocks": message.content_blocks}
+
+    async def adrive(model: BaseChatModel, config: RunnableConfig) -> Any:
+        if call == "stream":
+            return whole([m async for m in model.astream(prompt, config, **kwargs)])
+        message = await model.ainvoke(prompt, config, **kwargs)
+        return {"message": dump(message), "blocks": message.content_blocks}
+
+    return drive if mode == "sync" else adrive
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("call", ["stream", "invoke", "streaming invoke"])
+@pytest.mark.parametrize("version", ["v0", "v1"])
+@pytest.mark.parametrize("tools", [False, True], ids=["text", "tool-calls"])
+async def test_output_version_and_content_blocks_with_reasoning(
+    make_model: ModelFactory, tools: bool, version: str, call: str, mode: str
+) -> None:
+    streaming = {"streaming": True} if call == "streaming invoke" else {}
+    model = make_model(model=THINK, output_version=version, **streaming)
+    prompt = "weather in Paris and Tokyo?" if tools else "echo: why"
+    kwargs = bound_tools(model) if tools else {}
+    inner = with_blocks(mode, call.removeprefix("streaming "), prompt, **kwargs)
+    ways = await three_ways(model, in_a_chain(mode, inner), _recorded(model, prompt, **kwargs))
+    if call == "streaming invoke":
+        set_aside_llm_output(ways)
+    faithful = assert_same(ways, model)
+    kinds = [block["type"] for block in faithful.output["blocks"]]
+    assert kinds[0] == "reasoning"
+    assert kinds[1:] == (["tool_call", "tool_call"] if tools else ["text"])
+    tokens = [arguments["token"] for name, arguments in faithful.calls if name == "token"]
+    if call != "invoke":  # streamed: v1 tokens are lists of indexed blocks
+        assert len(tokens) > 3
+        assert all(isinstance(token, list if version == "v1" else str) for token in tokens)
+    if version == "v1" and call == "stream":
+        reasoning = faithful.output["chunks"][0]["content"][0]
+        assert reasoning["type"] == "reasoning" and reasoning["index"] == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("call", ["stream", "invoke"])
+@pytest.mark.parametrize("usage", [True, False], ids=["usage", "no-usage"])
+async def test_stream_usage(make_model: ModelFactory, usage: bool, call: str, mode: str) -> None:
+    model = make_model(stream_usage=usage)
+    prompt = "count to 5"
+    inner = streamed(mode, prompt) if call == "stream" else invoked(mode, prompt)
+    ways = await three_ways(model, in_a_chain(mode, inner), _recorded(model, prompt))
+    faithful = assert_same(ways, model)
+    if call == "stream":
+        found = [chunk["usage_metadata"] for chunk in faithful.output]
+        assert found[:-1] == [None] * (len(found) - 1)  # on the last chunk only
+        last = found[-1]
+    else:
+        last = faithful.output["usage_metadata"]
+    assert (last is not None) is usage
+    if usage:
+        assert last["total_tokens"] == last["input_tokens"] + last["output_tokens"] > 0
