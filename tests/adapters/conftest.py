@@ -65,6 +65,10 @@ class Driver:
         """The core client a sync call of ``model`` uses."""
         raise NotImplementedError
 
+    def partial(self, error: BaseException) -> str:
+        """The text of the partial answer a stream error carries, as the adapter shows it."""
+        raise NotImplementedError
+
     def error(self, name: str) -> type[BaseException]:
         """The class this adapter raises for the core's error ``name``."""
         return getattr(self.errors, name)  # type: ignore[no-any-return]
@@ -98,6 +102,9 @@ class LangChainDriver(Driver):
 
     def sync_client(self, model: Any) -> ChatClient:
         return model._pool.sync(model._resolve_config())  # type: ignore[no-any-return]
+
+    def partial(self, error: BaseException) -> str:
+        return str(error.partial_message.content)  # type: ignore[attr-defined]
 
 
 def _messages(text: str) -> list[ChatMessage]:
@@ -133,6 +140,9 @@ class LlamaIndexDriver(Driver):
     def sync_client(self, model: Any) -> ChatClient:
         return model._get_sync_client()  # type: ignore[no-any-return]
 
+    def partial(self, error: BaseException) -> str:
+        return str(error.partial_response.message.content or "")  # type: ignore[attr-defined]
+
 
 DRIVERS = {driver.name: driver for driver in (LangChainDriver(), LlamaIndexDriver())}
 
@@ -145,9 +155,10 @@ def driver(request: pytest.FixtureRequest) -> Driver:
 
 @pytest.fixture
 def on_emulator(driver: Driver, emulator: Emulator) -> Any:
-    """``on_emulator(dialect="openai", **fields)``: the driver's model on the emulator."""
+    """``on_emulator(dialect="openai", fault=None, **fields)``: the driver's model on the
+    emulator (``fault``: its X-Emulator-Fault header)."""
 
-    def make(dialect: str = "openai", **fields: Any) -> Any:
+    def make(dialect: str = "openai", fault: str | None = None, **fields: Any) -> Any:
         params: dict[str, Any] = {
             "model": "emulator",
             "base_url": emulator.base_url(dialect),
@@ -155,6 +166,8 @@ def on_emulator(driver: Driver, emulator: Emulator) -> Any:
             "timeout": 10.0,
             "max_retries": 0,
         }
+        if fault is not None:
+            params["default_headers"] = {"X-Emulator-Fault": fault}
         params.update(fields)
         return driver.make(**params)
 

@@ -24,7 +24,6 @@ from langchain_core.tracers._streaming import (
 )
 from lc_support import ALL_DIALECTS, REASONING_DIALECTS, ModelFactory
 
-import langchain_sse
 from langchain_sse import ChatSSE
 from sse_emulator import Emulator
 
@@ -150,38 +149,7 @@ async def test_stream_still_streams(
     assert body["stream_options"] == {"include_usage": True}
 
 
-# --- errors ---
-
-STATUS_FAULTS = {
-    "unauthorized": langchain_sse.AuthenticationError,
-    "rate-limit; count=0; retry-after=0": langchain_sse.RateLimitError,
-    "bad-gateway": langchain_sse.ServerError,
-    "bad-gateway-html": langchain_sse.ServerError,
-}
-
-
-async def failure(model: ChatSSE, mode: str) -> Exception:
-    try:
-        if mode == "sync":
-            model.invoke("echo: hi")
-        else:
-            await model.ainvoke("echo: hi")
-    except Exception as exc:
-        return exc
-    raise AssertionError("expected an error, got an answer")
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("fault", sorted(STATUS_FAULTS))
-async def test_http_statuses_raise_the_streamed_error_classes(
-    make_model: ModelFactory, fault: str, mode: str
-) -> None:
-    headers = {"X-Emulator-Fault": fault}
-    streamed = await failure(make_model(default_headers=headers), mode)
-    json_error = await failure(make_model(default_headers=headers, invoke_streaming=False), mode)
-    assert type(json_error) is type(streamed) is STATUS_FAULTS[fault]
-    assert getattr(json_error, "status_code", None) == getattr(streamed, "status_code", None)
-    assert str(json_error) == str(streamed)
+# --- errors: tests/adapters/test_invoke_streaming.py ---
 
 
 def json_model(body: bytes, **fields: Any) -> tuple[ChatSSE, list[httpx.Request]]:
@@ -203,31 +171,6 @@ def json_model(body: bytes, **fields: Any) -> tuple[ChatSSE, list[httpx.Request]
         **fields,
     )
     return model, seen
-
-
-ERROR_BODY = json.dumps({"error": {"message": "upstream exploded", "type": "server_error"}})
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_a_200_json_error_object_is_a_gateway_stream_error(mode: str) -> None:
-    model, seen = json_model(ERROR_BODY.encode())
-    error = await failure(model, mode)
-    assert type(error) is langchain_sse.GatewayStreamError
-    assert "upstream exploded" in str(error)
-    assert error.partial_message.content == ""
-    assert json.loads(seen[0].content)["stream"] is False
-
-
-UNREADABLE = {"cut": b'{"choices": [', "text": b"not json", "list": b"[]"}
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("body", UNREADABLE.values(), ids=UNREADABLE.keys())
-async def test_an_unreadable_json_body_is_a_stream_protocol_error(body: bytes, mode: str) -> None:
-    model, seen = json_model(body)
-    error = await failure(model, mode)
-    assert type(error) is langchain_sse.StreamProtocolError
-    assert len(seen) == 1
 
 
 # --- callbacks ---

@@ -9,10 +9,8 @@ keeps streaming.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import httpx
 import pytest
 from li_support import ALL_DIALECTS, REASONING_DIALECTS, LLMFactory, collect_events
 from llama_index.core.base.llms.types import (
@@ -24,8 +22,6 @@ from llama_index.core.base.llms.types import (
 from llama_index.core.llms import ChatMessage
 from llama_index.core.tools import FunctionTool
 
-import llamaindex_sse
-import sse_core
 from llamaindex_sse import SSELLM
 from sse_emulator import Emulator
 
@@ -200,80 +196,4 @@ async def test_instrumentation_sees_the_whole_json_answer(make_llm: LLMFactory, 
     assert response.message.content == "seen whole"
 
 
-# --- errors ---
-
-STATUS_FAULTS = {
-    "unauthorized": sse_core.AuthenticationError,
-    "rate-limit; count=0; retry-after=0": sse_core.RateLimitError,
-    "bad-gateway": sse_core.ServerError,
-    "bad-gateway-html": sse_core.ServerError,
-}
-
-
-async def failure(llm: SSELLM, mode: str) -> Exception:
-    messages = [ChatMessage(role="user", content="echo: hi")]
-    try:
-        if mode == "sync":
-            llm.chat(messages)
-        else:
-            await llm.achat(messages)
-    except Exception as exc:
-        return exc
-    raise AssertionError("expected an error, got an answer")
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("fault", sorted(STATUS_FAULTS))
-async def test_http_statuses_raise_the_streamed_error_classes(
-    make_llm: LLMFactory, fault: str, mode: str
-) -> None:
-    streamed = await failure(make_llm(fault=fault), mode)
-    json_error = await failure(make_llm(fault=fault, invoke_streaming=False), mode)
-    assert type(json_error) is type(streamed) is STATUS_FAULTS[fault]
-    assert getattr(json_error, "status_code", None) == getattr(streamed, "status_code", None)
-    assert str(json_error) == str(streamed)
-
-
-def json_llm(body: bytes) -> tuple[SSELLM, list[httpx.Request]]:
-    """An SSELLM whose gateway answers every request with a 200 JSON ``body``."""
-    seen: list[httpx.Request] = []
-
-    def answer(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        return httpx.Response(200, headers={"content-type": "application/json"}, content=body)
-
-    transport = httpx.MockTransport(answer)
-    llm = SSELLM(
-        model="m",
-        base_url="http://gateway.test/v1",
-        max_retries=0,
-        invoke_streaming=False,
-        http_client=httpx.Client(transport=transport),
-        async_http_client=httpx.AsyncClient(transport=transport),
-    )
-    return llm, seen
-
-
-ERROR_BODY = json.dumps({"error": {"message": "upstream exploded", "type": "server_error"}})
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_a_200_json_error_object_is_a_gateway_stream_error(mode: str) -> None:
-    llm, seen = json_llm(ERROR_BODY.encode())
-    error = await failure(llm, mode)
-    assert type(error) is llamaindex_sse.GatewayStreamError
-    assert "upstream exploded" in str(error)
-    assert error.partial_response.message.content == ""
-    assert json.loads(seen[0].content)["stream"] is False
-
-
-UNREADABLE = {"cut": b'{"choices": [', "text": b"not json", "list": b"[]"}
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("body", UNREADABLE.values(), ids=UNREADABLE.keys())
-async def test_an_unreadable_json_body_is_a_stream_protocol_error(body: bytes, mode: str) -> None:
-    llm, seen = json_llm(body)
-    error = await failure(llm, mode)
-    assert type(error) is llamaindex_sse.StreamProtocolError
-    assert len(seen) == 1
+# --- errors: tests/adapters/test_invoke_streaming.py ---
