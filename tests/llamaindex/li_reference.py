@@ -23,18 +23,26 @@ import copy
 import dataclasses
 import inspect
 import re
-from collections.abc import AsyncGenerator, Callable, Generator, Iterator, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from llama_index.core.base.llms.base import BaseLLM
+from llama_index.core.base.llms.generic_utils import (
+    achat_to_completion_decorator,
+    astream_chat_to_completion_decorator,
+    chat_to_completion_decorator,
+    stream_chat_to_completion_decorator,
+)
 from llama_index.core.base.llms.types import (
     ChatMessage,
     ChatResponse,
     ChatResponseAsyncGen,
     ChatResponseGen,
     CompletionResponse,
+    CompletionResponseAsyncGen,
     CompletionResponseGen,
     ContentBlock,
     LLMMetadata,
@@ -52,7 +60,7 @@ from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.instrumentation.span import SimpleSpan
 from llama_index.core.instrumentation.span_handlers import BaseSpanHandler
 from llama_index.core.llms import CustomLLM
-from llama_index.core.llms.callbacks import llm_chat_callback
+from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from pydantic import BaseModel
 
 #: The class names of the LLMs compared (they differ by construction: normalised).
@@ -78,13 +86,27 @@ class Script:
         return cls(steps, error)
 
     def fresh_error(self) -> BaseException:
-        """A copy of the error as the gateway's answer would raise it anew: without the
-        marks that handlers left on the one SSELLM raised (CallbackManager.as_trace sets
-        ``event_added`` and then reports the exception no more)."""
+        """The error, as the gateway's answer would raise it anew: without the mark that
+        CallbackManager.as_trace left on it in SSELLM's run (``event_added``, after which
+        it reports the exception no more). The same object: sse_core's HTTP errors take
+        keyword-only arguments, so they cannot be copied."""
         assert self.error is not None
-        error = copy.copy(self.error)
-        vars(error).pop("event_added", None)
-        return error
+        vars(self.error).pop("event_added", None)
+        return self.error
+
+
+#: The keys of an assistant message's additional_kwargs (the reference builds them).
+MESSAGE_KWARGS = ("tool_calls", "refusal")
+
+
+def _step(response: ChatResponse | CompletionResponse) -> tuple[dict[str, Any], dict[str, Any]]:
+    kwargs = copy.deepcopy(response.additional_kwargs)
+    if isinstance(response, CompletionResponse):
+        # LlamaIndex's chat-to-completion helpers merge the message's additional_kwargs into
+        # the response's: the message's part is the reference's own to rebuild.
+        for key in MESSAGE_KWARGS:
+            kwargs.pop(key, None)
+    return copy.deepcopy(response.raw or {}), kwargs
 
 
 @dataclass
@@ -197,13 +219,18 @@ class ReferenceLLM(CustomLLM):
 
     @llm_chat_callback()
     def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
-        def gen() -> Generator[ChatResponse, None, None]:
-            yield from replay(self._script)
-
-        return gen()
+        return self._stream(messages, **kwargs)
 
     @llm_chat_callback()
     async def astream_chat(
+        self, messages: Sequence[ChatMessage], **kwargs: Any
+    ) -> ChatResponseAsyncGen:
+        return await self._astream(messages, **kwargs)
+
+    def _stream(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
+        yield from replay(self._script)
+
+    async def _astream(
         self, messages: Sequence[ChatMessage], **kwargs: Any
     ) -> ChatResponseAsyncGen:
         async def gen() -> AsyncGenerator[ChatResponse, None]:
@@ -213,13 +240,36 @@ class ReferenceLLM(CustomLLM):
 
         return gen()
 
-    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
-        raise NotImplementedError("the reference replays chat answers only")
+    # Completions as LlamaIndex's chat LLMs make them (llama-index-llms-openai does so):
+    # the chat answer through generic_utils' *_to_completion_decorator helpers.
 
+    def _chat_answer(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        return whole(self._script)
+
+    async def _achat_answer(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        return whole(self._script)
+
+    @llm_completion_callback()
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        return chat_to_completion_decorator(self._chat_answer)(prompt, **kwargs)
+
+    @llm_completion_callback()
+    async def acomplete(
+        self, prompt: str, formatted: bool = False, **kwargs: Any
+    ) -> CompletionResponse:
+        return await achat_to_completion_decorator(self._achat_answer)(prompt, **kwargs)
+
+    @llm_completion_callback()
     def stream_complete(
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseGen:
-        raise NotImplementedError("the reference replays chat answers only")
+        return stream_chat_to_completion_decorator(self._stream)(prompt, **kwargs)
+
+    @llm_completion_callback()
+    async def astream_complete(
+        self, prompt: str, formatted: bool = False, **kwargs: Any
+    ) -> CompletionResponseAsyncGen:
+        return await astream_chat_to_completion_decorator(self._astream)(prompt, **kwargs)
 
 
 # -- recording ---------------------------------------------------------------------------
@@ -457,9 +507,27 @@ def _event_entry(entry: tuple[Any, ...], ids: Ids) -> tuple[Any, ...]:
     return ("event", _normal_event(event, ids), normal(snapshot, ids))
 
 
+def _declared(arguments: dict[str, Any]) -> dict[str, Any]:
+    """A completion span's arguments under the names BaseLLM declares.
+
+    llm_completion_callback's wrapper takes ``(_self, *args, **kwargs)`` and hides the
+    method's signature, so the span of a decorated ``stream_complete`` binds the prompt
+    positionally (``args``). SSELLM's public stream methods are undecorated (the closing
+    layer, :mod:`llamaindex_sse._closing`, under BaseLLM's declared signature), so theirs
+    bind it as ``prompt``: the same values under other names, compared by BaseLLM's names.
+    """
+    if "args" not in arguments:
+        return arguments
+    bound = inspect.signature(BaseLLM.stream_complete).bind(
+        None, *arguments["args"], **arguments.get("kwargs", {})
+    )
+    return {name: value for name, value in bound.arguments.items() if name != "self"}
+
+
 def _span_enter_entry(entry: tuple[Any, ...], ids: Ids) -> tuple[Any, ...]:
     kind, span_id, parent_id, arguments, tags = entry
-    return (kind, ids.span(span_id), ids.span(parent_id), normal(arguments, ids), tags)
+    named = normal(_declared(arguments), ids)
+    return (kind, ids.span(span_id), ids.span(parent_id), named, tags)
 
 
 def _span_end_entry(entry: tuple[Any, ...], ids: Ids) -> tuple[Any, ...]:

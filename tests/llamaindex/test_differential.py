@@ -7,16 +7,19 @@ Each test runs one feature three ways against the emulator's answer:
    messages assembled on first read);
 2. ``faithful``: SSELLM with it forced off (validated ``ChatMessage``/``ChatResponse``);
 3. ``reference``: :class:`li_reference.ReferenceLLM`, a plain ``CustomLLM`` whose endpoints
-   are decorated with llama-index-core's own ``llm_chat_callback``, replaying the faithful
-   run's wire deltas, ``raw``, ``additional_kwargs`` and error, and building each response
-   with LlamaIndex's public constructors.
+   are decorated with llama-index-core's own ``llm_chat_callback`` (completions:
+   ``llm_completion_callback`` over generic_utils' chat-to-completion helpers), replaying
+   the faithful run's wire deltas, ``raw``, ``additional_kwargs`` and error, and building
+   each response with LlamaIndex's public constructors.
 
 and compares everything a LlamaIndex user or handler can see, in order: instrumentation
 events (chat start, in-progress with its response, end, exception, span drop), span
 enter/exit/drop with their parents and arguments, ``callback_manager`` events and traces,
 the caller's own reads, and every field of every ChatResponse (as dumped and as read
-attribute by attribute). Only ids, timestamps and the LLM's class name are normalised
-(:func:`li_reference.normal`).
+attribute by attribute, pickled, copied, re-validated), for chat, stream_chat, achat,
+astream_chat and the four completion endpoints. Only ids, timestamps and the LLM's class
+name are normalised (:func:`li_reference.normal`), plus one inherent difference named
+there: a completion span's arguments are compared under BaseLLM's declared names.
 
 The emulator is paced (one frame per write, a few ms apart) so that each run reads the
 same frames in the same reads: SSELLM yields one response per read, and the fast and
@@ -29,15 +32,15 @@ import asyncio
 import copy
 import json
 import pickle
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
 from li_reference import Ids, ReferenceLLM, Script, Timeline, normal, normal_entry, recording
 from li_support import LLMFactory
-from llama_index.core.base.llms.types import ChatMessage, ChatResponse
+from llama_index.core.base.llms.types import ChatMessage, ChatResponse, CompletionResponse
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.llms import LLM
 
@@ -81,14 +84,35 @@ TOOLS = [
 
 @dataclass(frozen=True)
 class Scenario:
-    """What is asked: reasoning and text, or reasoning and two tool calls."""
+    """What is asked, and through which endpoints: chat (the default) or completion."""
 
     ask: str
     kwargs: dict[str, Any] = field(default_factory=dict)
+    completion: bool = False
 
     @property
     def messages(self) -> list[ChatMessage]:
         return [ChatMessage(role="user", content=self.ask)]
+
+    def stream(self, llm: LLM) -> Generator[Any, None, None]:
+        if self.completion:
+            return llm.stream_complete(self.ask, **self.kwargs)
+        return llm.stream_chat(self.messages, **self.kwargs)
+
+    async def astream(self, llm: LLM) -> AsyncGenerator[Any, None]:
+        if self.completion:
+            return await llm.astream_complete(self.ask, **self.kwargs)
+        return await llm.astream_chat(self.messages, **self.kwargs)
+
+    def whole(self, llm: LLM) -> Any:
+        if self.completion:
+            return llm.complete(self.ask, **self.kwargs)
+        return llm.chat(self.messages, **self.kwargs)
+
+    async def awhole(self, llm: LLM) -> Any:
+        if self.completion:
+            return await llm.acomplete(self.ask, **self.kwargs)
+        return await llm.achat(self.messages, **self.kwargs)
 
 
 SCENARIOS = {
@@ -96,14 +120,20 @@ SCENARIOS = {
     "tools": Scenario(
         "weather in Paris and add 2 and 3", {"tools": TOOLS, "parallel_tool_calls": True}
     ),
+    "refusal": Scenario("tell me something forbidden"),
 }
+ENDPOINTS = ("chat", "complete")
+
+
+def _scenario(name: str, endpoint: str) -> Scenario:
+    return replace(SCENARIOS[name], completion=endpoint == "complete")
 
 
 @dataclass
 class Outcome:
     """What the caller got: the responses in order, and the error that ended the call."""
 
-    responses: list[ChatResponse] = field(default_factory=list)
+    responses: list[Any] = field(default_factory=list)
     error: BaseException | None = None
 
 
@@ -133,7 +163,7 @@ def streamed(scenario: Scenario, stop_after: int | None = None, drop: bool = Fal
 
     def call(llm: LLM, timeline: Timeline) -> Outcome:
         outcome = Outcome()
-        stream = llm.stream_chat(scenario.messages, **scenario.kwargs)
+        stream = scenario.stream(llm)
         try:
             for response in stream:
                 timeline.mark("got", len(outcome.responses))
@@ -158,9 +188,7 @@ def astreamed(scenario: Scenario, stop_after: int | None = None) -> AsyncCall:
     async def call(llm: LLM, timeline: Timeline) -> Outcome:
         outcome = Outcome()
         try:
-            async with aclosing(
-                await llm.astream_chat(scenario.messages, **scenario.kwargs)
-            ) as stream:
+            async with aclosing(await scenario.astream(llm)) as stream:
                 async for response in stream:
                     timeline.mark("got", len(outcome.responses))
                     outcome.responses.append(response)
@@ -182,7 +210,7 @@ def acancelled(scenario: Scenario, after: int) -> AsyncCall:
         outcome = Outcome()
 
         async def consume() -> None:
-            stream = await llm.astream_chat(scenario.messages, **scenario.kwargs)
+            stream = await scenario.astream(llm)
             async for response in stream:
                 timeline.mark("got", len(outcome.responses))
                 outcome.responses.append(response)
@@ -205,7 +233,7 @@ def whole(scenario: Scenario) -> SyncCall:
 
     def call(llm: LLM, timeline: Timeline) -> Outcome:
         try:
-            return Outcome([llm.chat(scenario.messages, **scenario.kwargs)])
+            return Outcome([scenario.whole(llm)])
         except Exception as exc:
             return Outcome(error=exc)
 
@@ -217,7 +245,7 @@ def awhole(scenario: Scenario) -> AsyncCall:
 
     async def call(llm: LLM, timeline: Timeline) -> Outcome:
         try:
-            return Outcome([await llm.achat(scenario.messages, **scenario.kwargs)])
+            return Outcome([await scenario.awhole(llm)])
         except Exception as exc:
             return Outcome(error=exc)
 
@@ -242,27 +270,46 @@ class Trace:
     objects: list[ChatResponse]
 
 
-def _facts(response: ChatResponse, ids: Ids) -> dict[str, Any]:
-    """Every field of a response: dumped, as JSON, and read attribute by attribute."""
+def _read(response: ChatResponse | CompletionResponse, ids: Ids) -> dict[str, Any]:
+    """The response's fields read attribute by attribute (the lazy message's own path)."""
+    fields = {
+        "delta": response.delta,
+        "raw": response.raw,
+        "logprobs": response.logprobs,
+        "additional_kwargs": normal(response.additional_kwargs, ids),
+    }
+    if isinstance(response, CompletionResponse):
+        return {**fields, "text": response.text}
     message = response.message
     return {
+        **fields,
+        "role": message.role,
+        "content": message.content,
+        "blocks": normal(list(message.blocks), ids),
+        "message.additional_kwargs": normal(message.additional_kwargs, ids),
+    }
+
+
+def _facts(response: ChatResponse | CompletionResponse, ids: Ids) -> dict[str, Any]:
+    """Every field of a response: read, dumped, as JSON, pickled, copied, validated."""
+    return {
+        "read": _read(response, ids),
         "dump": normal(response, ids),
         "json": json.loads(response.model_dump_json()),
-        "read": {
-            "role": message.role,
-            "content": message.content,
-            "blocks": normal(list(message.blocks), ids),
-            "message.additional_kwargs": normal(message.additional_kwargs, ids),
-            "delta": response.delta,
-            "raw": response.raw,
-            "logprobs": response.logprobs,
-            "additional_kwargs": response.additional_kwargs,
-        },
         "str": str(response),
         "pickled": normal(pickle.loads(pickle.dumps(response)), ids),
         "copied": normal(copy.deepcopy(response), ids),
-        "validated": normal(ChatResponse.model_validate(response.model_dump()), ids),
+        "validated": normal(type(response).model_validate(response.model_dump()), ids),
     }
+
+
+def _fields_set(response: ChatResponse | CompletionResponse) -> list[list[str]]:
+    message = getattr(response, "message", None)
+    inner = [] if message is None else [sorted(message.model_fields_set)]
+    return [sorted(response.model_fields_set), *inner]
+
+
+IN_PROGRESS = ("LLMChatInProgressEvent", "LLMCompletionInProgressEvent")
 
 
 def _trace(timeline: Timeline, outcome: Outcome) -> Trace:
@@ -271,7 +318,7 @@ def _trace(timeline: Timeline, outcome: Outcome) -> Trace:
     in_progress = [
         entry[1].response
         for entry in timeline.entries
-        if entry[0] == "event" and entry[1].class_name() == "LLMChatInProgressEvent"
+        if entry[0] == "event" and entry[1].class_name() in IN_PROGRESS
     ]
     error = outcome.error
     return Trace(
@@ -281,10 +328,7 @@ def _trace(timeline: Timeline, outcome: Outcome) -> Trace:
         if error is None
         else (normal(error, ids), normal(getattr(error, "partial_response", None), ids)),
         same_objects=[a is b for a, b in zip(in_progress, outcome.responses, strict=False)],
-        fields_set=[
-            (sorted(r.model_fields_set), sorted(r.message.model_fields_set))
-            for r in outcome.responses
-        ],
+        fields_set=[_fields_set(r) for r in outcome.responses],
         objects=outcome.responses,
     )
 
@@ -306,9 +350,11 @@ def _assert_same(traces: dict[str, Trace]) -> None:
     # between SSELLM's two builds (the fast path writes pydantic's slots by hand).
     assert traces["fast"].fields_set == faithful.fields_set
     # The runs compared are the two builds: streamed responses of the fast run are lazy.
-    streamed = [r for r in traces["fast"].objects if r.delta is not None]
-    assert all(isinstance(r.message, StreamMessage) for r in streamed)
-    plain = faithful.objects + traces["reference"].objects
+    chats = [r for r in traces["fast"].objects if isinstance(r, ChatResponse)]
+    assert all(isinstance(r.message, StreamMessage) for r in chats if r.delta is not None)
+    plain = [
+        r for r in faithful.objects + traces["reference"].objects if isinstance(r, ChatResponse)
+    ]
     assert all(type(r.message) is ChatMessage for r in plain)
     for index, response in enumerate(faithful.objects):
         fast, reference = traces["fast"].objects[index], traces["reference"].objects[index]
@@ -381,188 +427,216 @@ def _event(trace: Trace, name: str) -> list[dict[str, Any]]:
     return [e[1] for e in trace.timeline if e[0] == "event" and e[1]["event"] == name]
 
 
-def _assert_wrapped_stream(trace: Trace, method: str, responses: int) -> None:
-    """llm_chat_callback's stream semantics: the LLM's span exits before the stream is
-    read, each in-progress event fires as its response is read, the end events fire at
-    exhaustion, all under the LLM's span, itself under the caller's."""
-    shape = _shape(trace)
+def _names(completion: bool) -> tuple[str, str]:
+    """The event-name prefix and method-name stem of an endpoint family."""
+    return ("LLMCompletion", "complete") if completion else ("LLMChat", "chat")
+
+
+def _assert_wrapped_stream(trace: Trace, method: str, completion: bool) -> None:
+    """llm_chat_callback's (llm_completion_callback's) stream semantics: the LLM's span
+    exits before the stream is read, each in-progress event fires as its response is read,
+    the end events fire at exhaustion, all under the LLM's span, itself under the caller's."""
+    prefix, _ = _names(completion)
+    shape, responses = _shape(trace), len(trace.responses)
     exit_at = shape.index(f"span_exit:LLM.{method}")
     assert shape[exit_at + 1 :][: 2 * responses] == [
         label
         for index in range(responses)
-        for label in ("event:LLMChatInProgressEvent", f"mark:got:{index}")
+        for label in (f"event:{prefix}InProgressEvent", f"mark:got:{index}")
     ]
     assert shape[exit_at + 1 + 2 * responses :] == [
         "cb_end",
-        "event:LLMChatEndEvent",
+        f"event:{prefix}EndEvent",
         "mark:closed",
-        "span_exit:_ain_span" if method == "astream_chat" else "span_exit:_in_span",
+        "span_exit:_ain_span" if method.startswith("a") else "span_exit:_in_span",
     ]
-    enters = [e for e in trace.timeline if e[0] == "span_enter"]
-    outer, inner = enters
+    outer, inner = [e for e in trace.timeline if e[0] == "span_enter"]
     assert inner[1].startswith(f"LLM.{method}#") and inner[2] == outer[1]
-    (start,) = _event(trace, "LLMChatStartEvent")
-    (end,) = _event(trace, "LLMChatEndEvent")
+    (start,) = _event(trace, f"{prefix}StartEvent")
+    (end,) = _event(trace, f"{prefix}EndEvent")
     assert start["span_id"] == end["span_id"] == inner[1]
     assert end["response"] == trace.responses[-1]["dump"]
+
+
+def _assert_answer(trace: Trace, scenario: str, completion: bool) -> None:
+    """The agreed answer is the one asked for (the comparison is not of empty runs)."""
+    last = trace.responses[-1]["read"]
+    kwargs = last["additional_kwargs"]
+    assert kwargs["finish_reason"] in ("stop", "tool_calls")
+    assert last["raw"]["usage"]["total_tokens"] > 0
+    if completion:  # the message's additional_kwargs are merged into the completion's
+        text, message_kwargs = last["text"], kwargs
+    else:
+        text, message_kwargs = last["content"], last["message.additional_kwargs"]
+        types = [block[0] for block in last["blocks"]]
+        calls = 2 if scenario == "tools" else 0
+        assert types == ["ThinkingBlock", "TextBlock", *["ToolCallBlock"] * calls]
+    if scenario == "tools":
+        calls = message_kwargs["tool_calls"]
+        assert [c["function"]["name"] for c in calls] == ["get_weather", "add"]
+    elif scenario == "refusal":
+        assert message_kwargs["refusal"] and not text
+    else:
+        assert text == "1 2 3 4"
+    if len(trace.responses) > 1:  # a stream: the reasoning came as deltas too
+        assert any("thinking_delta" in r["read"]["additional_kwargs"] for r in trace.responses)
+
+
+def _assert_whole(trace: Trace, method: str, completion: bool) -> None:
+    prefix, _ = _names(completion)
+    outer = "_ain_span" if method.startswith("a") else "_in_span"
+    assert _shape(trace) == [
+        f"span_enter:{outer}",
+        f"span_enter:LLM.{method}",
+        "trace_start",
+        f"event:{prefix}StartEvent",
+        "cb_start",
+        "cb_end",
+        f"event:{prefix}EndEvent",
+        "trace_end",
+        f"span_exit:LLM.{method}",
+        f"span_exit:{outer}",
+    ]
+    (end,) = _event(trace, f"{prefix}EndEvent")
+    assert end["response"] == trace.responses[0]["dump"]
+    assert trace.responses[0]["read"]["delta"] is None
 
 
 # -- the features ---------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_stream_chat(make_llm: LLMFactory, scenario: str) -> None:
-    trace = run(make_llm, streamed(SCENARIOS[scenario]), model="emulator-think")
-    _assert_wrapped_stream(trace, "stream_chat", len(trace.responses))
-    _assert_answer(trace, scenario)
+def test_stream(make_llm: LLMFactory, scenario: str, endpoint: str) -> None:
+    asked = _scenario(scenario, endpoint)
+    trace = run(make_llm, streamed(asked), model="emulator-think")
+    _assert_wrapped_stream(trace, f"stream_{_names(asked.completion)[1]}", asked.completion)
+    _assert_answer(trace, scenario, asked.completion)
 
 
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
 @pytest.mark.parametrize("scenario", SCENARIOS)
-async def test_astream_chat(make_llm: LLMFactory, scenario: str) -> None:
-    trace = await arun(make_llm, astreamed(SCENARIOS[scenario]), model="emulator-think")
-    _assert_wrapped_stream(trace, "astream_chat", len(trace.responses))
-    _assert_answer(trace, scenario)
-
-
-def _assert_answer(trace: Trace, scenario: str) -> None:
-    """The agreed answer is the one asked for (the comparison is not of empty runs)."""
-    last = trace.responses[-1]["read"]
-    assert last["additional_kwargs"]["finish_reason"] in ("stop", "tool_calls")
-    assert last["raw"]["usage"]["total_tokens"] > 0
-    types = [block[0] for block in last["blocks"]]
-    if scenario == "tools":
-        assert types == ["ThinkingBlock", "TextBlock", "ToolCallBlock", "ToolCallBlock"]
-        calls = last["message.additional_kwargs"]["tool_calls"]
-        assert [c["function"]["name"] for c in calls] == ["get_weather", "add"]
-    else:
-        assert types == ["ThinkingBlock", "TextBlock"]
-        assert last["content"] == "1 2 3 4"
-        if len(trace.responses) > 1:  # a stream: the reasoning came as deltas too
-            assert any("thinking_delta" in r["read"]["additional_kwargs"] for r in trace.responses)
+async def test_astream(make_llm: LLMFactory, scenario: str, endpoint: str) -> None:
+    asked = _scenario(scenario, endpoint)
+    trace = await arun(make_llm, astreamed(asked), model="emulator-think")
+    _assert_wrapped_stream(trace, f"astream_{_names(asked.completion)[1]}", asked.completion)
+    _assert_answer(trace, scenario, asked.completion)
 
 
 @pytest.mark.parametrize("streaming", [True, False], ids=["streamed", "json"])
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_chat(make_llm: LLMFactory, scenario: str, streaming: bool) -> None:
-    trace = run(
-        make_llm, whole(SCENARIOS[scenario]), model="emulator-think", invoke_streaming=streaming
-    )
-    _assert_whole(trace, "chat")
-    _assert_answer(trace, scenario)
+def test_whole(make_llm: LLMFactory, scenario: str, endpoint: str, streaming: bool) -> None:
+    asked = _scenario(scenario, endpoint)
+    trace = run(make_llm, whole(asked), model="emulator-think", invoke_streaming=streaming)
+    _assert_whole(trace, _names(asked.completion)[1], asked.completion)
+    _assert_answer(trace, scenario, asked.completion)
 
 
 @pytest.mark.parametrize("streaming", [True, False], ids=["streamed", "json"])
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
 @pytest.mark.parametrize("scenario", SCENARIOS)
-async def test_achat(make_llm: LLMFactory, scenario: str, streaming: bool) -> None:
-    trace = await arun(
-        make_llm, awhole(SCENARIOS[scenario]), model="emulator-think", invoke_streaming=streaming
-    )
-    _assert_whole(trace, "achat")
-    _assert_answer(trace, scenario)
+async def test_awhole(make_llm: LLMFactory, scenario: str, endpoint: str, streaming: bool) -> None:
+    asked = _scenario(scenario, endpoint)
+    trace = await arun(make_llm, awhole(asked), model="emulator-think", invoke_streaming=streaming)
+    _assert_whole(trace, f"a{_names(asked.completion)[1]}", asked.completion)
+    _assert_answer(trace, scenario, asked.completion)
 
 
-def _assert_whole(trace: Trace, method: str) -> None:
-    outer = "_ain_span" if method == "achat" else "_in_span"
-    assert _shape(trace) == [
-        f"span_enter:{outer}",
-        f"span_enter:LLM.{method}",
-        "trace_start",
-        "event:LLMChatStartEvent",
-        "cb_start",
-        "cb_end",
-        "event:LLMChatEndEvent",
-        "trace_end",
-        f"span_exit:LLM.{method}",
-        f"span_exit:{outer}",
-    ]
-    (end,) = _event(trace, "LLMChatEndEvent")
-    assert end["response"] == trace.responses[0]["dump"]
-    assert trace.responses[0]["read"]["delta"] is None
-
-
-def _assert_error_reached_everyone(trace: Trace, stream: bool) -> None:
+def _assert_error_reached_everyone(
+    trace: Trace, error: str, stream: bool, completion: bool
+) -> None:
     """The gateway's error reached the caller, the callback handler and (for a stream)
     instrumentation as an ExceptionEvent, and no end event was sent."""
-    assert trace.error is not None and trace.error[0][1] == "GatewayStreamError"
+    prefix, _ = _names(completion)
+    assert trace.error is not None and trace.error[0][1] == error
     (failed,) = [e for e in trace.timeline if e[0] == "cb_end"]
     assert failed[2] == {"exception": trace.error[0]}
-    assert not _event(trace, "LLMChatEndEvent")
+    assert not _event(trace, f"{prefix}EndEvent")
     if stream:
         (exception,) = _event(trace, "ExceptionEvent")
         assert exception["exception"] == trace.error[0]
-        assert trace.responses, "the error came after some chunks"
     else:
         (drop,) = [e for e in trace.timeline if e[0] == "span_drop"]
         assert drop[2] == trace.error[0]
 
 
-def test_a_gateway_error_mid_stream(make_llm: LLMFactory) -> None:
-    trace = run(make_llm, streamed(SCENARIOS["thinking"]), fault=ERROR, model="emulator-think")
-    _assert_error_reached_everyone(trace, stream=True)
+#: A gateway error frame after a few chunks; an HTTP 502 before any.
+FAULTS = {"GatewayStreamError": ERROR, "ServerError": "bad-gateway"}
 
 
-async def test_a_gateway_error_mid_astream(make_llm: LLMFactory) -> None:
-    trace = await arun(
-        make_llm, astreamed(SCENARIOS["thinking"]), fault=ERROR, model="emulator-think"
-    )
-    _assert_error_reached_everyone(trace, stream=True)
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("error", FAULTS)
+def test_an_error_in_a_stream(make_llm: LLMFactory, error: str, endpoint: str) -> None:
+    asked = _scenario("thinking", endpoint)
+    trace = run(make_llm, streamed(asked), fault=FAULTS[error], model="emulator-think")
+    _assert_error_reached_everyone(trace, error, True, asked.completion)
+    assert bool(trace.responses) is (error == "GatewayStreamError")
 
 
-def test_a_gateway_error_in_chat(make_llm: LLMFactory) -> None:
-    trace = run(make_llm, whole(SCENARIOS["thinking"]), fault=ERROR, model="emulator-think")
-    _assert_error_reached_everyone(trace, stream=False)
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("error", FAULTS)
+async def test_an_error_in_an_astream(make_llm: LLMFactory, error: str, endpoint: str) -> None:
+    asked = _scenario("thinking", endpoint)
+    trace = await arun(make_llm, astreamed(asked), fault=FAULTS[error], model="emulator-think")
+    _assert_error_reached_everyone(trace, error, True, asked.completion)
+    assert bool(trace.responses) is (error == "GatewayStreamError")
 
 
-async def test_a_gateway_error_in_achat(make_llm: LLMFactory) -> None:
-    trace = await arun(make_llm, awhole(SCENARIOS["thinking"]), fault=ERROR, model="emulator-think")
-    _assert_error_reached_everyone(trace, stream=False)
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("error", FAULTS)
+def test_an_error_in_a_whole_answer(make_llm: LLMFactory, error: str, endpoint: str) -> None:
+    asked = _scenario("thinking", endpoint)
+    trace = run(make_llm, whole(asked), fault=FAULTS[error], model="emulator-think")
+    _assert_error_reached_everyone(trace, error, False, asked.completion)
 
 
-def _assert_closed_early(trace: Trace, method: str) -> None:
-    """Closing after three responses: GeneratorExit reaches the handlers, no end event."""
-    shape = _shape(trace)
-    got = shape.index("mark:got:2")
-    assert shape[got + 1 :] == [
-        "cb_end",
-        "event:ExceptionEvent",
-        "mark:closed",
-        "span_exit:_ain_span" if method == "astream_chat" else "span_exit:_in_span",
-    ]
-    (exception,) = _event(trace, "ExceptionEvent")
-    assert exception["exception"] == ("exception", "GeneratorExit", "")
-    assert trace.error is None and len(trace.responses) == 3
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("error", FAULTS)
+async def test_an_error_in_an_awaited_whole_answer(
+    make_llm: LLMFactory, error: str, endpoint: str
+) -> None:
+    asked = _scenario("thinking", endpoint)
+    trace = await arun(make_llm, awhole(asked), fault=FAULTS[error], model="emulator-think")
+    _assert_error_reached_everyone(trace, error, False, asked.completion)
 
 
-def test_breaking_out_of_stream_chat(make_llm: LLMFactory) -> None:
-    trace = run(make_llm, streamed(SCENARIOS["tools"], stop_after=3), model="emulator-think")
-    _assert_closed_early(trace, "stream_chat")
-
-
-async def test_breaking_out_of_astream_chat(make_llm: LLMFactory) -> None:
-    trace = await arun(
-        make_llm, astreamed(SCENARIOS["tools"], stop_after=3), model="emulator-think"
-    )
-    _assert_closed_early(trace, "astream_chat")
-
-
-def test_dropping_a_stream_chat_left_early(make_llm: LLMFactory) -> None:
-    trace = run(
-        make_llm, streamed(SCENARIOS["tools"], stop_after=3, drop=True), model="emulator-think"
-    )
-    _assert_closed_early(trace, "stream_chat")
-
-
-async def test_cancelling_the_task_reading_astream_chat(make_llm: LLMFactory) -> None:
-    """The cancel lands in the stream's wait for its next chunk: CancelledError reaches
-    the handlers as an exception and the caller, never swallowed; no end event."""
-    trace = await arun(make_llm, acancelled(SCENARIOS["tools"], after=3), model="emulator-think")
+def _assert_closed_early(trace: Trace, is_async: bool, stopped: str = "GeneratorExit") -> None:
+    """Stopped after three responses: the exception reaches the handlers, no end event."""
     shape = _shape(trace)
     assert shape[shape.index("mark:got:2") + 1 :] == [
         "cb_end",
         "event:ExceptionEvent",
         "mark:closed",
-        "span_exit:_ain_span",
+        "span_exit:_ain_span" if is_async else "span_exit:_in_span",
     ]
     (exception,) = _event(trace, "ExceptionEvent")
-    assert exception["exception"][:2] == ("exception", "CancelledError")
+    assert exception["exception"][:2] == ("exception", stopped)
+    assert len(trace.responses) == 3
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("drop", [False, True], ids=["close", "drop"])
+def test_leaving_a_stream_early(make_llm: LLMFactory, endpoint: str, drop: bool) -> None:
+    asked = _scenario("tools", endpoint)
+    trace = run(make_llm, streamed(asked, stop_after=3, drop=drop), model="emulator-think")
+    _assert_closed_early(trace, is_async=False)
+    assert trace.error is None
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+async def test_leaving_an_astream_early(make_llm: LLMFactory, endpoint: str) -> None:
+    asked = _scenario("tools", endpoint)
+    trace = await arun(make_llm, astreamed(asked, stop_after=3), model="emulator-think")
+    _assert_closed_early(trace, is_async=True)
+    assert trace.error is None
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+async def test_cancelling_the_task_reading_an_astream(make_llm: LLMFactory, endpoint: str) -> None:
+    """The cancel lands in the stream's wait for its next chunk: CancelledError reaches
+    the handlers as an exception and the caller, never swallowed; no end event."""
+    asked = _scenario("tools", endpoint)
+    trace = await arun(make_llm, acancelled(asked, after=3), model="emulator-think")
+    _assert_closed_early(trace, is_async=True, stopped="CancelledError")
     assert trace.error is not None and trace.error[0][1] == "CancelledError"
