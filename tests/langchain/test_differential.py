@@ -51,8 +51,6 @@ MODES = ("sync", "async")
 WAYS = ("fast", "faithful", "reference")
 #: The key every model here sends (make_model's): it must appear in no trace.
 API_KEY = "sk-emulator-test-key"
-#: The fast paths of the LangChain adapter (the transport's are not compared here).
-LANGCHAIN_FAST_PATHS = (OWN_LOOP.name, CHUNKS.name)
 THINK = "emulator-think"  # the emulator's thinking model: reasoning on every answer
 
 
@@ -85,10 +83,10 @@ class Events(BaseCallbackHandler):
         self.calls.append((event, arguments))
 
     def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
-        self._add("chain_start", serialized=serialized, **kwargs)
+        self._add("chain_start", serialized=serialized, inputs=inputs, **kwargs)
 
     def on_chain_end(self, outputs: Any, **kwargs: Any) -> None:
-        self._add("chain_end", **kwargs)
+        self._add("chain_end", outputs=outputs, **kwargs)
 
     def on_chain_error(self, error: BaseException, **kwargs: Any) -> None:
         self._add("chain_error", error=error, **kwargs)
@@ -292,6 +290,36 @@ def assert_same(
 
 
 # --- the features ---
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_each_way_runs_what_it_claims(
+    make_model: ModelFactory, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """Else the comparisons could not fail: the fast way runs ChatSSE's own loop and builds
+    chunks without validation; the faithful way runs BaseChatModel's loop over validated
+    chunks; the reference is LangChain's loop over the replay."""
+    name = "stream" if mode == "sync" else "astream"
+    loops: list[str] = []
+    original = getattr(BaseChatModel, name)
+
+    def spy(model: BaseChatModel, *args: Any, **kwargs: Any) -> Any:
+        loops.append(type(model).__name__)
+        return original(model, *args, **kwargs)
+
+    monkeypatch.setattr(BaseChatModel, name, spy)
+    builders: list[bool] = []
+
+    async def drive(model: BaseChatModel, config: RunnableConfig) -> Any:
+        builders.append(_chunks.make_chunk is _chunks.make_validated)
+        return await _outcome(streamed(mode, "echo: which loop"), model, config)
+
+    model = make_model()
+    ways = await three_ways(model, drive, _recorded(model, "echo: which loop"))
+    assert loops == ["ChatSSE", "ReplayModel"]  # the faithful way's, then the reference's
+    assert builders == [False, True, True]
+    assert_same(ways, model)
+
 
 STREAM_CASES = [
     pytest.param("openai", {}, "echo: hello streaming world", id="text"),
@@ -540,6 +568,8 @@ EVENT_CASES = [
     pytest.param("spass", {"default_headers": NAMED}, "echo: events", None, id="named-events"),
     pytest.param("openai", {"model": THINK}, "echo: why", "stream", id="chain-stream"),
     pytest.param("openai", {"model": THINK}, "echo: why", "invoke", id="chain-invoke"),
+    pytest.param("spass", {"default_headers": NAMED}, "echo: x", "stream", id="chain-stream-named"),
+    pytest.param("spass", {"default_headers": NAMED}, "echo: x", "invoke", id="chain-invoke-named"),
 ]
 
 
@@ -584,12 +614,13 @@ def twice(inner: Drive, count: Callable[[BaseChatModel], int]) -> Drive:
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("call", ["invoke", "stream"])
+@pytest.mark.parametrize("version", ["v0", "v1"])
 async def test_the_llm_cache(
-    make_model: ModelFactory, emulator: Emulator, call: str, mode: str
+    make_model: ModelFactory, emulator: Emulator, version: str, call: str, mode: str
 ) -> None:
     """``invoke`` answers the second time from the cache; ``stream`` never reads it
     (langchain-core 1.8's ``stream``/``astream`` go to the model every time)."""
-    model = make_model(model=THINK)
+    model = make_model(model=THINK, output_version=version)
     prompt = "echo: cached"
     recording = _recorded(model, prompt)
 
@@ -603,7 +634,8 @@ async def test_the_llm_cache(
     assert asked == (1 if call == "invoke" else 2)
     assert get_llm_cache() is None
     if call == "invoke":
-        assert second["content"] == first["content"] == "cached"
+        assert second["content"] == first["content"]  # the cached answer
+        assert "cached" in str(first["content"])
 
 
 class CountingLimiter(InMemoryRateLimiter):
@@ -736,12 +768,24 @@ async def test_output_version_and_content_blocks_with_reasoning(
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("call", ["stream", "invoke"])
-@pytest.mark.parametrize("usage", [True, False], ids=["usage", "no-usage"])
-async def test_stream_usage(make_model: ModelFactory, usage: bool, call: str, mode: str) -> None:
+@pytest.mark.parametrize(
+    ("usage", "at_call"),
+    [
+        pytest.param(True, {}, id="usage"),
+        pytest.param(False, {}, id="no-usage"),
+        pytest.param(False, {"stream_usage": True}, id="usage-asked-at-the-call"),
+        pytest.param(True, {"stream_usage": False}, id="usage-refused-at-the-call"),
+    ],
+)
+async def test_stream_usage(
+    make_model: ModelFactory, usage: bool, at_call: dict[str, Any], call: str, mode: str
+) -> None:
     model = make_model(stream_usage=usage)
+    usage = at_call.get("stream_usage", usage)
     prompt = "count to 5"
-    inner = streamed(mode, prompt) if call == "stream" else invoked(mode, prompt)
-    ways = await three_ways(model, in_a_chain(mode, inner), _recorded(model, prompt))
+    how = streamed if call == "stream" else invoked
+    inner = how(mode, prompt, **at_call)
+    ways = await three_ways(model, in_a_chain(mode, inner), _recorded(model, prompt, **at_call))
     faithful = assert_same(ways, model)
     if call == "stream":
         found = [chunk["usage_metadata"] for chunk in faithful.output]
@@ -752,3 +796,24 @@ async def test_stream_usage(make_model: ModelFactory, usage: bool, call: str, mo
     assert (last is not None) is usage
     if usage:
         assert last["total_tokens"] == last["input_tokens"] + last["output_tokens"] > 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("call", ["stream", "invoke"])
+async def test_the_structured_output_format_reaches_callbacks_and_traces(
+    make_model: ModelFactory, call: str, mode: str
+) -> None:
+    """``ls_structured_output_format`` (what ``with_structured_output`` binds) goes to the
+    run's options with its schema as JSON schema, and not to the request."""
+    model = make_model()
+    tools = bound_tools(model)
+    fmt = {"schema": get_weather, "kwargs": {"method": "function_calling"}}
+    prompt = "weather in Paris?"
+    how = streamed if call == "stream" else invoked
+    inner = how(mode, prompt, ls_structured_output_format=fmt, **tools)
+    ways = await three_ways(model, in_a_chain(mode, inner), _recorded(model, prompt, **tools))
+    faithful = assert_same(ways, model)
+    (start,) = [arguments for name, arguments in faithful.calls if name == "start"]
+    structured = start["options"]["ls_structured_output_format"]
+    assert structured["schema"]["title"] == "get_weather"
+    assert "ls_structured_output_format" not in start["invocation_params"]
