@@ -279,9 +279,12 @@ class Timeline:
     """Everything that happened in one run, in order: instrumentation events, span
     enter/exit/drop, callback-manager events and traces, and the caller's own marks."""
 
-    def __init__(self) -> None:
+    def __init__(self, serialize: bool = True) -> None:
         self.entries: list[tuple[Any, ...]] = []
         self.handler = _Callbacks(self)
+        #: Whether the event handler dumps each event when it is sent, as tracing
+        #: exporters do (which reads each streamed message at once, in order).
+        self.serialize = serialize
 
     def mark(self, *what: Any) -> None:
         """A mark of the caller's (``("got", 3)``), to order the rest against."""
@@ -302,7 +305,8 @@ class _Events(BaseEventHandler):
     def handle(self, event: BaseEvent, **kwargs: Any) -> None:
         # What a handler that serializes at once (tracing exporters do) sees, and the event
         # itself, read again when the run is over.
-        self.timeline.entries.append(("event", event, event.model_dump()))
+        dumped = event.model_dump() if self.timeline.serialize else None
+        self.timeline.entries.append(("event", event, dumped))
 
 
 class _Spans(BaseSpanHandler[SimpleSpan]):
@@ -502,6 +506,8 @@ def normal(value: Any, ids: Ids) -> Any:
 
 def _event_entry(entry: tuple[Any, ...], ids: Ids) -> tuple[Any, ...]:
     _, event, dumped = entry
+    if dumped is None:
+        return ("event", _normal_event(event, ids))
     snapshot = {k: v for k, v in dumped.items() if k not in _VOLATILE}
     snapshot["span_id"] = ids.span(snapshot["span_id"])
     return ("event", _normal_event(event, ids), normal(snapshot, ids))

@@ -300,6 +300,7 @@ def _facts(response: ChatResponse | CompletionResponse, ids: Ids) -> dict[str, A
         "pickled": normal(pickle.loads(pickle.dumps(response)), ids),
         "copied": normal(copy.deepcopy(response), ids),
         "validated": normal(type(response).model_validate(response.model_dump()), ids),
+        "model_copy": normal(response.model_copy(deep=True), ids),
     }
 
 
@@ -314,6 +315,12 @@ IN_PROGRESS = ("LLMChatInProgressEvent", "LLMCompletionInProgressEvent")
 
 def _trace(timeline: Timeline, outcome: Outcome) -> Trace:
     ids = Ids()
+    # Without a serializing handler nothing has read the streamed messages yet: read them
+    # now, last first, before the events that carry them.
+    order = range(len(outcome.responses))
+    if not timeline.serialize:
+        order = order[::-1]
+    facts = {index: _facts(outcome.responses[index], ids) for index in order}
     entries = [normal_entry(entry, ids) for entry in timeline.entries]
     in_progress = [
         entry[1].response
@@ -323,7 +330,7 @@ def _trace(timeline: Timeline, outcome: Outcome) -> Trace:
     error = outcome.error
     return Trace(
         timeline=entries,
-        responses=[_facts(response, ids) for response in outcome.responses],
+        responses=[facts[index] for index in range(len(outcome.responses))],
         error=None
         if error is None
         else (normal(error, ids), normal(getattr(error, "partial_response", None), ids)),
@@ -368,16 +375,22 @@ def _reference(llm: LLM, outcome: Outcome, timeline: Timeline) -> ReferenceLLM:
     return ReferenceLLM(script, llm.metadata, timeline.callback_manager())
 
 
-def run(make_llm: LLMFactory, call: SyncCall, fault: str = PACE, **fields: Any) -> Trace:
+def run(
+    make_llm: LLMFactory,
+    call: SyncCall,
+    fault: str = PACE,
+    serialize: bool = True,
+    **fields: Any,
+) -> Trace:
     """Run ``call`` fast, faithful and on the reference; assert they agree; the trace."""
     traces: dict[str, Trace] = {}
     for mode in ("fast", "faithful"):
-        timeline = Timeline()
+        timeline = Timeline(serialize)
         llm = make_llm(fault=fault, callback_manager=timeline.callback_manager(), **fields)
         with recording(timeline), fast_paths.forced(FAST, mode == "fast"):
             outcome = _in_span(lambda: call(llm, timeline))  # noqa: B023 - called at once
         traces[mode] = _trace(timeline, outcome)
-    timeline = Timeline()
+    timeline = Timeline(serialize)
     reference = _reference(llm, outcome, timeline)
     with recording(timeline):
         replayed = _in_span(lambda: call(reference, timeline))
@@ -386,16 +399,22 @@ def run(make_llm: LLMFactory, call: SyncCall, fault: str = PACE, **fields: Any) 
     return traces["reference"]
 
 
-async def arun(make_llm: LLMFactory, call: AsyncCall, fault: str = PACE, **fields: Any) -> Trace:
+async def arun(
+    make_llm: LLMFactory,
+    call: AsyncCall,
+    fault: str = PACE,
+    serialize: bool = True,
+    **fields: Any,
+) -> Trace:
     """Async twin of :func:`run`."""
     traces: dict[str, Trace] = {}
     for mode in ("fast", "faithful"):
-        timeline = Timeline()
+        timeline = Timeline(serialize)
         llm = make_llm(fault=fault, callback_manager=timeline.callback_manager(), **fields)
         with recording(timeline), fast_paths.forced(FAST, mode == "fast"):
             outcome = await _ain_span(lambda: call(llm, timeline))  # noqa: B023 - awaited at once
         traces[mode] = _trace(timeline, outcome)
-    timeline = Timeline()
+    timeline = Timeline(serialize)
     reference = _reference(llm, outcome, timeline)
     with recording(timeline):
         replayed = await _ain_span(lambda: call(reference, timeline))
@@ -640,3 +659,22 @@ async def test_cancelling_the_task_reading_an_astream(make_llm: LLMFactory, endp
     trace = await arun(make_llm, acancelled(asked, after=3), model="emulator-think")
     _assert_closed_early(trace, is_async=True, stopped="CancelledError")
     assert trace.error is not None and trace.error[0][1] == "CancelledError"
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("scenario", ["thinking", "tools"])
+def test_messages_read_late_and_last_first(
+    make_llm: LLMFactory, scenario: str, endpoint: str
+) -> None:
+    """No handler reads the messages as they stream (only ``delta`` is looked at): each is
+    first read after the stream ended, the last first, and is still the message as of its
+    own chunk."""
+    asked = _scenario(scenario, endpoint)
+    trace = run(make_llm, streamed(asked), serialize=False, model="emulator-think")
+    _assert_answer(trace, scenario, asked.completion)
+    first, last = trace.responses[0]["read"], trace.responses[-1]["read"]
+    if asked.completion:
+        message = [(r["text"], r["additional_kwargs"].get("tool_calls")) for r in (first, last)]
+    else:
+        message = [r["blocks"] for r in (first, last)]
+    assert message[0] != message[1], "the first chunk's message is not the whole answer"
