@@ -27,6 +27,7 @@ import operator
 from collections.abc import AsyncGenerator, Callable, Generator, Iterator
 from contextlib import aclosing, closing, contextmanager
 from typing import Any, cast
+from uuid import UUID
 
 import pytest
 from langchain_core.caches import InMemoryCache
@@ -207,6 +208,7 @@ class Way:
         self.output = ids(output)
         self.calls = ids([(name, dump(arguments)) for name, arguments in events.calls])
         self.runs = ids([_run_tree(run) for run in tracer.roots])
+        self.root_ids = [run.id for run in tracer.roots]
         self.raw = repr((output, events.calls, tracer.roots))
 
     def data(self) -> tuple[Any, Any, Any]:
@@ -403,10 +405,8 @@ def set_aside_llm_output(ways: dict[str, Way]) -> None:
                 assert output["token_usage"] == metadata["token_usage"]
                 assert output["model_name"] == metadata["model_name"]
                 arguments["response"]["llm_output"] = None
-        for run in ways[way].runs:
-            for child in run["children"]:
-                if child["run_type"] == "llm":
-                    child["outputs"]["llm_output"] = None
+        for run in _llm_runs(ways[way].runs):
+            run["outputs"]["llm_output"] = None
 
 
 FAULTS = [
@@ -741,14 +741,21 @@ def with_blocks(mode: str, call: str, prompt: Any, **kwargs: Any) -> Drive:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("call", ["stream", "invoke", "streaming invoke"])
 @pytest.mark.parametrize("version", ["v0", "v1"])
-@pytest.mark.parametrize("tools", [False, True], ids=["text", "tool-calls"])
+@pytest.mark.parametrize(
+    ("answer", "prompt", "after"),
+    [
+        pytest.param("text", "echo: why", ["text"], id="text"),
+        pytest.param("tools", "weather in Paris and Tokyo?", ["tool_call"] * 2, id="tool-calls"),
+        pytest.param("refusal", "forbidden topic", ["refusal"], id="refusal"),
+    ],
+)
 async def test_output_version_and_content_blocks_with_reasoning(
-    make_model: ModelFactory, tools: bool, version: str, call: str, mode: str
-) -> None:
+    make_model: ModelFactory, answer: str, prompt: str, after: list[str], version: str,
+    call: str, mode: str,
+) -> None:  # fmt: skip
     streaming = {"streaming": True} if call == "streaming invoke" else {}
     model = make_model(model=THINK, output_version=version, **streaming)
-    prompt = "weather in Paris and Tokyo?" if tools else "echo: why"
-    kwargs = bound_tools(model) if tools else {}
+    kwargs = bound_tools(model) if answer == "tools" else {}
     inner = with_blocks(mode, call.removeprefix("streaming "), prompt, **kwargs)
     ways = await three_ways(model, in_a_chain(mode, inner), _recorded(model, prompt, **kwargs))
     if call == "streaming invoke":
@@ -756,7 +763,7 @@ async def test_output_version_and_content_blocks_with_reasoning(
     faithful = assert_same(ways, model)
     kinds = [block["type"] for block in faithful.output["blocks"]]
     assert kinds[0] == "reasoning"
-    assert kinds[1:] == (["tool_call", "tool_call"] if tools else ["text"])
+    assert kinds[1:] == after
     tokens = [arguments["token"] for name, arguments in faithful.calls if name == "token"]
     if call != "invoke":  # streamed: v1 tokens are lists of indexed blocks
         assert len(tokens) > 3
@@ -817,3 +824,29 @@ async def test_the_structured_output_format_reaches_callbacks_and_traces(
     structured = start["options"]["ls_structured_output_format"]
     assert structured["schema"]["title"] == "get_weather"
     assert "ls_structured_output_format" not in start["invocation_params"]
+
+
+RUN_ID = UUID("01234567-89ab-7def-8123-456789abcdef")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("call", ["stream", "invoke", "streaming invoke"])
+async def test_a_run_id_and_name_given_to_the_model_name_its_run(
+    make_model: ModelFactory, call: str, mode: str
+) -> None:
+    streaming = {"streaming": True} if call == "streaming invoke" else {}
+    model = make_model(model=THINK, **streaming)
+    prompt = "echo: named run"
+    inner = (streamed if call == "stream" else invoked)(mode, prompt)
+
+    def drive(model: BaseChatModel, config: RunnableConfig) -> Any:
+        return inner(model, {**config, "run_id": RUN_ID})
+
+    ways = await three_ways(model, drive, _recorded(model, prompt))
+    if call == "streaming invoke":
+        set_aside_llm_output(ways)
+    faithful = assert_same(ways, model)
+    assert all(ways[way].root_ids == [RUN_ID] for way in WAYS)
+    (root,) = faithful.runs
+    assert root["name"] == "answer" and root["parent_run_id"] is None
+    assert root["tags"] == ["t"] and root["extra"]["metadata"]["m"] == 1
