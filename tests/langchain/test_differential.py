@@ -204,7 +204,7 @@ class Way:
     """What one way showed: the output, the callbacks and the traced runs, ids normalised."""
 
     def __init__(self, output: Any, events: Events, tracer: Tracer) -> None:
-        ids = Ids()  # one numbering for all three, so links across them are compared too
+        ids = Ids()  # one numbering for its output, callbacks and runs: their links compare too
         self.output = ids(output)
         self.calls = ids([(name, dump(arguments)) for name, arguments in events.calls])
         self.runs = ids([_run_tree(run) for run in tracer.roots])
