@@ -283,7 +283,7 @@ async def _alive_while_streaming(stream: Any) -> list[int]:
 
     def look(message: AIMessageChunk) -> None:
         seen.append(weakref.ref(message))
-        gc.collect()
+        gc.collect(1)  # the young generations: a full collection per chunk took minutes
         alive.append(sum(ref() is not None for ref in seen[:-1]))
 
     if isinstance(stream, Iterator):
