@@ -42,6 +42,7 @@ from li_reference import Ids, ReferenceLLM, Script, Timeline, normal, normal_ent
 from li_support import LLMFactory
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, CompletionResponse
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
+from llama_index.core.instrumentation.dispatcher import instrument_tags  # type: ignore[attr-defined]
 from llama_index.core.llms import LLM
 
 from llamaindex_sse import _lazy
@@ -141,6 +142,8 @@ SyncCall = Callable[[LLM, Timeline], Outcome]
 AsyncCall = Callable[[LLM, Timeline], Awaitable[Outcome]]
 
 _dispatcher = get_dispatcher(__name__)
+#: Instrument tags around every call: spans and events must carry them.
+TAGS = {"suite": "differential"}
 
 
 @_dispatcher.span
@@ -387,12 +390,12 @@ def run(
     for mode in ("fast", "faithful"):
         timeline = Timeline(serialize)
         llm = make_llm(fault=fault, callback_manager=timeline.callback_manager(), **fields)
-        with recording(timeline), fast_paths.forced(FAST, mode == "fast"):
+        with recording(timeline), fast_paths.forced(FAST, mode == "fast"), instrument_tags(TAGS):
             outcome = _in_span(lambda: call(llm, timeline))  # noqa: B023 - called at once
         traces[mode] = _trace(timeline, outcome)
     timeline = Timeline(serialize)
     reference = _reference(llm, outcome, timeline)
-    with recording(timeline):
+    with recording(timeline), instrument_tags(TAGS):
         replayed = _in_span(lambda: call(reference, timeline))
     traces["reference"] = _trace(timeline, replayed)
     _assert_same(traces)
@@ -411,12 +414,12 @@ async def arun(
     for mode in ("fast", "faithful"):
         timeline = Timeline(serialize)
         llm = make_llm(fault=fault, callback_manager=timeline.callback_manager(), **fields)
-        with recording(timeline), fast_paths.forced(FAST, mode == "fast"):
+        with recording(timeline), fast_paths.forced(FAST, mode == "fast"), instrument_tags(TAGS):
             outcome = await _ain_span(lambda: call(llm, timeline))  # noqa: B023 - awaited at once
         traces[mode] = _trace(timeline, outcome)
     timeline = Timeline(serialize)
     reference = _reference(llm, outcome, timeline)
-    with recording(timeline):
+    with recording(timeline), instrument_tags(TAGS):
         replayed = await _ain_span(lambda: call(reference, timeline))
     traces["reference"] = _trace(timeline, replayed)
     _assert_same(traces)
@@ -471,6 +474,7 @@ def _assert_wrapped_stream(trace: Trace, method: str, completion: bool) -> None:
     ]
     outer, inner = [e for e in trace.timeline if e[0] == "span_enter"]
     assert inner[1].startswith(f"LLM.{method}#") and inner[2] == outer[1]
+    assert inner[4] == TAGS and all(e[1]["tags"] == TAGS for e in trace.timeline if e[0] == "event")
     (start,) = _event(trace, f"{prefix}StartEvent")
     (end,) = _event(trace, f"{prefix}EndEvent")
     assert start["span_id"] == end["span_id"] == inner[1]
@@ -678,3 +682,11 @@ def test_messages_read_late_and_last_first(
     else:
         message = [r["blocks"] for r in (first, last)]
     assert message[0] != message[1], "the first chunk's message is not the whole answer"
+
+
+@pytest.mark.parametrize("dialect", ["shroud", "aivene"])
+def test_stream_in_other_reasoning_dialects(make_llm: LLMFactory, dialect: str) -> None:
+    asked = _scenario("thinking", "chat")
+    trace = run(make_llm, streamed(asked), dialect=dialect, model="emulator-think")
+    _assert_wrapped_stream(trace, "stream_chat", completion=False)
+    _assert_answer(trace, "thinking", completion=False)
