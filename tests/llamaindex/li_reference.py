@@ -422,8 +422,10 @@ class Ids:
     """Span and callback-event ids as labels in order of first appearance: a uuid differs
     between runs, the structure (which id is which, who is whose parent) must not."""
 
-    def __init__(self) -> None:
+    def __init__(self, serialized: dict[str, Any] | None = None) -> None:
         self.labels: dict[str, str] = {}
+        #: The LLM's whole serialization, where events carry it (see :func:`serialized`).
+        self.serialized = serialized
 
     def span(self, span_id: str | None) -> str | None:
         if span_id is None:
@@ -462,7 +464,20 @@ def _normal_event(event: BaseEvent, ids: Ids) -> dict[str, Any]:
     return {"event": event.class_name(), **fields}
 
 
-def _normal_dict(value: dict[Any, Any], ids: Ids) -> dict[Any, Any]:
+def serialized(llm: BaseLLM) -> dict[str, Any] | None:
+    """The LLM's ``to_dict()`` where llama-index-core's callbacks send it as the model_dict.
+
+    Without ``BaseLLM.to_payload`` (llama-index-core 0.14.16 has none) the events and callback
+    payloads carry the LLM's whole serialization: its own fields, which differ between two
+    LLM classes by construction. There it is checked to be the LLM's own and compared no
+    further; where ``to_payload`` exists (class name and metadata) it is compared.
+    """
+    return None if hasattr(llm, "to_payload") else llm.to_dict()
+
+
+def _normal_dict(value: dict[Any, Any], ids: Ids) -> Any:
+    if ids.serialized is not None and value == ids.serialized:
+        return "<the LLM's to_dict()>"
     return {
         normal(k, ids): "<LLM>" if k == "class_name" and v in LLM_CLASSES else normal(v, ids)
         for k, v in value.items()

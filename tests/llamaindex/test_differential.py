@@ -38,7 +38,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
-from li_reference import Ids, ReferenceLLM, Script, Timeline, normal, normal_entry, recording
+from li_reference import (
+    Ids,
+    ReferenceLLM,
+    Script,
+    Timeline,
+    normal,
+    normal_entry,
+    recording,
+    serialized,
+)
 from li_support import LLMFactory
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, CompletionResponse
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
@@ -316,8 +325,8 @@ def _fields_set(response: ChatResponse | CompletionResponse) -> list[list[str]]:
 IN_PROGRESS = ("LLMChatInProgressEvent", "LLMCompletionInProgressEvent")
 
 
-def _trace(timeline: Timeline, outcome: Outcome) -> Trace:
-    ids = Ids()
+def _trace(timeline: Timeline, outcome: Outcome, llm: LLM) -> Trace:
+    ids = Ids(serialized(llm))
     # Without a serializing handler nothing has read the streamed messages yet: read them
     # now, last first, before the events that carry them.
     order = range(len(outcome.responses))
@@ -392,12 +401,12 @@ def run(
         llm = make_llm(fault=fault, callback_manager=timeline.callback_manager(), **fields)
         with recording(timeline), fast_paths.forced(FAST, mode == "fast"), instrument_tags(TAGS):
             outcome = _in_span(lambda: call(llm, timeline))  # noqa: B023 - called at once
-        traces[mode] = _trace(timeline, outcome)
+        traces[mode] = _trace(timeline, outcome, llm)
     timeline = Timeline(serialize)
     reference = _reference(llm, outcome, timeline)
     with recording(timeline), instrument_tags(TAGS):
         replayed = _in_span(lambda: call(reference, timeline))
-    traces["reference"] = _trace(timeline, replayed)
+    traces["reference"] = _trace(timeline, replayed, reference)
     _assert_same(traces)
     return traces["reference"]
 
@@ -416,12 +425,12 @@ async def arun(
         llm = make_llm(fault=fault, callback_manager=timeline.callback_manager(), **fields)
         with recording(timeline), fast_paths.forced(FAST, mode == "fast"), instrument_tags(TAGS):
             outcome = await _ain_span(lambda: call(llm, timeline))  # noqa: B023 - awaited at once
-        traces[mode] = _trace(timeline, outcome)
+        traces[mode] = _trace(timeline, outcome, llm)
     timeline = Timeline(serialize)
     reference = _reference(llm, outcome, timeline)
     with recording(timeline), instrument_tags(TAGS):
         replayed = await _ain_span(lambda: call(reference, timeline))
-    traces["reference"] = _trace(timeline, replayed)
+    traces["reference"] = _trace(timeline, replayed, reference)
     _assert_same(traces)
     return traces["reference"]
 
