@@ -22,6 +22,7 @@ PATHS = {
     "llamaindex.lazy_responses",
     "transport.closed_loop_sockets",
     "transport.head",
+    "transport.read_timeout",
     "transport.reuse",
 }
 

@@ -39,7 +39,7 @@ from sse_core.transport.config import (
     ClientConfig,
     check_header,
 )
-from sse_core.transport.head import HeadWatch
+from sse_core.transport.head import READ_TIMEOUT, HeadWatch
 from sse_core.transport.http import (
     MAX_ERROR_BODY,
     build_headers,
@@ -165,7 +165,9 @@ class _ClientBase:
             self.config.url,
             content=to_json(attempt.body),
             headers=prepared.headers,
-            timeout=head_timeout(self.config.timeouts, remaining),
+            timeout=head_timeout(
+                self.config.timeouts, remaining, body_too=not is_on(READ_TIMEOUT.name)
+            ),
         )
         attempt.watch = _head_watch(self.config.timeouts.first_byte, remaining)
         if attempt.watch is not None:

@@ -22,6 +22,7 @@ timeout alone applies. ``tests/core/transport/test_head.py`` fails loudly if the
 from __future__ import annotations
 
 import heapq
+import inspect
 import itertools
 import threading
 import time
@@ -33,7 +34,15 @@ import httpx
 from sse_core.fast_paths import FastPath, is_on, register, unassigned
 from sse_core.transport.body import hang_up
 
-__all__ = ["HEAD", "HeadWatch", "find_network_stream", "probe_pool"]
+__all__ = [
+    "HEAD",
+    "READ_TIMEOUT",
+    "HeadWatch",
+    "IdleWatch",
+    "find_network_stream",
+    "probe_pool",
+    "probe_read_timeout",
+]
 
 #: The trace events that end the head phase, well or not.
 _HEAD_ENDS = ("receive_response_headers.complete", "receive_response_headers.failed")
@@ -160,17 +169,98 @@ class HeadWatch:
         hang_up(network_stream)
 
 
+def probe_read_timeout() -> str | None:
+    """None if httpcore still reads the read timeout when the body's reading starts (so a
+    value written into the request's timeout extension after the head applies to the body)."""
+    from httpcore._async.http11 import AsyncHTTP11Connection
+    from httpcore._sync.http11 import HTTP11Connection
+
+    for cls in (HTTP11Connection, AsyncHTTP11Connection):
+        method = getattr(cls, "_receive_response_body", None)
+        try:
+            source = inspect.getsource(method) if method is not None else ""
+        except (OSError, TypeError):
+            source = ""
+        if '"timeout"' not in source or '"read"' not in source:
+            return f"httpcore's {cls.__name__} no longer reads the read timeout with the body"
+    return None
+
+
+#: The body's idle bound written into httpcore's read timeout once the head arrived.
+READ_TIMEOUT = register(
+    FastPath(
+        name="transport.read_timeout",
+        shortcut="once the head arrived, the idle bound replaces first_byte in the request's "
+        "timeout extension, which httpcore reads again when the body's reading starts",
+        tested={"httpx": ">=0.27,<0.29", "httpcore": ">=1.0,<1.1"},
+        probe=probe_read_timeout,
+        faithful="httpx's read timeout stays the larger of first_byte and idle; an IdleWatch "
+        "(the head deadline's thread) hangs the connection up after idle seconds without "
+        "a byte of the body (the public network_stream extension)",
+    )
+)
+
+
+class IdleWatch:
+    """The idle bound of a body's reads, kept by the watchdog thread (the faithful path of
+    :data:`READ_TIMEOUT`): :meth:`read` notes each arrival (a float written, nothing more);
+    when the bound passes since the last one, the connection is hung up and :attr:`fired`
+    set, so the blocked read ends and the stream reports the idle timeout.
+
+    Args:
+        seconds: The idle bound.
+        deadline: The total deadline (``time.monotonic()``), or None.
+        network_stream: The response's ``network_stream`` extension.
+        now: When the head arrived (the first silence counts from it).
+    """
+
+    __slots__ = ("_request", "deadline", "fired", "last", "seconds")
+
+    def __init__(
+        self, seconds: float, deadline: float | None, network_stream: Any, now: float
+    ) -> None:
+        self.seconds = seconds
+        self.deadline = deadline
+        self.last = now
+        self.fired = False
+        self._request: Any = network_stream  # None once disarmed (the watchdog's mark)
+        _Watchdog.add(self._due(), self)
+
+    def _due(self) -> float:
+        due = self.last + self.seconds
+        return due if self.deadline is None else min(due, self.deadline)
+
+    def disarm(self) -> None:
+        """Stop watching (the body ended, or the stream was closed)."""
+        if self._request is not None:
+            self._request = None
+            _Watchdog.cancelled(True)
+
+    def fire(self) -> None:
+        """Due: watch on from the last read if one came since, else hang up."""
+        network_stream = self._request
+        if network_stream is None:
+            return
+        due = self._due()
+        if due > time.monotonic():
+            _Watchdog.add(due, self)
+            return
+        self.fired = True
+        self._request = None
+        hang_up(network_stream)
+
+
 class _Watchdog:
     """One thread firing the watches that come due, in deadline order."""
 
     wake = threading.Condition()
-    heap: ClassVar[list[tuple[float, int, HeadWatch]]] = []
+    heap: ClassVar[list[tuple[float, int, HeadWatch | IdleWatch]]] = []
     order = itertools.count()
     dropped = 0  # disarmed watches still in the heap
     started = False
 
     @classmethod
-    def add(cls, when: float, watch: HeadWatch) -> None:
+    def add(cls, when: float, watch: HeadWatch | IdleWatch) -> None:
         with cls.wake:
             if not cls.started:
                 cls.started = True

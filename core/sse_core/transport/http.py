@@ -48,11 +48,21 @@ MAX_ERROR_BODY = 64 * 1024
 USER_AGENT = "sse-connectors/0.1"
 
 
-def head_timeout(timeouts: Timeouts, remaining: float | None) -> httpx.Timeout:
-    """The httpx timeout for sending the request and reading the response head."""
+def head_timeout(
+    timeouts: Timeouts, remaining: float | None, *, body_too: bool = False
+) -> httpx.Timeout:
+    """The httpx timeout for sending the request and reading the response head.
+
+    ``body_too``: the read timeout also bounds the body's reads (it is not replaced once
+    the head arrived), so it is the larger of ``first_byte`` and ``idle`` (None if either is),
+    each phase's own bound kept by a watch (:mod:`.head`).
+    """
+    read = timeouts.first_byte
+    if body_too:
+        read = None if read is None or timeouts.idle is None else max(read, timeouts.idle)
     return httpx.Timeout(
         connect=_least(timeouts.connect, remaining),
-        read=_least(timeouts.first_byte, remaining),
+        read=_least(read, remaining),
         write=_least(timeouts.first_byte, remaining),
         pool=_least(timeouts.connect, remaining),
     )

@@ -36,6 +36,7 @@ from sse_core.pipeline.accumulator import Accumulator
 from sse_core.pipeline.session import StreamSession
 from sse_core.transport.body import adecoded, codings, decoded, guard, hang_up, retire
 from sse_core.transport.config import ClientConfig
+from sse_core.transport.head import READ_TIMEOUT, IdleWatch
 from sse_core.transport.http import detach, map_transport_error
 from sse_core.transport.keepalive import REUSE, afinish_body, finish_body
 
@@ -50,13 +51,14 @@ AsyncBatches = AsyncGenerator[list[StreamEvent], None]
 
 class _Outcome:
     """The response and, once it ended well, the completion: what the read loop shares with
-    its stream object without pointing back at it."""
+    its stream object without pointing back at it (and the body's idle watch, if any)."""
 
-    __slots__ = ("completion", "response")
+    __slots__ = ("completion", "idle", "response")
 
     def __init__(self) -> None:
         self.response: httpx.Response | None = None
         self.completion: Completion | None = None
+        self.idle: IdleWatch | None = None
 
 
 class _StreamBase:
@@ -90,16 +92,25 @@ class _StreamBase:
         return done if done is not None else self._session.partial()
 
 
-def _begin(response: httpx.Response, session: StreamSession) -> list[str] | None:
-    """Start the session on the response head; the content-codings to undo (:mod:`.body`),
-    or None for a body already read (mock transports: httpx decoded it in memory)."""
+def _begin(
+    response: httpx.Response, session: StreamSession, outcome: _Outcome, deadline: float | None
+) -> list[str] | None:
+    """Start the session on the response head and bound the body's silences; the
+    content-codings to undo (:mod:`.body`), or None for a body already read (mock
+    transports: httpx decoded it in memory)."""
     now = time.monotonic()
     session.begin(response.headers, status=response.status_code, now=now)
-    # httpcore reads request.extensions["timeout"]["read"] when the body iteration starts,
-    # so the idle limit replaces the (long) first-byte limit for every body read.
-    extension = response.request.extensions.get("timeout")
-    if isinstance(extension, dict):
-        extension["read"] = session.read_timeout(now)
+    bound = session.read_timeout(now)
+    if is_on(READ_TIMEOUT.name):
+        # httpcore reads request.extensions["timeout"]["read"] when the body iteration
+        # starts, so the idle limit replaces the (long) first-byte limit for every body read.
+        extension = response.request.extensions.get("timeout")
+        if isinstance(extension, dict):
+            extension["read"] = bound
+    elif bound is not None and not response.is_stream_consumed:
+        network_stream = response.extensions.get("network_stream")
+        if network_stream is not None:
+            outcome.idle = IdleWatch(bound, deadline, network_stream, now)
     if response.is_stream_consumed:
         return None
     if is_on(REUSE.name):
@@ -107,15 +118,19 @@ def _begin(response: httpx.Response, session: StreamSession) -> list[str] | None
     return codings(response.headers)
 
 
-def _body_sync(response: httpx.Response, session: StreamSession) -> Iterator[bytes]:
-    names = _begin(response, session)
+def _body_sync(
+    response: httpx.Response, session: StreamSession, outcome: _Outcome, deadline: float | None
+) -> Iterator[bytes]:
+    names = _begin(response, session, outcome, deadline)
     if names is None:
         return response.iter_bytes()
     return decoded(response.iter_raw(), names) if names else response.iter_raw()
 
 
-def _body_async(response: httpx.Response, session: StreamSession) -> AsyncIterator[bytes]:
-    names = _begin(response, session)
+def _body_async(
+    response: httpx.Response, session: StreamSession, outcome: _Outcome, deadline: float | None
+) -> AsyncIterator[bytes]:
+    names = _begin(response, session, outcome, deadline)
     if names is None:
         return response.aiter_bytes()
     return adecoded(response.aiter_raw(), names) if names else response.aiter_raw()
@@ -126,18 +141,24 @@ def _run(
 ) -> Batches:
     response, body = _start_sync(client, prepared, session, outcome)
     try:
-        timed = session.timed
+        timed, idle = session.timed, outcome.idle
         for piece in body:
-            if batch := session.step(piece, time.monotonic() if timed else None):
+            now = time.monotonic() if timed else None
+            if idle is not None:
+                idle.last = time.monotonic() if now is None else now
+            if batch := session.step(piece, now):
                 yield batch
             if session.stopped:
                 break
+        _check_idle(outcome, response)
         if batch := session.end():
             yield batch
         outcome.completion = session.completion()
     except httpx.HTTPError as exc:
+        exc = _idle_expired(exc, outcome, response)
         raise _stream_error(exc, session, client.config, prepared) from exc
     finally:
+        _disarm(outcome)
         _close(response, body if outcome.completion is not None else None)
 
 
@@ -146,18 +167,24 @@ async def _arun(
 ) -> AsyncBatches:
     response, body = await _start_async(client, prepared, session, outcome)
     try:
-        timed = session.timed
+        timed, idle = session.timed, outcome.idle
         async for piece in body:
-            if batch := session.step(piece, time.monotonic() if timed else None):
+            now = time.monotonic() if timed else None
+            if idle is not None:
+                idle.last = time.monotonic() if now is None else now
+            if batch := session.step(piece, now):
                 yield batch
             if session.stopped:
                 break
+        _check_idle(outcome, response)
         if batch := session.end():
             yield batch
         outcome.completion = session.completion()
     except httpx.HTTPError as exc:
+        exc = _idle_expired(exc, outcome, response)
         raise _stream_error(exc, session, client.config, prepared) from exc
     finally:
+        _disarm(outcome)
         await _aclose(response, body if outcome.completion is not None else None)
 
 
@@ -165,14 +192,14 @@ def _start_sync(
     client: ChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
 ) -> tuple[httpx.Response, Iterator[bytes]]:
     response = outcome.response = client._open(prepared)
-    return response, _body_sync(response, session)
+    return response, _body_sync(response, session, outcome, prepared.deadline)
 
 
 async def _start_async(
     client: AsyncChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
 ) -> tuple[httpx.Response, AsyncIterator[bytes]]:
     response = outcome.response = await client._open(prepared)
-    return response, _body_async(response, session)
+    return response, _body_async(response, session, outcome, prepared.deadline)
 
 
 async def _aclose(response: httpx.Response, body: AsyncIterator[bytes] | None) -> None:
@@ -203,6 +230,29 @@ def _hang_up(response: httpx.Response) -> None:
         hang_up(response.extensions.get("network_stream"))
     elif is_on(REUSE.name):
         retire(response)
+
+
+def _check_idle(outcome: _Outcome, response: httpx.Response) -> None:
+    """A body that ended because its idle watch hung it up timed out (a body without a
+    length ends at the hang-up as if it were complete)."""
+    if outcome.idle is not None and outcome.idle.fired:
+        raise _idle_expired(httpx.ReadError("hung up"), outcome, response)
+
+
+def _idle_expired(
+    exc: httpx.HTTPError, outcome: _Outcome, response: httpx.Response
+) -> httpx.HTTPError:
+    """The read timeout the idle watch's hang-up stands for, or ``exc`` itself."""
+    if outcome.idle is None or not outcome.idle.fired:
+        return exc
+    timeout = httpx.ReadTimeout("no byte of the body within the idle bound")
+    timeout.request = response.request
+    return timeout
+
+
+def _disarm(outcome: _Outcome) -> None:
+    if outcome.idle is not None:
+        outcome.idle.disarm()
 
 
 def _stream_error(
