@@ -214,6 +214,32 @@ def astreamed(scenario: Scenario, stop_after: int | None = None) -> AsyncCall:
     return call
 
 
+def adropped(scenario: Scenario, stop_after: int) -> AsyncCall:
+    """``astream_chat`` left after ``stop_after`` responses and dropped without ``aclose()``:
+    the event loop's async-generator finalizer closes it a few loop turns later."""
+
+    async def call(llm: LLM, timeline: Timeline) -> Outcome:
+        outcome = Outcome()
+        stream = await scenario.astream(llm)
+        async for response in stream:
+            timeline.mark("got", len(outcome.responses))
+            outcome.responses.append(response)
+            if len(outcome.responses) == stop_after:
+                break
+        del stream
+        for _ in range(1000):  # the finalizer's aclose() runs as a task: wait for its event
+            if any(
+                entry[0] == "event" and entry[1].class_name() == "ExceptionEvent"
+                for entry in timeline.entries
+            ):
+                break
+            await asyncio.sleep(0.001)
+        timeline.mark("closed")
+        return outcome
+
+    return call
+
+
 def acancelled(scenario: Scenario, after: int) -> AsyncCall:
     """``astream_chat`` read in a task that is cancelled after ``after`` responses, while
     it waits for the next one."""
@@ -657,9 +683,11 @@ def test_leaving_a_stream_early(make_llm: LLMFactory, endpoint: str, drop: bool)
 
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
-async def test_leaving_an_astream_early(make_llm: LLMFactory, endpoint: str) -> None:
+@pytest.mark.parametrize("drop", [False, True], ids=["aclose", "drop"])
+async def test_leaving_an_astream_early(make_llm: LLMFactory, endpoint: str, drop: bool) -> None:
     asked = _scenario("tools", endpoint)
-    trace = await arun(make_llm, astreamed(asked, stop_after=3), model="emulator-think")
+    call = adropped(asked, stop_after=3) if drop else astreamed(asked, stop_after=3)
+    trace = await arun(make_llm, call, model="emulator-think")
     _assert_closed_early(trace, is_async=True)
     assert trace.error is None
 
