@@ -186,33 +186,6 @@ def test_a_pickled_model_answers_once_the_headers_are_given_again(
     assert restored.invoke("echo: back").content == "back"
 
 
-def test_max_connections_reaches_the_client() -> None:
-    model = ChatSSE(model="m", base_url="http://h/v1", max_connections=2500)
-    assert model._resolve_config().limits().max_connections == 2500
-    with pytest.raises(ConfigurationError, match="max_connections"):
-        ChatSSE(model="m", base_url="http://h/v1", max_connections=0)
-
-
-def test_the_config_is_built_once_until_a_setting_changes() -> None:
-    model = ChatSSE(
-        model="m",
-        base_url="http://gw.test/v1",
-        api_key=KEY,
-        default_headers={"X-Team": "a"},
-        extra_body={"top_k": 5},
-    )
-    first = model._resolve_config()
-    assert model._resolve_config() is first
-    assert model.default_headers is not None and model.extra_body is not None
-    model.default_headers["X-Team"] = "b"  # changed in place
-    second = model._resolve_config()
-    assert second is not first and second.default_headers == {"X-Team": "b"}
-    model.extra_body["seed"] = 1
-    assert dict(model._resolve_config().extra_body) == {"top_k": 5, "seed": 1}
-    model.max_retries = 0
-    assert model._resolve_config().retry.max_retries == 0
-
-
 @pytest.mark.parametrize(
     ("given", "said"),
     [
@@ -245,20 +218,3 @@ def test_a_dumped_model_validates_again() -> None:
     loaded = ChatSSE.model_validate(model.model_dump())
     assert loaded.timeout == model.timeout
     assert loaded._resolve_config().timeouts == sse_core.Timeouts(total=30)
-
-
-def test_default_query_is_a_setting_and_no_longer_refused() -> None:
-    model = ChatSSE(model="m", base_url="http://gw.test/d?api-version=1",
-                    default_query={"api-version": "2", "key": "k-1"})  # fmt: skip
-    assert model._resolve_config().url == "http://gw.test/d/chat/completions?api-version=2&key=k-1"
-    model.default_query = {"api-version": "3"}  # a change reaches the next request
-    assert model._resolve_config().url == "http://gw.test/d/chat/completions?api-version=3"
-
-
-def test_user_info_and_an_api_key_are_refused_together_naming_both() -> None:
-    """httpx would send the user info as Basic auth in place of the Bearer key, silently."""
-    with pytest.raises(ConfigurationError) as caught:
-        ChatSSE(model="m", base_url="http://u:pw-canary-77@gw.test/v1", api_key=KEY)
-    message = str(caught.value)
-    assert "base_url" in message and "api_key" in message
-    assert "pw-canary-77" not in message and KEY not in message
