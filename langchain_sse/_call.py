@@ -21,8 +21,8 @@ from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.utils import message_chunk_to_message
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
 
+from langchain_sse._custom_events import AsyncEmit, RunLink, SyncEmit
 from langchain_sse._errors import convert_error
-from langchain_sse._events import AsyncEmit, RunLink, SyncEmit
 from langchain_sse._inbound import ChunkMapper, Item, fill_llm_output
 from langchain_sse._outbound import Outbound
 from langchain_sse._run import Stamp, Unstamped

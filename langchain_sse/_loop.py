@@ -37,7 +37,7 @@ from typing_extensions import override
 
 from langchain_sse._call import AsyncModelCall, CallPlan, ModelCall
 from langchain_sse._connection import ConnectionSettings
-from langchain_sse._events import (
+from langchain_sse._custom_events import (
     RunLinkedChatModel,
     is_invoke,
     link_config,

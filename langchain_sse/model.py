@@ -24,7 +24,7 @@ from typing_extensions import override
 from langchain_sse import _blocks, _tokens
 from langchain_sse._cache import build_cache_key
 from langchain_sse._call import CallPlan
-from langchain_sse._events import LINK_KEY
+from langchain_sse._custom_events import LINK_KEY
 from langchain_sse._inbound import (
     DEFAULT_RESPONSE_HEADERS,
     PROVIDER,

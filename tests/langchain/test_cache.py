@@ -22,7 +22,7 @@ from lc_support import ModelFactory
 from pydantic import SecretStr
 
 from langchain_sse import ChatSSE
-from langchain_sse._events import link_config
+from langchain_sse._custom_events import link_config
 from sse_emulator import Emulator
 
 THINKING = {"chat_template_kwargs": {"enable_thinking": True}}

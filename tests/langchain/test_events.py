@@ -1,4 +1,4 @@
-"""Callbacks (:mod:`langchain_sse._events`): one ``on_llm_new_token`` per delta, and gateway
+"""Callbacks (:mod:`langchain_sse._custom_events`): one ``on_llm_new_token`` per delta, and gateway
 events as custom events filed under the chat model's own run (not the parent chain's, and
 not lost), whichever path ran; the run link that gets them there."""
 
@@ -14,7 +14,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
 from lc_support import ModelFactory
 
-from langchain_sse._events import LINK_KEY, RunLink, link_config, make_emitter
+from langchain_sse._custom_events import LINK_KEY, RunLink, link_config, make_emitter
 from sse_core import GatewayEvent
 
 NAMED = {"X-Emulator-Fault": "named-event; name=spass.tool-cap; after=2"}

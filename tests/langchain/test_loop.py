@@ -30,7 +30,7 @@ from langchain_core.runnables import RunnableConfig
 from lc_support import ModelFactory
 
 from langchain_sse import ChatSSE, IncompleteStreamError
-from langchain_sse._events import link_config
+from langchain_sse._custom_events import link_config
 from langchain_sse._run import OWN_LOOP
 from sse_core import fast_paths
 
