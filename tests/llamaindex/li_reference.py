@@ -78,12 +78,11 @@ class Script:
     error: BaseException | None = None
 
     @classmethod
-    def of(cls, responses: Sequence[ChatResponse], error: BaseException | None) -> Script:
+    def of(
+        cls, responses: Sequence[ChatResponse | CompletionResponse], error: BaseException | None
+    ) -> Script:
         """The script of an SSELLM's answer (copies: the replay owns its dicts)."""
-        steps = [
-            (copy.deepcopy(r.raw or {}), copy.deepcopy(r.additional_kwargs)) for r in responses
-        ]
-        return cls(steps, error)
+        return cls([_step(r) for r in responses], error)
 
     def fresh_error(self) -> BaseException:
         """The error, as the gateway's answer would raise it anew: without the mark that
