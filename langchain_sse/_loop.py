@@ -83,11 +83,11 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         stamp: Stamp | Unstamped,
         *,
         quiet: bool = False,
-        whole: bool = False,
+        streaming: bool = True,
     ) -> CallPlan:
         """What one call sends, how it maps (``quiet``: no chunk and no token, only the
-        gateway's named events) and stamps; ``whole``: asked with ``stream: false``, its one
-        JSON answer mapped to one chunk.
+        gateway's named events) and stamps; ``streaming=False``: asked with ``stream: false``,
+        its one JSON answer mapped to one chunk.
 
         Pops the call's plumbing (the run link, LangChain's own keys) from ``kwargs``.
         """
@@ -104,9 +104,9 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
             return True
         return "stream" in kwargs and not kwargs["stream"]
 
-    def _sends_whole(self, kwargs: dict[str, Any]) -> bool:
-        """Whether an invoke asks for one JSON answer (``stream: false``)."""
-        return not self.invoke_streaming or self._streaming_off(kwargs)
+    def _invoke_streams(self, kwargs: dict[str, Any]) -> bool:
+        """Whether an invoke asks for a stream (else for one JSON answer, ``stream: false``)."""
+        return self.invoke_streaming and not self._streaming_off(kwargs)
 
     def _plan_generate(
         self,
@@ -121,15 +121,17 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         streamed the invoke (``streaming=True``, a streaming handler such as
         ``astream_events``' or LangGraph's), stamped as LangChain stamps them; otherwise it
         is quiet (no chunk, no token), as a non-streaming model's invoke is."""
-        whole = self._sends_whole(kwargs)
+        streaming = self._invoke_streams(kwargs)
         streamed = run_manager is not None and super()._should_stream(
             async_api=async_api, run_manager=run_manager, **kwargs
         )
         if run_manager is None or not streamed:
-            return self._plan_call(messages, stop, kwargs, UNSTAMPED, quiet=True, whole=whole)
+            return self._plan_call(
+                messages, stop, kwargs, UNSTAMPED, quiet=True, streaming=streaming
+            )
         stamp = Stamp(run_manager.run_id, self.output_version)
         quiet = not run_manager.handlers
-        return self._plan_call(messages, stop, kwargs, stamp, quiet=quiet, whole=whole)
+        return self._plan_call(messages, stop, kwargs, stamp, quiet=quiet, streaming=streaming)
 
     def _owns_loop(self, kwargs: dict[str, Any], *, async_api: bool) -> bool:
         """Whether ``stream``/``astream`` run their own loop (else the base class's)."""
@@ -164,7 +166,7 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         **kwargs: Any,
     ) -> bool:
         """With ``invoke_streaming=False``, only for an ``invoke``/``ainvoke``, whose
-        ``_stream`` then asks for one JSON answer (:meth:`_asks_whole`); a bare ``generate``
+        ``_stream`` then asks for one JSON answer (:meth:`_stream_streams`); a bare ``generate``
         is answered by ``_generate`` instead. ``stream_events`` streams without asking."""
         if not (self.invoke_streaming or is_invoke(kwargs)):
             return False
@@ -172,10 +174,11 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
             async_api=async_api, run_manager=run_manager, **kwargs
         )
 
-    def _asks_whole(self, kwargs: dict[str, Any]) -> bool:
-        """Whether a ``_stream`` call answers an invoke that ``invoke_streaming=False`` asks
-        as one JSON answer: LangChain streams an invoke through ``_stream`` for v2 handlers."""
-        return not self.invoke_streaming and is_invoke(kwargs)
+    def _stream_streams(self, kwargs: dict[str, Any]) -> bool:
+        """Whether a ``_stream`` call asks for a stream: not for an invoke that
+        ``invoke_streaming=False`` asks as one JSON answer (LangChain streams an invoke
+        through ``_stream`` for v2 handlers)."""
+        return self.invoke_streaming or not is_invoke(kwargs)
 
     # --- the I/O: sync and async twins ---
 
@@ -308,8 +311,8 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        whole = self._asks_whole(kwargs)
-        plan = self._plan_call(messages, stop, kwargs, self._stream_stamp(), whole=whole)
+        streaming = self._stream_streams(kwargs)
+        plan = self._plan_call(messages, stop, kwargs, self._stream_stamp(), streaming=streaming)
         call = self._open(plan, run_manager)
         with closing(call.chunks()) as chunks:
             yield from chunks
@@ -322,8 +325,8 @@ class StreamingChatModel(RunLinkedChatModel, ConnectionSettings):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        whole = self._asks_whole(kwargs)
-        plan = self._plan_call(messages, stop, kwargs, self._stream_stamp(), whole=whole)
+        streaming = self._stream_streams(kwargs)
+        plan = self._plan_call(messages, stop, kwargs, self._stream_stamp(), streaming=streaming)
         call = self._aopen(plan, run_manager)
         async with aclosing(call.chunks()) as chunks:
             async for chunk in chunks:

@@ -146,13 +146,14 @@ class ChatSSE(StreamingChatModel):
         stamp: Stamp | Unstamped,
         *,
         quiet: bool = False,
-        whole: bool = False,
+        streaming: bool = True,
     ) -> CallPlan:
         """What one call sends, how it maps (``quiet``: no chunk, no token) and stamps;
-        ``whole``: asked with ``stream: false``, its one JSON answer mapped to one chunk."""
+        ``streaming=False``: asked with ``stream: false``, its one JSON answer mapped to one
+        chunk."""
         link = kwargs.pop(LINK_KEY, None)
         outbound = self._build_outbound(messages, stop, kwargs)
-        coalesce = self.coalesce or whole
+        coalesce = self.coalesce or not streaming
         mode = MapMode.QUIET if quiet else MapMode.COALESCE if coalesce else MapMode.EACH
         model = outbound.payload["model"]
         mapper = ChunkMapper(
@@ -163,7 +164,7 @@ class ChatSSE(StreamingChatModel):
             mapper=mapper,
             stamp=stamp,
             link=link,
-            streaming=not whole,
+            streaming=streaming,
             tokens=not quiet,
         )
 
