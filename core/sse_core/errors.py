@@ -32,7 +32,7 @@ Messages say what happened and what to do; they never contain the API key.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 if TYPE_CHECKING:
     from sse_core.completion import Completion
@@ -67,6 +67,20 @@ class SSEConnectorError(Exception):
     def message(self) -> str:
         """The human-readable message."""
         return str(self.args[0]) if self.args else ""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Exception pickles as cls(*args), which the keyword-only fields of the subclasses
+        # (status_code, partial, ...) cannot take: rebuild from args and state instead, so
+        # an error crosses processes (multiprocessing, job queues) and copy.deepcopy whole.
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+def _rebuild(cls: type[SSEConnectorError], args: tuple[Any, ...], state: dict[str, Any]) -> Any:
+    """An error of ``cls`` with ``args`` and attributes ``state``, no ``__init__`` run."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 class ConfigurationError(SSEConnectorError, ValueError):

@@ -3,12 +3,16 @@ each error carries, and the partial answer of stream errors."""
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import pytest
 
 import sse_core
 from sse_core import (
     AuthenticationError,
     BadRequestError,
+    Choice,
     Completion,
     ConfigurationError,
     GatewayConnectionError,
@@ -23,6 +27,7 @@ from sse_core import (
     StreamError,
     StreamProtocolError,
     StreamTimeoutError,
+    TextDelta,
     UnexpectedResponseError,
 )
 from sse_core import errors as errors_module
@@ -129,3 +134,38 @@ def test_recast_keeps_everything_but_the_class() -> None:
     assert copy.__traceback__ is original.__traceback__
     with pytest.raises(TypeError, match="not a subclass"):
         recast(original, GatewayStreamError)
+
+
+def _made(cls: type[SSEConnectorError]) -> SSEConnectorError:
+    """An instance of ``cls`` with every field it takes set."""
+    if issubclass(cls, GatewayHTTPError):
+        return cls("m", status_code=502, error_message="upstream", type="t", code="c",
+                   retry_after=1.5, headers={"location": "http://x"})  # fmt: skip
+    if issubclass(cls, GatewayStreamError):
+        return cls(
+            "m",
+            partial=Completion(choices=(Choice(content="so far"),)),
+            type="t",
+            code=7,
+            data={"e": 1},
+        )
+    if issubclass(cls, StreamError):
+        error = cls("m", partial=Completion(choices=(Choice(content="so far"),)))
+        error.events = (TextDelta(text="x"),)
+        return error
+    return cls("m")
+
+
+@pytest.mark.parametrize("cls", [*TREE, SSEConnectorError], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_every_error_survives_pickle_and_deepcopy(cls: type[SSEConnectorError], how: str) -> None:
+    """A worker process or a job queue ships errors pickled; Exception's default (cls(*args))
+    cannot give the keyword-only fields, so each class rebuilds from its state."""
+    error = _made(cls)
+    again = pickle.loads(pickle.dumps(error)) if how == "pickle" else copy.deepcopy(error)
+    assert type(again) is cls and str(again) == str(error) and again.args == error.args
+    assert {k: v for k, v in vars(again).items() if k != "_partial"} == {
+        k: v for k, v in vars(error).items() if k != "_partial"
+    }
+    if isinstance(error, StreamError):
+        assert isinstance(again, StreamError) and again.partial.content == "so far"
