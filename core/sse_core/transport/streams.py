@@ -150,12 +150,12 @@ def _run(
                 yield batch
             if session.stopped:
                 break
-        _check_idle(outcome, response)
+        _check_idle(outcome)
         if batch := session.end():
             yield batch
         outcome.completion = session.completion()
     except httpx.HTTPError as exc:
-        exc = _idle_expired(exc, outcome, response)
+        exc = _idle_expired(exc, outcome)
         raise _stream_error(exc, session, client.config, prepared) from exc
     finally:
         _disarm(outcome)
@@ -176,12 +176,12 @@ async def _arun(
                 yield batch
             if session.stopped:
                 break
-        _check_idle(outcome, response)
+        _check_idle(outcome)
         if batch := session.end():
             yield batch
         outcome.completion = session.completion()
     except httpx.HTTPError as exc:
-        exc = _idle_expired(exc, outcome, response)
+        exc = _idle_expired(exc, outcome)
         raise _stream_error(exc, session, client.config, prepared) from exc
     finally:
         _disarm(outcome)
@@ -232,21 +232,21 @@ def _hang_up(response: httpx.Response) -> None:
         retire(response)
 
 
-def _check_idle(outcome: _Outcome, response: httpx.Response) -> None:
+def _check_idle(outcome: _Outcome) -> None:
     """A body that ended because its idle watch hung it up timed out (a body without a
     length ends at the hang-up as if it were complete)."""
     if outcome.idle is not None and outcome.idle.fired:
-        raise _idle_expired(httpx.ReadError("hung up"), outcome, response)
+        raise _idle_expired(httpx.ReadError("hung up"), outcome)
 
 
-def _idle_expired(
-    exc: httpx.HTTPError, outcome: _Outcome, response: httpx.Response
-) -> httpx.HTTPError:
-    """The read timeout the idle watch's hang-up stands for, or ``exc`` itself."""
+def _idle_expired(exc: httpx.HTTPError, outcome: _Outcome) -> httpx.HTTPError:
+    """The read timeout the idle watch's hang-up stands for, or ``exc`` itself (chained as
+    its cause, so that the request ``exc`` holds is detached with it: its headers hold the
+    key)."""
     if outcome.idle is None or not outcome.idle.fired:
         return exc
     timeout = httpx.ReadTimeout("no byte of the body within the idle bound")
-    timeout.request = response.request
+    timeout.__cause__ = exc
     return timeout
 
 
