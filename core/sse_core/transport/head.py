@@ -216,6 +216,13 @@ class IdleWatch:
 
     __slots__ = ("_request", "deadline", "fired", "last", "seconds")
 
+    seconds: float
+    deadline: float | None
+    #: When the last read of the body arrived (the head, before any).
+    last: float
+    #: The bound passed and the connection was hung up.
+    fired: bool
+
     def __init__(
         self, seconds: float, deadline: float | None, network_stream: Any, now: float
     ) -> None:
