@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import httpx
 
@@ -141,22 +141,16 @@ def _run(
 ) -> Batches:
     response, body = _start_sync(client, prepared, session, outcome)
     try:
-        timed, idle = session.timed, outcome.idle
         for piece in body:
-            now = time.monotonic() if timed else None
-            if idle is not None:
-                idle.last = time.monotonic() if now is None else now
-            if batch := session.step(piece, now):
+            if batch := _step(session, piece, outcome.idle):
                 yield batch
             if session.stopped:
                 break
-        _check_idle(outcome)
-        if batch := session.end():
+        if batch := _ending(session, outcome):
             yield batch
         outcome.completion = session.completion()
     except httpx.HTTPError as exc:
-        exc = _idle_expired(exc, outcome)
-        raise _stream_error(exc, session, client.config, prepared) from exc
+        _raise_body_error(exc, outcome, session, client.config, prepared)
     finally:
         _disarm(outcome)
         _close(response, body if outcome.completion is not None else None)
@@ -167,22 +161,16 @@ async def _arun(
 ) -> AsyncBatches:
     response, body = await _start_async(client, prepared, session, outcome)
     try:
-        timed, idle = session.timed, outcome.idle
         async for piece in body:
-            now = time.monotonic() if timed else None
-            if idle is not None:
-                idle.last = time.monotonic() if now is None else now
-            if batch := session.step(piece, now):
+            if batch := _step(session, piece, outcome.idle):
                 yield batch
             if session.stopped:
                 break
-        _check_idle(outcome)
-        if batch := session.end():
+        if batch := _ending(session, outcome):
             yield batch
         outcome.completion = session.completion()
     except httpx.HTTPError as exc:
-        exc = _idle_expired(exc, outcome)
-        raise _stream_error(exc, session, client.config, prepared) from exc
+        _raise_body_error(exc, outcome, session, client.config, prepared)
     finally:
         _disarm(outcome)
         await _aclose(response, body if outcome.completion is not None else None)
@@ -232,11 +220,33 @@ def _hang_up(response: httpx.Response) -> None:
         retire(response)
 
 
-def _check_idle(outcome: _Outcome) -> None:
-    """A body that ended because its idle watch hung it up timed out (a body without a
-    length ends at the hang-up as if it were complete)."""
+def _step(session: StreamSession, piece: bytes, idle: IdleWatch | None) -> list[StreamEvent]:
+    """The session's step on the next piece, with the time where it counts (the session's
+    rules, the idle watch's last read)."""
+    now = time.monotonic() if session.timed else None
+    if idle is not None:
+        idle.last = time.monotonic() if now is None else now
+    return session.step(piece, now)
+
+
+def _ending(session: StreamSession, outcome: _Outcome) -> list[StreamEvent]:
+    """The session's last events, once the body ended. A body that ended because its idle
+    watch hung it up timed out (one without a length ends at the hang-up as if complete)."""
     if outcome.idle is not None and outcome.idle.fired:
         raise _idle_expired(httpx.ReadError("hung up"), outcome)
+    return session.end()
+
+
+def _raise_body_error(
+    exc: httpx.HTTPError,
+    outcome: _Outcome,
+    session: StreamSession,
+    config: ClientConfig,
+    prepared: Prepared,
+) -> NoReturn:
+    """Raise the typed error for what httpx raised while the body was read."""
+    cause = _idle_expired(exc, outcome)
+    raise _stream_error(cause, session, config, prepared) from cause
 
 
 def _idle_expired(exc: httpx.HTTPError, outcome: _Outcome) -> httpx.HTTPError:
