@@ -24,6 +24,7 @@ from __future__ import annotations
 import heapq
 import inspect
 import itertools
+import select
 import threading
 import time
 from typing import Any, ClassVar
@@ -203,23 +204,25 @@ READ_TIMEOUT = register(
 
 class IdleWatch:
     """The idle bound of a body's reads, kept by the watchdog thread (the faithful path of
-    :data:`READ_TIMEOUT`): :meth:`read` notes each arrival (a float written, nothing more);
-    when the bound passes since the last one, the connection is hung up and :attr:`fired`
-    set, so the blocked read ends and the stream reports the idle timeout.
+    :data:`READ_TIMEOUT`). The stream sets :attr:`reading_since` while it waits in a read
+    (a float written, nothing more) and clears it while its consumer holds a piece, so that,
+    as with httpx's read timeout, only the time spent waiting for the server counts. When a
+    read has waited ``seconds`` with no byte on the socket, the connection is hung up and
+    :attr:`fired` set: the blocked read ends, and the stream reports the idle timeout.
 
     Args:
         seconds: The idle bound.
         deadline: The total deadline (``time.monotonic()``), or None.
         network_stream: The response's ``network_stream`` extension.
-        now: When the head arrived (the first silence counts from it).
+        now: When the head arrived (the wait for the body's first byte starts there).
     """
 
-    __slots__ = ("_request", "deadline", "fired", "last", "seconds")
+    __slots__ = ("_request", "deadline", "fired", "reading_since", "seconds")
 
     seconds: float
     deadline: float | None
-    #: When the last read of the body arrived (the head, before any).
-    last: float
+    #: When the read the stream waits in began, or None while no read waits.
+    reading_since: float | None
     #: The bound passed and the connection was hung up.
     fired: bool
 
@@ -228,13 +231,13 @@ class IdleWatch:
     ) -> None:
         self.seconds = seconds
         self.deadline = deadline
-        self.last = now
+        self.reading_since: float | None = now
         self.fired = False
         self._request: Any = network_stream  # None once disarmed (the watchdog's mark)
-        _Watchdog.add(self._due(), self)
+        _Watchdog.add(self._due(now), self)
 
-    def _due(self) -> float:
-        due = self.last + self.seconds
+    def _due(self, since: float) -> float:
+        due = since + self.seconds
         return due if self.deadline is None else min(due, self.deadline)
 
     def disarm(self) -> None:
@@ -244,17 +247,34 @@ class IdleWatch:
             _Watchdog.cancelled(True)
 
     def fire(self) -> None:
-        """Due: watch on from the last read if one came since, else hang up."""
+        """Due: hang up if a read has waited the bound with nothing on the socket; else
+        watch on (no read waits: look again within a second)."""
         network_stream = self._request
         if network_stream is None:
             return
-        due = self._due()
-        if due > time.monotonic():
+        now, since = time.monotonic(), self.reading_since
+        if since is None or _readable(network_stream):  # a stalled process is no silence
+            _Watchdog.add(now + min(self.seconds, 1.0), self)
+            return
+        due = self._due(since)
+        if due > now:
             _Watchdog.add(due, self)
             return
         self.fired = True
         self._request = None
         hang_up(network_stream)
+
+
+def _readable(network_stream: Any) -> bool:
+    """Whether bytes (or the end) wait on the stream's socket, unread."""
+    sock = network_stream.get_extra_info("socket")
+    fileno = getattr(sock, "fileno", None)
+    if not callable(fileno):
+        return False
+    try:
+        return bool(select.select([fileno()], [], [], 0)[0])
+    except (OSError, ValueError):  # closed meanwhile
+        return False
 
 
 class _Watchdog:

@@ -124,7 +124,8 @@ def _body_sync(
     names = _begin(response, session, outcome, deadline)
     if names is None:
         return response.iter_bytes()
-    return decoded(response.iter_raw(), names) if names else response.iter_raw()
+    body = decoded(response.iter_raw(), names) if names else response.iter_raw()
+    return body if outcome.idle is None else _watched(body, outcome.idle)
 
 
 def _body_async(
@@ -133,7 +134,34 @@ def _body_async(
     names = _begin(response, session, outcome, deadline)
     if names is None:
         return response.aiter_bytes()
-    return adecoded(response.aiter_raw(), names) if names else response.aiter_raw()
+    body = adecoded(response.aiter_raw(), names) if names else response.aiter_raw()
+    return body if outcome.idle is None else _awatched(body, outcome.idle)
+
+
+def _watched(body: Iterator[bytes], idle: IdleWatch) -> Iterator[bytes]:
+    """``body``, telling ``idle`` when a read waits (only that time counts as silence)."""
+    while True:
+        idle.reading_since = time.monotonic()
+        try:
+            piece = next(body)
+        except StopIteration:
+            return
+        finally:
+            idle.reading_since = None
+        yield piece
+
+
+async def _awatched(body: AsyncIterator[bytes], idle: IdleWatch) -> AsyncIterator[bytes]:
+    """Async twin of :func:`_watched`."""
+    while True:
+        idle.reading_since = time.monotonic()
+        try:
+            piece = await body.__anext__()
+        except StopAsyncIteration:
+            return
+        finally:
+            idle.reading_since = None
+        yield piece
 
 
 def _run(
@@ -142,7 +170,7 @@ def _run(
     response, body = _start_sync(client, prepared, session, outcome)
     try:
         for piece in body:
-            if batch := _step(session, piece, outcome.idle):
+            if batch := session.step(piece, time.monotonic() if session.timed else None):
                 yield batch
             if session.stopped:
                 break
@@ -162,7 +190,7 @@ async def _arun(
     response, body = await _start_async(client, prepared, session, outcome)
     try:
         async for piece in body:
-            if batch := _step(session, piece, outcome.idle):
+            if batch := session.step(piece, time.monotonic() if session.timed else None):
                 yield batch
             if session.stopped:
                 break
@@ -218,15 +246,6 @@ def _hang_up(response: httpx.Response) -> None:
         hang_up(response.extensions.get("network_stream"))
     elif is_on(REUSE.name):
         retire(response)
-
-
-def _step(session: StreamSession, piece: bytes, idle: IdleWatch | None) -> list[StreamEvent]:
-    """The session's step on the next piece, with the time where it counts (the session's
-    rules, the idle watch's last read)."""
-    now = time.monotonic() if session.timed else None
-    if idle is not None:
-        idle.last = time.monotonic() if now is None else now
-    return session.step(piece, now)
 
 
 def _ending(session: StreamSession, outcome: _Outcome) -> list[StreamEvent]:
