@@ -415,9 +415,15 @@ class _Closer:
     @classmethod
     def run(cls) -> None:
         while True:
-            response = cls.pending.get()
-            with contextlib.suppress(Exception):  # nobody to report to: it was abandoned
-                response.close()
+            _close_abandoned(cls.pending.get())
+
+
+def _close_abandoned(response: httpx.Response) -> None:
+    """Close a response abandoned in a collection. (A function of its own: a local of the
+    closer's loop would keep the last one, its connection and its pool, alive until the
+    next, and so its socket open.)"""
+    with contextlib.suppress(Exception):  # nobody to report to: it was abandoned
+        response.close()
 
 
 gc.callbacks.append(_Closer.on_gc)

@@ -232,3 +232,31 @@ def test_async_until_done() -> None:
         return await async_client(Gateway()).complete(PAYLOAD)
 
     assert asyncio.run(main()).content == "abc"
+
+
+def test_the_closer_keeps_no_response_it_closed() -> None:
+    """A response abandoned inside a collection is closed on the closer thread, which must
+    then let it go: the last one it held kept its connection, pool and socket alive (the
+    soak found one socket open after every client was closed)."""
+    from sse_core.transport.streams import _Closer
+
+    closed = []
+
+    class Response:
+        def close(self) -> None:
+            closed.append(True)
+
+    _Closer.start()
+    response = Response()
+    gone = weakref.ref(response)
+    _Closer.pending.put(response)  # type: ignore[arg-type]
+    del response
+    deadline = time.monotonic() + 5
+    while not closed and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert closed
+    deadline = time.monotonic() + 5
+    while gone() is not None and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.01)
+    assert gone() is None
