@@ -121,6 +121,11 @@ class StreamSession:
         elif kind.startswith(_NOT_A_STREAM) or "html" in kind or "xml" in kind:
             self._refuse = (kind, status)
 
+    @property
+    def deadline(self) -> float | None:
+        """The deadline for the whole body it was given, or None."""
+        return self._deadline
+
     def read_timeout(self, now: float) -> float | None:
         """The timeout for each read of the body from ``now``: the idle bound, within the
         deadline."""

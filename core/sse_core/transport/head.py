@@ -24,7 +24,6 @@ from __future__ import annotations
 import heapq
 import inspect
 import itertools
-import select
 import threading
 import time
 from typing import Any, ClassVar
@@ -34,6 +33,7 @@ import httpx
 
 from sse_core.fast_paths import FastPath, is_on, register, unassigned
 from sse_core.transport.body import hang_up
+from sse_core.transport.keepalive import socket_readable
 
 __all__ = [
     "HEAD",
@@ -150,6 +150,11 @@ class HeadWatch:
         """The trace callback of an async client (httpcore awaits it)."""
         self(name, info)
 
+    @property
+    def live(self) -> bool:
+        """Still watching (the watchdog drops what is not)."""
+        return self._request is not None
+
     def disarm(self) -> bool:
         """Stop watching; whether the deadline had passed."""
         with self._lock:
@@ -173,10 +178,7 @@ class HeadWatch:
 def probe_read_timeout() -> str | None:
     """None if httpcore still reads the read timeout when the body's reading starts (so a
     value written into the request's timeout extension after the head applies to the body)."""
-    from httpcore._async.http11 import AsyncHTTP11Connection
-    from httpcore._sync.http11 import HTTP11Connection
-
-    for cls in (HTTP11Connection, AsyncHTTP11Connection):
+    for cls in (httpcore.HTTP11Connection, httpcore.AsyncHTTP11Connection):
         method = getattr(cls, "_receive_response_body", None)
         try:
             source = inspect.getsource(method) if method is not None else ""
@@ -217,7 +219,7 @@ class IdleWatch:
         now: When the head arrived (the wait for the body's first byte starts there).
     """
 
-    __slots__ = ("_request", "deadline", "fired", "reading_since", "seconds")
+    __slots__ = ("_stream", "deadline", "fired", "reading_since", "seconds")
 
     seconds: float
     deadline: float | None
@@ -233,8 +235,13 @@ class IdleWatch:
         self.deadline = deadline
         self.reading_since: float | None = now
         self.fired = False
-        self._request: Any = network_stream  # None once disarmed (the watchdog's mark)
+        self._stream: Any = network_stream  # None once disarmed
         _Watchdog.add(self._due(now), self)
+
+    @property
+    def live(self) -> bool:
+        """Still watching (the watchdog drops what is not)."""
+        return self._stream is not None
 
     def _due(self, since: float) -> float:
         due = since + self.seconds
@@ -242,18 +249,18 @@ class IdleWatch:
 
     def disarm(self) -> None:
         """Stop watching (the body ended, or the stream was closed)."""
-        if self._request is not None:
-            self._request = None
+        if self._stream is not None:
+            self._stream = None
             _Watchdog.cancelled(True)
 
     def fire(self) -> None:
         """Due: hang up if a read has waited the bound with nothing on the socket; else
         watch on (no read waits: look again within a second)."""
-        network_stream = self._request
+        network_stream = self._stream
         if network_stream is None:
             return
         now, since = time.monotonic(), self.reading_since
-        if since is None or _readable(network_stream):  # a stalled process is no silence
+        if since is None or socket_readable(network_stream):  # a stalled process is no silence
             _Watchdog.add(now + min(self.seconds, 1.0), self)
             return
         due = self._due(since)
@@ -261,20 +268,8 @@ class IdleWatch:
             _Watchdog.add(due, self)
             return
         self.fired = True
-        self._request = None
+        self._stream = None
         hang_up(network_stream)
-
-
-def _readable(network_stream: Any) -> bool:
-    """Whether bytes (or the end) wait on the stream's socket, unread."""
-    sock = network_stream.get_extra_info("socket")
-    fileno = getattr(sock, "fileno", None)
-    if not callable(fileno):
-        return False
-    try:
-        return bool(select.select([fileno()], [], [], 0)[0])
-    except (OSError, ValueError):  # closed meanwhile
-        return False
 
 
 class _Watchdog:
@@ -293,7 +288,7 @@ class _Watchdog:
                 cls.started = True
                 threading.Thread(target=cls.run, name="sse-core-head", daemon=True).start()
             if cls.dropped > 64 and cls.dropped * 2 > len(cls.heap):
-                cls.heap = [entry for entry in cls.heap if entry[2]._request is not None]
+                cls.heap = [entry for entry in cls.heap if entry[2].live]
                 heapq.heapify(cls.heap)
                 cls.dropped = 0
             heapq.heappush(cls.heap, (when, next(cls.order), watch))
@@ -313,6 +308,6 @@ class _Watchdog:
                 while not cls.heap or cls.heap[0][0] > time.monotonic():
                     cls.wake.wait(cls.heap[0][0] - time.monotonic() if cls.heap else None)
                 watch = heapq.heappop(cls.heap)[2]
-                if watch._request is None:
+                if not watch.live:
                     cls.dropped = max(cls.dropped - 1, 0)
             watch.fire()

@@ -119,8 +119,13 @@ def h11_state_of(stream: Any) -> Any | None:
 
 
 def _socket_ready(response: httpx.Response) -> bool:
-    stream = response.extensions.get("network_stream")
-    sock = stream.get_extra_info("socket") if stream is not None else None
+    return socket_readable(response.extensions.get("network_stream"))
+
+
+def socket_readable(network_stream: Any) -> bool:
+    """Whether bytes (or the end) wait unread on the socket of ``network_stream`` (httpx's
+    public extension), without waiting; False where no socket is found or it closed."""
+    sock = network_stream.get_extra_info("socket") if network_stream is not None else None
     fileno = getattr(sock, "fileno", None)
     if not callable(fileno):
         return False

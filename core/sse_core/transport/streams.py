@@ -92,9 +92,7 @@ class _StreamBase:
         return done if done is not None else self._session.partial()
 
 
-def _begin(
-    response: httpx.Response, session: StreamSession, outcome: _Outcome, deadline: float | None
-) -> list[str] | None:
+def _begin(response: httpx.Response, session: StreamSession, outcome: _Outcome) -> list[str] | None:
     """Start the session on the response head and bound the body's silences; the
     content-codings to undo (:mod:`.body`), or None for a body already read (mock
     transports: httpx decoded it in memory)."""
@@ -110,7 +108,7 @@ def _begin(
     elif bound is not None and not response.is_stream_consumed:
         network_stream = response.extensions.get("network_stream")
         if network_stream is not None:
-            outcome.idle = IdleWatch(bound, deadline, network_stream, now)
+            outcome.idle = IdleWatch(bound, session.deadline, network_stream, now)
     if response.is_stream_consumed:
         return None
     if is_on(REUSE.name):
@@ -119,9 +117,9 @@ def _begin(
 
 
 def _body_sync(
-    response: httpx.Response, session: StreamSession, outcome: _Outcome, deadline: float | None
+    response: httpx.Response, session: StreamSession, outcome: _Outcome
 ) -> Iterator[bytes]:
-    names = _begin(response, session, outcome, deadline)
+    names = _begin(response, session, outcome)
     if names is None:
         return response.iter_bytes()
     body = decoded(response.iter_raw(), names) if names else response.iter_raw()
@@ -129,9 +127,9 @@ def _body_sync(
 
 
 def _body_async(
-    response: httpx.Response, session: StreamSession, outcome: _Outcome, deadline: float | None
+    response: httpx.Response, session: StreamSession, outcome: _Outcome
 ) -> AsyncIterator[bytes]:
-    names = _begin(response, session, outcome, deadline)
+    names = _begin(response, session, outcome)
     if names is None:
         return response.aiter_bytes()
     body = adecoded(response.aiter_raw(), names) if names else response.aiter_raw()
@@ -208,14 +206,14 @@ def _start_sync(
     client: ChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
 ) -> tuple[httpx.Response, Iterator[bytes]]:
     response = outcome.response = client._open(prepared)
-    return response, _body_sync(response, session, outcome, prepared.deadline)
+    return response, _body_sync(response, session, outcome)
 
 
 async def _start_async(
     client: AsyncChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
 ) -> tuple[httpx.Response, AsyncIterator[bytes]]:
     response = outcome.response = await client._open(prepared)
-    return response, _body_async(response, session, outcome, prepared.deadline)
+    return response, _body_async(response, session, outcome)
 
 
 async def _aclose(response: httpx.Response, body: AsyncIterator[bytes] | None) -> None:
