@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any
 
-from raw_server import serving
+from tests.raw_server import serving
 
 __all__ = ["CANARIES", "FAILURES", "HEADERS", "KEY", "leaks"]
 

@@ -9,9 +9,9 @@ import asyncio
 from typing import Any
 
 import pytest
-from error_graph import FAILURES, HEADERS, KEY, leaks
 
 from sse_core import SSEConnectorError, Timeouts
+from tests.error_graph import FAILURES, HEADERS, KEY, leaks
 
 
 def model(driver: Any, url: str) -> Any:

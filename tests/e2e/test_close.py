@@ -13,7 +13,6 @@ from typing import Any
 
 import httpx
 import pytest
-from counting_server import Behaviour, serving, wait_until
 from llama_index.core.llms import ChatMessage
 from pydantic import SecretStr
 
@@ -22,6 +21,7 @@ from llamaindex_sse import SSELLM
 from sse_core import IncompleteStreamError, fast_paths
 from sse_core.transport.keepalive import REUSE
 from sse_emulator import Emulator
+from tests.counting_server import Behaviour, serving, wait_until
 
 MESSAGES = [ChatMessage(role="user", content="hi")]
 

@@ -9,7 +9,6 @@ import asyncio
 from typing import Any
 
 import pytest
-from error_graph import FAILURES, HEADERS, KEY, leaks
 
 from sse_core import (
     AsyncChatClient,
@@ -20,6 +19,7 @@ from sse_core import (
     StreamTimeoutError,
     Timeouts,
 )
+from tests.error_graph import FAILURES, HEADERS, KEY, leaks
 
 PAYLOAD = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 EXPECTED: dict[str, type[SSEConnectorError]] = {

@@ -19,8 +19,6 @@ from typing import Any
 import httpx
 import pytest
 import zstandard
-from counting_server import FRAMES, PAYLOAD
-from raw_server import response, serving
 
 from sse_core import (
     AsyncChatClient,
@@ -34,6 +32,8 @@ from sse_core import (
     StreamTimeoutError,
     Timeouts,
 )
+from tests.counting_server import FRAMES, PAYLOAD
+from tests.raw_server import response, serving
 
 Outcome = Completion | SSEConnectorError
 MiB = 1024 * 1024

@@ -18,7 +18,6 @@ from typing import Any
 
 import httpx
 import pytest
-from counting_server import wait_until
 from llama_index.core.llms import ChatMessage
 from pydantic import SecretStr
 
@@ -26,6 +25,7 @@ from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
 from sse_core import ClientConfig, ClientPool
 from sse_emulator import Emulator
+from tests.counting_server import wait_until
 
 RUNS = 200
 #: Descriptors a test may end with above where it began: the last connection's two ends

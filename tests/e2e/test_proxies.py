@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from counting_server import FRAMES, PAYLOAD, chunk
 
 from langchain_sse import ChatSSE
 from sse_chat.cli import main
 from sse_core import AsyncChatClient, ChatClient, GatewayConnectionError
 from sse_core.transport.recording import recording_async_client, recording_client
+from tests.counting_server import FRAMES, PAYLOAD, chunk
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -13,12 +13,12 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from counting_server import FRAMES, PAYLOAD, chunk
 from llama_index.core.llms import ChatMessage
 
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
 from sse_core import AsyncChatClient, ChatClient, GatewayHTTPError
+from tests.counting_server import FRAMES, PAYLOAD, chunk
 
 KINDS = ["core", "ChatSSE", "SSELLM"]
 MODES = ["sync", "async"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from emu_wire import chat
+
+from tests.emulator.emu_wire import chat
 
 CREATED = 1715000000
 

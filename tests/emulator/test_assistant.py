@@ -7,9 +7,9 @@ from typing import Any
 
 import httpx
 import pytest
-from emu_wire import chat, deltas, payloads, text_of
 
 from sse_emulator.assistant.extract import extract
+from tests.emulator.emu_wire import chat, deltas, payloads, text_of
 
 WEATHER = {
     "type": "function",

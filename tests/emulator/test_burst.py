@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from emu_wire import CHAT, chat, events
+
+from tests.emulator.emu_wire import CHAT, chat, events
 
 LONG = "count to 200"
 

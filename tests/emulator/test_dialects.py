@@ -8,7 +8,8 @@ from typing import Any
 
 import httpx
 import pytest
-from emu_wire import chat, events, payloads
+
+from tests.emulator.emu_wire import chat, events, payloads
 
 CREATED = 1715000000
 WEATHER_TOOL = {

@@ -9,7 +9,8 @@ from typing import Any
 
 import httpx
 import pytest
-from emu_wire import chat, events, payloads, text_of
+
+from tests.emulator.emu_wire import chat, events, payloads, text_of
 
 FAULT = "X-Emulator-Fault"
 BODY = {"model": "m", "messages": [{"role": "user", "content": "count to 5"}], "stream": True}

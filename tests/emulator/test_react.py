@@ -10,7 +10,6 @@ from typing import Any
 
 import httpx
 import pytest
-from emu_wire import CHAT, text_of
 from llama_index.core.agent.react.formatter import ReActChatFormatter
 from llama_index.core.agent.react.output_parser import ReActOutputParser
 from llama_index.core.agent.react.types import (
@@ -23,6 +22,7 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from llama_index.core.tools import BaseTool, FunctionTool
 
 from sse_emulator import Emulator
+from tests.emulator.emu_wire import CHAT, text_of
 
 RUN_LIMIT = 30.0  # seconds: every agent run is bounded
 

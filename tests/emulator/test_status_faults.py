@@ -6,10 +6,10 @@ from typing import Any
 
 import httpx
 import pytest
-from emu_wire import chat, payloads
 
 from sse_emulator.server.responses import NGINX_502
 from sse_emulator.wire.faults import FaultError, parse_faults
+from tests.emulator.emu_wire import chat, payloads
 
 FAULT = "X-Emulator-Fault"
 BODY = {"model": "m", "messages": [{"role": "user", "content": "count to 5"}], "stream": True}

@@ -11,10 +11,17 @@ from typing import Any
 
 import httpx
 import pytest
-from lc_support import SPASS_HEADERS, TIMEOUT, ModelFactory, Recorder, chunk, sse_body
 
 from langchain_sse import ChatSSE
 from sse_emulator import Emulator
+from tests.langchain.lc_support import (
+    SPASS_HEADERS,
+    TIMEOUT,
+    ModelFactory,
+    Recorder,
+    chunk,
+    sse_body,
+)
 
 
 @pytest.fixture

@@ -10,8 +10,9 @@ from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, Too
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.tools import tool
-from lc_support import ALL_DIALECTS, ModelFactory
 from pydantic import BaseModel
+
+from tests.langchain.lc_support import ALL_DIALECTS, ModelFactory
 
 
 @tool

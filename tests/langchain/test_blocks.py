@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.messages.block_translators import get_translator
-from lc_support import ModelFactory
 
 from langchain_sse import PROVIDER
 from langchain_sse._blocks import translate_content, translate_content_chunk
+from tests.langchain.lc_support import ModelFactory
 
 THINK = {"reasoning_effort": "low"}
 

@@ -18,12 +18,12 @@ import pytest
 from langchain_core.caches import InMemoryCache
 from langchain_core.messages import AIMessage
 from langchain_openai import ChatOpenAI
-from lc_support import ModelFactory
 from pydantic import SecretStr
 
 from langchain_sse import ChatSSE
 from langchain_sse._custom_events import link_config
 from sse_emulator import Emulator
+from tests.langchain.lc_support import ModelFactory
 
 THINKING = {"chat_template_kwargs": {"enable_thinking": True}}
 HOWS = ("invoke", "ainvoke", "streaming invoke", "stream without streaming")

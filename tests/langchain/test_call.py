@@ -19,7 +19,6 @@ from langchain_core.callbacks import (
 )
 from langchain_core.messages import HumanMessage
 from langchain_core.outputs import ChatGenerationChunk, LLMResult
-from lc_support import Recorder, chunk, sse_body
 
 import langchain_sse
 from langchain_sse import ChatSSE
@@ -27,6 +26,7 @@ from langchain_sse._call import AsyncModelCall, ModelCall
 from langchain_sse._loop import UNSTAMPED
 from langchain_sse._run import Stamp
 from sse_core import GatewayEvent
+from tests.langchain.lc_support import Recorder, chunk, sse_body
 
 RUN_ID = UUID("01234567-89ab-7def-8123-456789abcdef")
 MODES = ("sync", "async")

@@ -16,10 +16,10 @@ from uuid import UUID
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage
-from lc_support import ModelFactory
 
 from langchain_sse import StreamTimeoutError
 from sse_emulator import Emulator
+from tests.langchain.lc_support import ModelFactory
 
 HOWS = ("invoke", "ainvoke", "stream", "astream")
 USAGE = {"include_usage": True}

@@ -11,10 +11,10 @@ import contextlib
 from typing import Any
 
 import pytest
-from lc_support import ModelFactory
 
 from langchain_sse import ChatSSE
 from sse_emulator import Emulator
+from tests.langchain.lc_support import ModelFactory
 
 SLOW = {"X-Emulator-Fault": "slow; delay=0.05"}
 LONG = "count to 500"

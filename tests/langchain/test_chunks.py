@@ -19,11 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.tool import tool_call_chunk
-from lc_support import ModelFactory
 
 from langchain_sse import _chunks
 from langchain_sse._chunks import _same, make_validated
 from sse_core import fast_paths
+from tests.langchain.lc_support import ModelFactory
 
 #: The builder without validation, tested whether or not the fast path is on here.
 make_chunk = _chunks._make_fast

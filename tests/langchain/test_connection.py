@@ -10,11 +10,11 @@ from typing import Any
 
 import httpx
 import pytest
-from lc_support import ModelFactory, Recorder, chunk, sse_body
 from pydantic import SecretStr
 
 import sse_core
 from langchain_sse import ChatSSE, ConfigurationError
+from tests.langchain.lc_support import ModelFactory, Recorder, chunk, sse_body
 
 KEY = "sk-very-secret-key-1234"
 HEADER = "hdr-very-secret-5678"

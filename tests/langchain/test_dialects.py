@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk
-from lc_support import (
+
+from langchain_sse import ChatSSE
+from tests.langchain.lc_support import (
     ALL_DIALECTS,
     REASONING_DIALECTS,
     ModelFactory,
     chunk,
     sse_body,
 )
-
-from langchain_sse import ChatSSE
 
 MODES = ("sync", "async")
 REFUSAL = "I'm sorry, but I can't help with that request."

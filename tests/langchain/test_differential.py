@@ -39,14 +39,14 @@ from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.schemas import Run
-from lc_reference import Ids, Recording, ReplayModel, dump, record
-from lc_support import ModelFactory
 
 from langchain_sse import ChatSSE, _chunks
 from langchain_sse._chunks import CHUNKS
 from langchain_sse._run import OWN_LOOP
 from sse_core import fast_paths
 from sse_emulator import Emulator
+from tests.langchain.lc_reference import Ids, Recording, ReplayModel, dump, record
+from tests.langchain.lc_support import ModelFactory
 
 MODES = ("sync", "async")
 WAYS = ("fast", "faithful", "reference")

@@ -12,12 +12,12 @@ import httpx
 import pytest
 from langchain_core import exceptions as lc
 from langchain_core.messages import AIMessageChunk
-from lc_support import ALL_DIALECTS, ModelFactory
 
 import langchain_sse
 import sse_core
 from langchain_sse import ChatSSE
 from langchain_sse._errors import convert_error
+from tests.langchain.lc_support import ALL_DIALECTS, ModelFactory
 
 MODES = ("sync", "async")
 

@@ -12,10 +12,10 @@ from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
-from lc_support import ModelFactory
 
 from langchain_sse._custom_events import LINK_KEY, RunLink, link_config, make_emitter
 from sse_core import GatewayEvent
+from tests.langchain.lc_support import ModelFactory
 
 NAMED = {"X-Emulator-Fault": "named-event; name=spass.tool-cap; after=2"}
 SPASS_NAMED = {"SPASS-User-Id": "u", **NAMED}

@@ -22,10 +22,10 @@ from langchain_core.tracers._streaming import (
     _StreamingCallbackHandler,
     _V2StreamingCallbackHandler,
 )
-from lc_support import ALL_DIALECTS, REASONING_DIALECTS, ModelFactory
 
 from langchain_sse import ChatSSE
 from sse_emulator import Emulator
+from tests.langchain.lc_support import ALL_DIALECTS, REASONING_DIALECTS, ModelFactory
 
 MODES = ("sync", "async")
 REFUSAL = "I'm sorry, but I can't help with that request."

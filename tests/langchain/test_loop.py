@@ -27,12 +27,12 @@ from langchain_core.messages import AIMessageChunk, HumanMessage, SystemMessage
 from langchain_core.outputs import LLMResult
 from langchain_core.rate_limiters import InMemoryRateLimiter
 from langchain_core.runnables import RunnableConfig
-from lc_support import ModelFactory
 
 from langchain_sse import ChatSSE, IncompleteStreamError
 from langchain_sse._custom_events import link_config
 from langchain_sse._run import OWN_LOOP
 from sse_core import fast_paths
+from tests.langchain.lc_support import ModelFactory
 
 RUN_ID = UUID("01234567-89ab-7def-8123-456789abcdef")
 MODES = ("sync", "async")

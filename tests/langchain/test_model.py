@@ -10,11 +10,11 @@ import httpx
 import pytest
 from langchain_core.load import dumpd
 from langchain_core.messages import HumanMessage
-from lc_support import ModelFactory, chunk, sse_body
 
 import sse_core
 from langchain_sse import ChatSSE
 from sse_emulator import Emulator
+from tests.langchain.lc_support import ModelFactory, chunk, sse_body
 
 KEY = "sk-very-secret-key-1234"
 

@@ -18,7 +18,6 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, HumanMessage
 from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGenerationChunk
-from lc_support import ModelFactory
 
 from langchain_sse import _run
 from langchain_sse._run import (
@@ -29,6 +28,7 @@ from langchain_sse._run import (
     find_missing,
     plan_run,
 )
+from tests.langchain.lc_support import ModelFactory
 
 RUN_ID = UUID("01234567-89ab-7def-8123-456789abcdef")
 #: The module-level private functions, where langchain-core defines them.

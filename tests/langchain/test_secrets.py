@@ -27,10 +27,10 @@ from langchain_core.globals import set_debug
 from langchain_core.load import dumpd
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tracers.context import collect_runs
-from lc_support import TIMEOUT, chunk, sse_body
 
 from langchain_sse import ChatSSE
 from sse_emulator import Emulator
+from tests.langchain.lc_support import TIMEOUT, chunk, sse_body
 
 CANARY = "sk-canary-7f3a9c1e5b2d4806"
 HEADER_CANARY = "hc-canary-0a1b2c3d4e5f6789"

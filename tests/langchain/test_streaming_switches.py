@@ -21,9 +21,9 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableLambda
 from langchain_openai import ChatOpenAI
-from lc_support import SPASS_HEADERS, TIMEOUT, ModelFactory
 
 from sse_emulator import Emulator
+from tests.langchain.lc_support import SPASS_HEADERS, TIMEOUT, ModelFactory
 
 MODES = ("sync", "async")
 PROMPT = "count to 300"

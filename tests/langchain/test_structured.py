@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from langchain_core.exceptions import ModelRefusalError
 from langchain_core.messages import AIMessage
-from lc_support import ModelFactory
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from sse_emulator import Emulator
+from tests.langchain.lc_support import ModelFactory
 
 
 class Weather(BaseModel):

@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
-from lc_support import ModelFactory
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
@@ -18,6 +17,7 @@ from langchain_sse._tools import (
     normalize_tool_choice,
 )
 from sse_emulator import Emulator
+from tests.langchain.lc_support import ModelFactory
 
 
 class Weather(BaseModel):

@@ -17,13 +17,13 @@ from typing import Any
 import httpx
 import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk
-from lc_support import ALL_DIALECTS, REASONING_DIALECTS
 
 from langchain_sse import ChatSSE
 from sse_emulator.assistant.reply import PlannedCall, Reply, TokenCounts
 from sse_emulator.wire.dialects import DIALECTS
 from sse_emulator.wire.frames import encode
 from sse_emulator.wire.render import ChunkWriter, completion_body, stream_frames
+from tests.langchain.lc_support import ALL_DIALECTS, REASONING_DIALECTS
 
 MODES = ("sync", "async")
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from li_support import API_KEY, SPASS_HEADERS, TIMEOUT, LLMFactory
 
 from llamaindex_sse import SSELLM
 from sse_emulator import Emulator
+from tests.llamaindex.li_support import API_KEY, SPASS_HEADERS, TIMEOUT, LLMFactory
 
 
 @pytest.fixture

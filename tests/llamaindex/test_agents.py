@@ -7,7 +7,6 @@ import asyncio
 from typing import Any
 
 import pytest
-from li_support import LLMFactory
 from llama_index.core.agent.workflow import (
     AgentOutput,
     AgentStream,
@@ -24,6 +23,7 @@ from llama_index.core.workflow.handler import WorkflowHandler
 from pydantic import BaseModel
 
 from llamaindex_sse import SSELLM
+from tests.llamaindex.li_support import LLMFactory
 
 RUN_LIMIT = 30.0  # seconds: every agent run is bounded
 

@@ -19,13 +19,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from li_support import PROMPTLY, LLMFactory, closed_promptly, collect_events, slow_llm
 from llama_index.core.agent.workflow import AgentStream, FunctionAgent
 from llama_index.core.llms import ChatMessage
 from llama_index.core.tools import FunctionTool
 
 from llamaindex_sse import SSELLM
 from sse_emulator import Emulator
+from tests.llamaindex.li_support import (
+    PROMPTLY,
+    LLMFactory,
+    closed_promptly,
+    collect_events,
+    slow_llm,
+)
 
 ASK = [ChatMessage(role="user", content="count to 200")]
 PROMPT = "count to 200"

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from li_support import LLMFactory
 from llama_index.core.llms import ChatMessage
 
 from llamaindex_sse import SSELLM
 from sse_core import ConfigurationError
 from sse_emulator import Emulator
 from sse_emulator.pytest_plugin import ReplayFactory
+from tests.llamaindex.li_support import LLMFactory
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -10,7 +10,12 @@ from collections.abc import AsyncGenerator, Generator
 
 import httpx
 import pytest
-from li_support import (
+from llama_index.core.llms import ChatMessage
+
+from llamaindex_sse import SSELLM, model
+from llamaindex_sse._closing import UNTRACKED, aclosing, closing, collecting, track
+from sse_emulator import Emulator
+from tests.llamaindex.li_support import (
     API_KEY,
     LLMFactory,
     chunk,
@@ -20,11 +25,6 @@ from li_support import (
     slow_llm,
     sse_transport,
 )
-from llama_index.core.llms import ChatMessage
-
-from llamaindex_sse import SSELLM, model
-from llamaindex_sse._closing import UNTRACKED, aclosing, closing, collecting, track
-from sse_emulator import Emulator
 
 ASK = [ChatMessage(role="user", content="count to 200")]
 

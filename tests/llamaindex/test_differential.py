@@ -40,7 +40,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
-from li_reference import (
+from llama_index.core.base.llms.types import ChatMessage, ChatResponse, CompletionResponse
+from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
+from llama_index.core.instrumentation.dispatcher import instrument_tags  # type: ignore[attr-defined]
+from llama_index.core.llms import LLM
+
+from llamaindex_sse import _lazy
+from llamaindex_sse._lazy import StreamMessage
+from sse_core import fast_paths
+from tests.llamaindex.li_reference import (
     Ids,
     ReferenceLLM,
     Script,
@@ -50,15 +58,7 @@ from li_reference import (
     recording,
     serialized,
 )
-from li_support import LLMFactory
-from llama_index.core.base.llms.types import ChatMessage, ChatResponse, CompletionResponse
-from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
-from llama_index.core.instrumentation.dispatcher import instrument_tags  # type: ignore[attr-defined]
-from llama_index.core.llms import LLM
-
-from llamaindex_sse import _lazy
-from llamaindex_sse._lazy import StreamMessage
-from sse_core import fast_paths
+from tests.llamaindex.li_support import LLMFactory
 
 FAST = _lazy.LAZY.name
 #: One frame per write, 5 ms apart: every run reads the same frames together.

@@ -7,7 +7,6 @@ import pickle
 
 import httpx
 import pytest
-from li_support import API_KEY, chunk, frame, sse_transport
 from llama_index.core.base.llms.types import ChatResponse, TextBlock, ThinkingBlock, ToolCallBlock
 from llama_index.core.llms import ChatMessage
 
@@ -18,6 +17,7 @@ from llamaindex_sse._errors import to_llamaindex_error, translate_errors
 from llamaindex_sse._inbound import to_chat_response
 from sse_core import Completion, ToolCall, Usage
 from sse_core.completion import Choice
+from tests.llamaindex.li_support import API_KEY, chunk, frame, sse_transport
 
 PARTIAL = Completion(
     choices=(

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from li_support import LLMFactory, collect_events
 from llama_index.core.llms import ChatMessage
 
 from llamaindex_sse import SSEGatewayEvent
 from llamaindex_sse._events import dispatch_gateway_events
 from sse_core import GatewayEvent
+from tests.llamaindex.li_support import LLMFactory, collect_events
 
 ASK = [ChatMessage(role="user", content="count to 12")]
 ANSWER = " ".join(str(n) for n in range(1, 13))

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from li_support import ALL_DIALECTS, SPASS_HEADERS, TIMEOUT, LLMFactory
 from llama_index.core.base.llms.types import ChatResponse, TextBlock
 from llama_index.core.llms import ChatMessage
 
@@ -29,6 +28,7 @@ from sse_core import (
     Timeouts,
 )
 from sse_emulator import Emulator
+from tests.llamaindex.li_support import ALL_DIALECTS, SPASS_HEADERS, TIMEOUT, LLMFactory
 
 TEXT = "café ☕ and more words to stream"
 ASK = [ChatMessage(role="user", content=f"echo: {TEXT}")]

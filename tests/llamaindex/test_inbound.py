@@ -4,7 +4,6 @@ core's accumulator, with lazy and with plain messages; and a whole Completion (c
 from __future__ import annotations
 
 import pytest
-from li_support import Feed
 from llama_index.core.base.llms.types import (
     MessageRole,
     TextBlock,
@@ -29,6 +28,7 @@ from sse_core import (
     UsageUpdate,
 )
 from sse_core.completion import Choice
+from tests.llamaindex.li_support import Feed
 
 USAGE = Usage(
     prompt_tokens=11,

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from li_support import ALL_DIALECTS, REASONING_DIALECTS, LLMFactory, collect_events
 from llama_index.core.base.llms.types import (
     ChatResponse,
     TextBlock,
@@ -24,6 +23,7 @@ from llama_index.core.tools import FunctionTool
 
 from llamaindex_sse import SSELLM
 from sse_emulator import Emulator
+from tests.llamaindex.li_support import ALL_DIALECTS, REASONING_DIALECTS, LLMFactory, collect_events
 
 MODES = ("sync", "async")
 REFUSAL = "I'm sorry, but I can't help with that request."

@@ -10,13 +10,13 @@ import time
 from typing import Any
 
 import pytest
-from li_support import Feed, LLMFactory
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, TextBlock
 from pydantic import BaseModel
 
 from llamaindex_sse import _lazy
 from llamaindex_sse._lazy import Build, StreamMessage, default_build, probe, probe_pydantic
 from sse_core import ReasoningDelta, TextDelta, ToolCallDelta, fast_paths
+from tests.llamaindex.li_support import Feed, LLMFactory
 
 LAZY = Build(lazy=True)
 

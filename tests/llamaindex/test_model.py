@@ -9,7 +9,6 @@ import sys
 
 import httpx
 import pytest
-from li_support import API_KEY, chunk, collect_events, frame, sse_transport
 from llama_index.core.callbacks import CallbackManager, LlamaDebugHandler
 from llama_index.core.llms import ChatMessage
 from llama_index.core.llms.function_calling import FunctionCallingLLM
@@ -18,6 +17,7 @@ from pydantic import ValidationError
 
 from llamaindex_sse import SSELLM
 from sse_core import ConfigurationError, Timeouts
+from tests.llamaindex.li_support import API_KEY, chunk, collect_events, frame, sse_transport
 
 BODY = [frame(chunk({"content": "Hi"})), frame(chunk({}, "stop")), b"data: [DONE]\n\n"]
 

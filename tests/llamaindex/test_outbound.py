@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from li_support import Feed
 from llama_index.core.base.llms.types import (
     ChatMessage,
     ImageBlock,
@@ -16,6 +15,7 @@ from llama_index.core.base.llms.types import (
 
 from llamaindex_sse._outbound import build_request, to_openai_messages
 from sse_core import ConfigurationError, ToolCallDelta
+from tests.llamaindex.li_support import Feed
 
 
 def test_plain_messages_keep_role_and_text() -> None:

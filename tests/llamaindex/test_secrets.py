@@ -22,7 +22,6 @@ from typing import Any
 
 import httpx
 import pytest
-from li_support import Pieces, chunk, collect_events, frame
 from llama_index.core.callbacks import CallbackManager, LlamaDebugHandler
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.instrumentation.span import SimpleSpan
@@ -32,6 +31,7 @@ from pydantic import Field, ValidationError
 
 from llamaindex_sse import SSELLM, AuthenticationError, GatewayStreamError, SSEConnectorError
 from sse_emulator import Emulator
+from tests.llamaindex.li_support import Pieces, chunk, collect_events, frame
 
 KEY = "sk-canary-" + secrets.token_hex(12)
 HEADER_VALUE = "hdr-canary-" + secrets.token_hex(12)

@@ -6,11 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from li_support import ALL_DIALECTS, REASONING_DIALECTS, SEED_DIALECTS, LLMFactory, collect_events
 from llama_index.core.base.llms.types import ChatResponse, TextBlock, ThinkingBlock
 from llama_index.core.llms import ChatMessage
 
 from sse_emulator import Emulator
+from tests.llamaindex.li_support import (
+    ALL_DIALECTS,
+    REASONING_DIALECTS,
+    SEED_DIALECTS,
+    LLMFactory,
+    collect_events,
+)
 
 ASK = [ChatMessage(role="user", content="count to 12")]
 ANSWER = " ".join(str(n) for n in range(1, 13))

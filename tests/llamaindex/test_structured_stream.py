@@ -11,12 +11,12 @@ import json
 from typing import Any
 
 import pytest
-from li_support import LLMFactory
 from llama_index.core.llms import ChatMessage
 from llama_index.core.prompts import PromptTemplate
 from pydantic import BaseModel, Field
 
 from sse_emulator import Emulator
+from tests.llamaindex.li_support import LLMFactory
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from li_support import Feed, LLMFactory
 from llama_index.core.base.llms.types import ChatMessage, TextBlock, ToolCallBlock
 from llama_index.core.tools import FunctionTool
 
@@ -25,6 +24,7 @@ from llamaindex_sse._tools import (
 )
 from sse_core import ToolCallDelta
 from sse_emulator import Emulator
+from tests.llamaindex.li_support import Feed, LLMFactory
 
 
 def add(a: int, b: int) -> int:

@@ -1,9 +1,5 @@
 """Fixtures of the relay tests: both relays, each in its own process in front of the session's
-emulator, started once and stopped (bounded) when the session ends.
-
-``relay_support`` and ``relay_sse`` are imported by their plain names: pyproject's pytest
-``pythonpath`` lists ``tests/relays``.
-"""
+emulator, started once and stopped (bounded) when the session ends."""
 
 from __future__ import annotations
 
@@ -12,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from relay_support import KINDS, RelayProcess, settings
 
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
 from sse_emulator import Emulator
+from tests.relays.relay_support import KINDS, RelayProcess, settings
 
 
 @pytest.fixture(scope="session")

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk
-from relay_support import ALL_DIALECTS, REASONING_DIALECTS, SLOW, closed_promptly
 
 import langchain_sse
 from langchain_sse import ChatSSE
 from sse_emulator import Emulator
+from tests.relays.relay_support import ALL_DIALECTS, REASONING_DIALECTS, SLOW, closed_promptly
 
 MODES = ("sync", "async")
 ChatFactory = Callable[..., ChatSSE]

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from llama_index.core.llms import ChatMessage
-from relay_support import PROMPTLY, SPASS_HEADERS, RelayProcess
 
 import langchain_sse
 import llamaindex_sse
@@ -20,6 +19,7 @@ from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
 from sse_core import Timeouts
 from sse_emulator import Emulator
+from tests.relays.relay_support import PROMPTLY, SPASS_HEADERS, RelayProcess
 
 ADAPTERS = ("ChatSSE", "SSELLM")
 MODES = ("sync", "async")

@@ -13,11 +13,11 @@ import pytest
 from llama_index.core.base.llms.types import ChatResponse, ThinkingBlock, ToolCallBlock
 from llama_index.core.llms import ChatMessage
 from llama_index.core.tools import FunctionTool
-from relay_support import ALL_DIALECTS, REASONING_DIALECTS, SLOW, closed_promptly
 
 import llamaindex_sse
 from llamaindex_sse import SSELLM
 from sse_emulator import Emulator
+from tests.relays.relay_support import ALL_DIALECTS, REASONING_DIALECTS, SLOW, closed_promptly
 
 MODES = ("sync", "async")
 LLMFactory = Callable[..., SSELLM]

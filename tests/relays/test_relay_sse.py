@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from relay_sse import Event, EventReader
+
+from tests.relays.relay_sse import Event, EventReader
 
 BODY = (
     "\ufeff: hello\r\n"

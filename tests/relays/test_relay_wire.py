@@ -10,10 +10,10 @@ from typing import Any
 
 import httpx
 import pytest
-from relay_sse import Event, EventReader
-from relay_support import API_KEY, SPASS_HEADERS, RelayProcess
 
 from sse_emulator import Emulator
+from tests.relays.relay_sse import Event, EventReader
+from tests.relays.relay_support import API_KEY, SPASS_HEADERS, RelayProcess
 
 BODY = {"model": "emulator", "messages": [{"role": "user", "content": "echo: a b c"}]}
 

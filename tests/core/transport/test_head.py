@@ -11,11 +11,11 @@ import time
 
 import httpx
 import pytest
-from raw_server import response, serving
 
 from sse_core import fast_paths
 from sse_core.transport import head
 from sse_core.transport.head import HEAD, HeadWatch, find_network_stream, probe_pool
+from tests.raw_server import response, serving
 
 
 def _late(conn: socket.socket) -> None:

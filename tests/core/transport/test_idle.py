@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from raw_server import serving
 
 from sse_core import (
     AsyncChatClient,
@@ -27,6 +26,7 @@ from sse_core import (
     fast_paths,
 )
 from sse_core.transport.head import READ_TIMEOUT, IdleWatch, probe_read_timeout
+from tests.raw_server import serving
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -13,10 +13,10 @@ import time
 
 import httpx
 import pytest
-from counting_server import FRAMES, PAYLOAD, Behaviour, serving
 
 from sse_core import AsyncChatClient, ChatClient, fast_paths
 from sse_core.transport.keepalive import REUSE, end_is_here, find_h11_state, probe_chain
+from tests.counting_server import FRAMES, PAYLOAD, Behaviour, serving
 
 
 @pytest.mark.parametrize("reuse", [True, False], ids=["fast", "faithful"])

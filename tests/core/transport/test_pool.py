@@ -12,11 +12,11 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from counting_server import Behaviour, serving, wait_until
 
 from sse_core import AsyncChatClient, ChatClient, ClientConfig, ClientPool, fast_paths
 from sse_core.transport.keepalive import REUSE
 from sse_core.transport.pool import SOCKETS, _sockets, probe_sockets
+from tests.counting_server import Behaviour, serving, wait_until
 
 
 def config(**settings: object) -> ClientConfig:
