@@ -4,25 +4,29 @@ driver per adapter.
 A test takes the ``driver`` fixture (parametrized over both adapters) and speaks to the model
 only through it: ``driver.make(**fields)`` builds a model (field names as ChatSSE spells them;
 the driver maps the few SSELLM spells otherwise), ``driver.ask``/``aask`` make one call and give
-its text, ``driver.stream``/``astream`` give the streamed texts, ``driver.error(name)`` the
-class the adapter raises for a core error. What only one framework has stays in
-``tests/langchain`` and ``tests/llamaindex``.
+its text, ``driver.stream``/``astream`` give the streamed texts, ``driver.call(model, how)`` any
+of the four (``HOWS``), ``driver.error(name)`` the class the adapter raises for a core error.
+What only one framework has stays in ``tests/langchain`` and ``tests/llamaindex``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
 
 import pytest
 from llama_index.core.llms import ChatMessage
+from pydantic import ValidationError
 
 import langchain_sse
 import llamaindex_sse
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
-from sse_core import ChatClient, ClientConfig
+from sse_core import ChatClient, ClientConfig, ConfigurationError
 from sse_emulator import Emulator
+
+#: The four ways to call a model: one answer or a stream, sync or async.
+HOWS = ("ask", "aask", "stream", "astream")
 
 
 class Driver:
@@ -55,7 +59,28 @@ class Driver:
 
     async def astream(self, model: Any, text: str = "hi") -> list[str]:
         """The texts an async stream gives."""
+        return [piece async for piece in self.aiter(model, text)]
+
+    def aiter(self, model: Any, text: str = "hi") -> AsyncIterator[str]:
+        """The texts an async stream gives, as they come."""
         raise NotImplementedError
+
+    async def call(
+        self, model: Any, how: str, text: str = "hi", into: list[str] | None = None
+    ) -> list[str]:
+        """The texts of one call made ``how`` (one of ``HOWS``), each also appended to
+        ``into`` as it arrives (what a caller had when the call raised)."""
+        texts = [] if into is None else into
+        if how == "ask":
+            texts.append(self.ask(model, text))
+        elif how == "aask":
+            texts.append(await self.aask(model, text))
+        elif how == "stream":
+            texts.extend(self.stream(model, text))
+        else:
+            async for piece in self.aiter(model, text):
+                texts.append(piece)
+        return texts
 
     def config(self, model: Any) -> ClientConfig:
         """The core's configuration the model resolved."""
@@ -69,16 +94,23 @@ class Driver:
         """The text of the partial answer a stream error carries, as the adapter shows it."""
         raise NotImplementedError
 
+    def partial_view(self, error: BaseException) -> str:
+        """Everything the adapter's own form of a stream error's partial answer shows."""
+        raise NotImplementedError
+
     def error(self, name: str) -> type[BaseException]:
         """The class this adapter raises for the core's error ``name``."""
         return getattr(self.errors, name)  # type: ignore[no-any-return]
 
     errors: ClassVar[Any]
+    #: What the constructor raises for a setting of the wrong type.
+    settings_error: ClassVar[type[Exception]]
 
 
 class LangChainDriver(Driver):
     name = "ChatSSE"
     errors = langchain_sse
+    settings_error = ConfigurationError  # pydantic's error recast, one kind for every setting
 
     @property
     def cls(self) -> type[Any]:
@@ -94,8 +126,9 @@ class LangChainDriver(Driver):
         for chunk in model.stream(text):
             yield str(chunk.text)
 
-    async def astream(self, model: Any, text: str = "hi") -> list[str]:
-        return [str(chunk.text) async for chunk in model.astream(text)]
+    async def aiter(self, model: Any, text: str = "hi") -> AsyncIterator[str]:
+        async for chunk in model.astream(text):
+            yield str(chunk.text)
 
     def config(self, model: Any) -> ClientConfig:
         return model._resolve_config()  # type: ignore[no-any-return]
@@ -106,6 +139,9 @@ class LangChainDriver(Driver):
     def partial(self, error: BaseException) -> str:
         return str(error.partial_message.content)  # type: ignore[attr-defined]
 
+    def partial_view(self, error: BaseException) -> str:
+        return repr(error.partial_message)  # type: ignore[attr-defined]
+
 
 def _messages(text: str) -> list[ChatMessage]:
     return [ChatMessage(role="user", content=text)]
@@ -114,6 +150,7 @@ def _messages(text: str) -> list[ChatMessage]:
 class LlamaIndexDriver(Driver):
     name = "SSELLM"
     errors = llamaindex_sse
+    settings_error = ValidationError
     renamed: ClassVar[dict[str, str]] = {"http_async_client": "async_http_client"}
 
     @property
@@ -130,9 +167,9 @@ class LlamaIndexDriver(Driver):
         for response in model.stream_chat(_messages(text)):
             yield str(response.delta or "")
 
-    async def astream(self, model: Any, text: str = "hi") -> list[str]:
-        stream = await model.astream_chat(_messages(text))
-        return [str(response.delta or "") async for response in stream]
+    async def aiter(self, model: Any, text: str = "hi") -> AsyncIterator[str]:
+        async for response in await model.astream_chat(_messages(text)):
+            yield str(response.delta or "")
 
     def config(self, model: Any) -> ClientConfig:
         return model._make_config()  # type: ignore[no-any-return]
@@ -142,6 +179,9 @@ class LlamaIndexDriver(Driver):
 
     def partial(self, error: BaseException) -> str:
         return str(error.partial_response.message.content or "")  # type: ignore[attr-defined]
+
+    def partial_view(self, error: BaseException) -> str:
+        return error.partial_response.model_dump_json()  # type: ignore[attr-defined,no-any-return]
 
 
 DRIVERS = {driver.name: driver for driver in (LangChainDriver(), LlamaIndexDriver())}
