@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
 
 import pytest
+from langchain_core import exceptions as lc
 from llama_index.core.llms import ChatMessage
 from pydantic import ValidationError
 
@@ -102,6 +103,14 @@ class Driver:
         """The class this adapter raises for the core's error ``name``."""
         return getattr(self.errors, name)  # type: ignore[no-any-return]
 
+    #: The framework's own exception class each core error also is, where it has one.
+    framework_errors: ClassVar[dict[str, type[BaseException]]] = {}
+
+    def framework_error(self, name: str) -> type[BaseException]:
+        """The framework's class the error ``name`` is caught as (``BaseException`` where the
+        framework has no error classes: LlamaIndex users catch the core's)."""
+        return self.framework_errors.get(name, BaseException)
+
     errors: ClassVar[Any]
     #: What the constructor raises for a setting of the wrong type.
     settings_error: ClassVar[type[Exception]]
@@ -111,6 +120,16 @@ class LangChainDriver(Driver):
     name = "ChatSSE"
     errors = langchain_sse
     settings_error = ConfigurationError  # pydantic's error recast, one kind for every setting
+    framework_errors: ClassVar[dict[str, type[BaseException]]] = {
+        "RateLimitError": lc.ModelRateLimitError,
+        "ServerError": lc.ModelAPIError,
+        "AuthenticationError": lc.ModelAuthenticationError,
+        "GatewayStreamError": lc.ModelAPIError,
+        "IncompleteStreamError": lc.ModelAPIError,
+        "StreamTimeoutError": lc.ModelTimeoutError,
+        "StreamProtocolError": lc.ModelAPIError,
+        "GatewayConnectionError": lc.ModelConnectionError,
+    }
 
     @property
     def cls(self) -> type[Any]:

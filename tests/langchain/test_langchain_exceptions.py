@@ -1,7 +1,9 @@
-"""Every emulator fault gives its typed error, catchable as sse_core's and as LangChain's type.
+"""ChatSSE's errors as LangChain's exception types: status codes refined to langchain-core's
+classes, the conversion keeping attributes, cause and traceback, retryable flags; wire quirks
+that leave the answer whole (its ``response_metadata``), and a truncated tool call's pieces.
 
-Stream failures keep what arrived: ``.partial`` (the Completion) and ``.partial_message``
-(the same as an ``AIMessage``) equal the chunks the caller already received.
+(Every emulator fault as a typed error with its partial answer, for both adapters:
+tests/adapters/test_faults.py.)
 """
 
 from __future__ import annotations
@@ -21,55 +23,6 @@ from tests.langchain.lc_support import ALL_DIALECTS, ModelFactory
 
 MODES = ("sync", "async")
 
-#: fault -> (sse_core class, langchain-core class, adapter class)
-STATUS_FAULTS: dict[str, tuple[type[Exception], type[Exception], type[Exception]]] = {
-    "rate-limit": (sse_core.RateLimitError, lc.ModelRateLimitError, langchain_sse.RateLimitError),
-    "unavailable": (sse_core.ServerError, lc.ModelAPIError, langchain_sse.ServerError),
-    "bad-gateway": (sse_core.ServerError, lc.ModelAPIError, langchain_sse.ServerError),
-    "bad-gateway-html": (sse_core.ServerError, lc.ModelAPIError, langchain_sse.ServerError),
-    "unauthorized": (
-        sse_core.AuthenticationError,
-        lc.ModelAuthenticationError,
-        langchain_sse.AuthenticationError,
-    ),
-}
-STREAM_FAULTS: dict[str, tuple[type[Exception], type[Exception], type[Exception]]] = {
-    "error-frame; after=3": (
-        sse_core.GatewayStreamError,
-        lc.ModelAPIError,
-        langchain_sse.GatewayStreamError,
-    ),
-    "event-error; after=3": (
-        sse_core.GatewayStreamError,
-        lc.ModelAPIError,
-        langchain_sse.GatewayStreamError,
-    ),
-    "truncate; after=3": (
-        sse_core.IncompleteStreamError,
-        lc.ModelAPIError,
-        langchain_sse.IncompleteStreamError,
-    ),
-    "reset; after=3": (
-        sse_core.IncompleteStreamError,
-        lc.ModelAPIError,
-        langchain_sse.IncompleteStreamError,
-    ),
-    "stall; after=3; seconds=5": (
-        sse_core.StreamTimeoutError,
-        lc.ModelTimeoutError,
-        langchain_sse.StreamTimeoutError,
-    ),
-    "oversized; after=2; size=5000": (
-        sse_core.StreamProtocolError,
-        lc.ModelAPIError,
-        langchain_sse.StreamProtocolError,
-    ),
-    "invalid-json; after=2": (
-        sse_core.StreamProtocolError,
-        lc.ModelAPIError,
-        langchain_sse.StreamProtocolError,
-    ),
-}
 #: Faults that bend the wire without breaking the answer.
 BENIGN_FAULTS = (
     "slow; delay=0.002",
@@ -91,56 +44,6 @@ def _model(make_model: ModelFactory, dialect: str, fault: str) -> ChatSSE:
         max_event_bytes=2000,
         default_headers={"SPASS-User-Id": "u", "X-Emulator-Fault": fault},
     )
-
-
-async def _collect(model: ChatSSE, prompt: str, mode: str) -> tuple[list[str], BaseException]:
-    """The chunk texts received before the stream failed, and the error."""
-    texts: list[str] = []
-    try:
-        if mode == "sync":
-            for piece in model.stream(prompt):
-                texts.append(str(piece.content))
-        else:
-            async for piece in model.astream(prompt):
-                texts.append(str(piece.content))
-    except Exception as exc:
-        return texts, exc
-    raise AssertionError(f"no error; received {texts}")
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("fault", sorted(STATUS_FAULTS))
-@pytest.mark.parametrize("dialect", ALL_DIALECTS)
-async def test_status_faults(make_model: ModelFactory, dialect: str, fault: str, mode: str) -> None:
-    texts, error = await _collect(_model(make_model, dialect, fault), "count to 6", mode)
-    core, langchain, ours = STATUS_FAULTS[fault]
-    assert texts == []
-    assert type(error) is ours
-    assert isinstance(error, core)
-    assert isinstance(error, langchain)
-    assert isinstance(error, sse_core.GatewayHTTPError)
-    assert "sk-emulator-test-key" not in str(error)
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("fault", sorted(STREAM_FAULTS))
-@pytest.mark.parametrize("dialect", ALL_DIALECTS)
-async def test_stream_faults_keep_the_partial_answer(
-    make_model: ModelFactory, dialect: str, fault: str, mode: str
-) -> None:
-    texts, error = await _collect(_model(make_model, dialect, fault), "count to 6", mode)
-    core, langchain, ours = STREAM_FAULTS[fault]
-    if dialect == "spass" and fault.startswith("error-frame"):
-        # SPASS reports a mid-stream failure as an HTTP 502 instead of a stream.
-        core, langchain, ours = STATUS_FAULTS["bad-gateway"]
-    assert type(error) is ours
-    assert isinstance(error, core)
-    assert isinstance(error, langchain)
-    if isinstance(error, sse_core.StreamError):
-        assert error.partial.content == "".join(texts)
-        assert "1" in error.partial.content or fault.startswith(("oversized", "invalid"))
-        message = error.partial_message  # type: ignore[attr-defined]
-        assert message.content == error.partial.content
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -166,24 +69,6 @@ async def test_benign_faults_give_the_whole_answer(
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_truncated_invoke_raises_incomplete_with_the_partial_message(
-    make_model: ModelFactory, mode: str
-) -> None:
-    model = _model(make_model, "shroud", "truncate; after=4")
-    with pytest.raises(langchain_sse.IncompleteStreamError) as caught:
-        if mode == "sync":
-            model.invoke("count to 9")
-        else:
-            await model.ainvoke("count to 9")
-    assert isinstance(caught.value, sse_core.IncompleteStreamError)
-    assert isinstance(caught.value, lc.ModelAPIError)
-    assert caught.value.partial.content == "1 2 3"
-    assert caught.value.partial.finish_reason is None
-    assert caught.value.partial_message.content == "1 2 3"
-    assert "without a finish_reason" in str(caught.value)
-
-
-@pytest.mark.parametrize("mode", MODES)
 async def test_truncated_tool_call_keeps_its_pieces(make_model: ModelFactory, mode: str) -> None:
     def get_weather(city: str) -> str:
         """Get the weather."""
@@ -198,35 +83,6 @@ async def test_truncated_tool_call_keeps_its_pieces(make_model: ModelFactory, mo
     (call,) = caught.value.partial.tool_calls
     assert call.name == "get_weather"
     assert call.arguments and not call.arguments.endswith("}")
-
-
-async def test_rate_limit_is_retried_before_the_stream_and_then_succeeds(
-    make_model: ModelFactory, emulator: Any
-) -> None:
-    model = make_model(
-        max_retries=1, default_headers={"X-Emulator-Fault": "rate-limit; count=1; retry-after=0"}
-    )
-    assert (await model.ainvoke("echo: ok")).content == "ok"
-    assert [r.status for r in emulator.requests] == [429, 200]
-
-
-def test_a_broken_stream_is_never_retried(make_model: ModelFactory, emulator: Any) -> None:
-    model = make_model(max_retries=3, default_headers={"X-Emulator-Fault": "truncate; after=2"})
-    with pytest.raises(langchain_sse.IncompleteStreamError):
-        model.invoke("count to 5")
-    assert len(emulator.requests) == 1
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_unreachable_gateway_is_a_connection_error(mode: str) -> None:
-    model = ChatSSE(model="m", base_url="http://127.0.0.1:9/v1", max_retries=0, timeout=2)
-    with pytest.raises(langchain_sse.GatewayConnectionError) as caught:
-        if mode == "sync":
-            model.invoke("hi")
-        else:
-            await model.ainvoke("hi")
-    assert isinstance(caught.value, lc.ModelConnectionError)
-    assert isinstance(caught.value, sse_core.GatewayConnectionError)
 
 
 def _status(status: int, body: dict[str, Any]) -> ChatSSE:
