@@ -11,7 +11,7 @@ What only one framework has stays in ``tests/langchain`` and ``tests/llamaindex`
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from typing import Any, ClassVar
 
 import pytest
@@ -64,6 +64,14 @@ class Driver:
 
     def aiter(self, model: Any, text: str = "hi") -> AsyncIterator[str]:
         """The texts an async stream gives, as they come."""
+        raise NotImplementedError
+
+    def open_stream(self, model: Any, text: str = "hi") -> Generator[Any, None, None]:
+        """The framework's own sync stream object (a generator: ``close()`` ends it)."""
+        raise NotImplementedError
+
+    async def open_astream(self, model: Any, text: str = "hi") -> AsyncGenerator[Any, None]:
+        """The framework's own async stream object (``aclose()`` ends it)."""
         raise NotImplementedError
 
     async def call(
@@ -149,6 +157,12 @@ class LangChainDriver(Driver):
         async for chunk in model.astream(text):
             yield str(chunk.text)
 
+    def open_stream(self, model: Any, text: str = "hi") -> Generator[Any, None, None]:
+        return model.stream(text)  # type: ignore[no-any-return]
+
+    async def open_astream(self, model: Any, text: str = "hi") -> AsyncGenerator[Any, None]:
+        return model.astream(text)  # type: ignore[no-any-return]
+
     def config(self, model: Any) -> ClientConfig:
         return model._resolve_config()  # type: ignore[no-any-return]
 
@@ -189,6 +203,12 @@ class LlamaIndexDriver(Driver):
     async def aiter(self, model: Any, text: str = "hi") -> AsyncIterator[str]:
         async for response in await model.astream_chat(_messages(text)):
             yield str(response.delta or "")
+
+    def open_stream(self, model: Any, text: str = "hi") -> Generator[Any, None, None]:
+        return model.stream_chat(_messages(text))  # type: ignore[no-any-return]
+
+    async def open_astream(self, model: Any, text: str = "hi") -> AsyncGenerator[Any, None]:
+        return await model.astream_chat(_messages(text))  # type: ignore[no-any-return]
 
     def config(self, model: Any) -> ClientConfig:
         return model._make_config()  # type: ignore[no-any-return]

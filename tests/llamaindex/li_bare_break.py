@@ -1,4 +1,5 @@
-"""Run by test_cancel.py in a fresh interpreter: a bare ``break`` out of SSELLM streams.
+"""Run by test_early_close_with_handlers.py in a fresh interpreter: a bare ``break`` out of
+SSELLM streams.
 
 Usage: ``python li_bare_break.py BASE_URL``. With LlamaDebugHandler and an instrumentation
 handler that keeps every event (both keep the early-close exception, and with it the

@@ -5,6 +5,7 @@ SSELLM's closing layer an early stop leaves the response open until garbage coll
 and for ever while a handler keeps the exception (LlamaDebugHandler, or an instrumentation
 handler keeping ExceptionEvent, as ``collect_events`` does). Every test here keeps such
 handlers attached *and* keeps its own references, so only a deterministic close passes.
+(Leaving a stream early without such handlers, for both adapters: tests/adapters/test_cancel.py.)
 """
 
 from __future__ import annotations
