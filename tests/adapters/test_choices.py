@@ -1,7 +1,8 @@
 """Both adapters ask for one choice per request: ``n`` other than 1 as a call's keyword
 argument is the core's ConfigurationError naming it, on every call path, before any request;
 ``n=1`` goes through. Several choices arriving anyway are never mixed into the one shown.
-(Where a setting may hold ``n`` differs by framework: tests/langchain and tests/llamaindex.)"""
+(Where a setting may hold ``n`` differs by framework: tests/langchain/test_n_in_model_kwargs.py
+and tests/llamaindex/test_n_in_additional_kwargs.py.)"""
 
 from __future__ import annotations
 
@@ -85,3 +86,16 @@ def test_a_second_choice_is_never_mixed_into_the_one_shown(
     model = driver.make(base_url=emulator_replay(where).base_url(), max_retries=0)
     assert "".join(driver.stream(model)) == "A1 A2"
     assert driver.ask(model) == "A1 A2"
+
+
+def test_with_another_choice_first_the_stream_follows_it_unmixed(
+    driver: Any, emulator_replay: ReplayFactory, tmp_path: Path
+) -> None:
+    where = tmp_path / "b-first.sse"
+    where.write_bytes(_chunk(1, "B1 ") + TWO)
+    model = driver.make(base_url=emulator_replay(where).base_url(), max_retries=0)
+    streamed = "".join(driver.stream(model))
+    assert streamed == "B1 B1 B2"  # the first choice to arrive, alone
+    # (Which choice a whole answer shows differs: SSELLM.chat reads the lowest index,
+    # Completion's rule, tests/llamaindex/test_n_in_additional_kwargs.py; ChatSSE.invoke
+    # streams, and shows the choice its stream followed.)

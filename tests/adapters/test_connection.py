@@ -1,18 +1,25 @@
 """Connection settings both adapters share: max_connections reaches the client, the core's
 configuration is built once until a setting changes (in place too), default_query joins the
 URL after the path and is never shown, and user info in base_url with an api_key is refused
-naming both and neither value. (Each framework's own naming, dumping and environment rules:
-tests/langchain/test_connection.py and tests/llamaindex/test_connection.py.)"""
+naming both and neither value; the environment fallbacks, bad endpoints and settings refused
+by name without their values, timeouts, injected clients, a fresh pool per event loop, copies,
+and no header, query or URL credential in dumps or reprs. (Each framework's own naming,
+dumping and pickling rules: tests/langchain/test_chatsse_settings.py and
+tests/llamaindex/test_ssellm_settings.py.)"""
 
 from __future__ import annotations
 
+import asyncio
+import copy
+import json
 import pickle
 from typing import Any
 
+import httpx
 import pytest
 from pydantic import SecretStr
 
-from sse_core import ConfigurationError
+from sse_core import ConfigurationError, Timeouts
 
 
 def test_max_connections_reaches_the_client(driver: Any) -> None:
@@ -66,3 +73,149 @@ def test_user_info_and_an_api_key_are_refused_together_naming_both(driver: Any) 
     message = str(caught.value)
     assert "base_url" in message and "api_key" in message
     assert "pw-canary-77" not in message and "sk-canary-78" not in message
+
+
+# --- moved from the adapters' own connection tests: what both promise alike -----------------
+
+KEY = "sk-very-secret-key-1234"
+HEADER = "hdr-very-secret-5678"
+
+
+def _recorded(driver: Any, **fields: Any) -> tuple[Any, list[httpx.Request]]:
+    """A model on a MockTransport that answers "hi" and keeps the requests."""
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        body = 'data: {"choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": '
+        body += '"stop"}]}\n\ndata: [DONE]\n\n'
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    transport = httpx.MockTransport(answer)
+    model = driver.make(**{"base_url": "http://gw.test/v1", **fields},
+                        http_client=httpx.Client(transport=transport),
+                        http_async_client=httpx.AsyncClient(transport=transport))  # fmt: skip
+    return model, seen
+
+
+def test_environment_fallbacks(driver: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SSE_API_KEY", KEY)
+    monkeypatch.setenv("SSE_BASE_URL", "http://env.test/v1")
+    model = driver.make()
+    assert model.base_url == "http://env.test/v1"
+    assert isinstance(model.api_key, SecretStr)
+    assert model.api_key.get_secret_value() == KEY
+    explicit = driver.make(base_url="http://arg.test/v1", api_key="other")
+    assert explicit.base_url == "http://arg.test/v1"
+    assert explicit.api_key is not None and explicit.api_key.get_secret_value() == "other"
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({}, "SSE_BASE_URL"),
+        ({"base_url": "ftp://h"}, "http"),
+        ({"base_url": "http://h/v1", "path": "chat"}, "path must start"),
+    ],
+)
+def test_bad_endpoints_fail_at_construction(
+    driver: Any, monkeypatch: pytest.MonkeyPatch, fields: dict[str, Any], message: str
+) -> None:
+    monkeypatch.delenv("SSE_BASE_URL", raising=False)
+    with pytest.raises(ConfigurationError, match=message):  # the core's own error, unwrapped
+        driver.make(**fields)
+
+
+@pytest.mark.parametrize(
+    ("timeout", "expected"),
+    [
+        (None, Timeouts()),
+        (7, Timeouts(connect=7, first_byte=7, idle=7, data_idle=7)),
+        (Timeouts(idle=1.5), Timeouts(idle=1.5)),
+    ],
+)
+def test_timeouts(driver: Any, timeout: Any, expected: Timeouts) -> None:
+    model = driver.make(base_url="http://h/v1", timeout=timeout)
+    assert driver.config(model).timeouts == expected
+
+
+def test_injected_clients_are_used_sync_and_async(driver: Any) -> None:
+    model, seen = _recorded(driver)
+    assert driver.ask(model, "x") == "hi"
+    assert asyncio.run(driver.aask(model, "y")) == "hi"
+    assert [r.url.path for r in seen] == ["/v1/chat/completions"] * 2
+    assert [json.loads(r.content)["messages"] for r in seen] == [
+        [{"role": "user", "content": "x"}],
+        [{"role": "user", "content": "y"}],
+    ]
+
+
+def test_each_event_loop_gets_its_own_pool(driver: Any, on_emulator: Any) -> None:
+    model = on_emulator()
+    assert asyncio.run(driver.aask(model, "echo: one")) == "one"
+    assert asyncio.run(driver.aask(model, "echo: two")) == "two"  # a fresh loop still works
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"api_key": "sk-bad\x01" + KEY}, "api_key"),
+        ({"timeout": -1}, "timeout"),
+        ({"max_retries": -1}, "max_retries"),
+        ({"max_event_bytes": 0}, "max_event_bytes"),
+        ({"default_headers": {"X-Token": "a\nb"}}, "default_headers"),
+        ({"base_url": "http://h/v1 x"}, "base_url"),
+        ({"base_url": "ftp://h/v1"}, "base_url"),
+        ({"api_key": 123}, "api_key"),
+        ({"max_retries": "x"}, "max_retries"),
+    ],
+)
+def test_bad_settings_name_the_field_and_show_no_secret(
+    driver: Any, fields: dict[str, Any], named: str
+) -> None:
+    with pytest.raises((ConfigurationError, driver.settings_error)) as caught:
+        driver.make(**{"base_url": "http://h/v1", **fields})
+    assert named in str(caught.value)
+    assert KEY not in str(caught.value) and KEY not in repr(caught.value.args)
+
+
+def test_a_copy_with_another_url_sends_there_and_the_original_keeps_its_own(driver: Any) -> None:
+    model, seen = _recorded(driver)
+    other = model.model_copy(update={"base_url": "http://other.test/v2"})
+    driver.ask(other, "x")
+    driver.ask(model, "y")
+    assert [str(r.url) for r in seen] == [
+        "http://other.test/v2/chat/completions",
+        "http://gw.test/v1/chat/completions",
+    ]
+    model.path = "/c1/chat"  # a changed field takes effect (and is checked) on the next call
+    driver.ask(model, "z")
+    assert str(seen[-1].url) == "http://gw.test/v1/c1/chat"
+    model.path = "no-slash"
+    with pytest.raises(ConfigurationError, match="path must start"):
+        driver.ask(model, "z")
+
+
+def test_a_deep_copy_still_answers_on_the_shared_injected_client(driver: Any) -> None:
+    model, seen = _recorded(driver)
+    twin = copy.deepcopy(model)
+    assert driver.ask(twin, "x") == "hi"
+    assert len(seen) == 1  # the injected client was shared, not copied
+
+
+@pytest.mark.parametrize(
+    ("base_url", "key"),
+    [("https://user:pw-9731@gw.test/v1?key=q", None), ("https://gw.test/v1?key=q", KEY)],
+)
+def test_dumps_and_reprs_leave_out_headers_query_and_url_credentials(
+    driver: Any, base_url: str, key: str | None
+) -> None:
+    model = driver.make(base_url=base_url, api_key=key,
+                        default_headers={"api-key": HEADER, "X-Team": "team-name"},
+                        default_query={"sig": "sig-5150", "api-version": "v-2024"})  # fmt: skip
+    dumped = model.model_dump()
+    assert "default_headers" not in dumped and "default_query" not in dumped
+    assert dumped["base_url"] == "https://gw.test/v1"
+    for text in (str(dumped), model.model_dump_json(), repr(model), str(model)):
+        for secret in (KEY, HEADER, "team-name", "pw-9731", "key=q", "sig-5150", "v-2024"):
+            assert secret not in text, (secret, text)

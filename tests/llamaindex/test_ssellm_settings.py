@@ -1,4 +1,6 @@
-"""SSELLM's connection settings (pure): checked by the core, credentials kept out of pickles."""
+"""SSELLM's connection settings (pure): checked by the core, credentials kept out of pickles,
+LlamaIndex's names and serialisation. (What both adapters share:
+tests/adapters/test_connection.py.)"""
 
 from __future__ import annotations
 
