@@ -1,6 +1,9 @@
 """A call made with one JSON request (``invoke_streaming=False``) fails as the streamed call
 does: the same error classes for the same HTTP statuses, a 200 JSON error object as a gateway
-stream error with its (empty) partial answer, an unreadable JSON body as a protocol error."""
+stream error with its (empty) partial answer, an unreadable JSON body as a protocol error; and
+a stream still streams. (The JSON answer compared field by field with the streamed one, as each
+framework shows it: tests/langchain/test_json_invoke_fields_and_callbacks.py and
+tests/llamaindex/test_json_chat_fields_and_instrumentation.py.)"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import httpx
 import pytest
 
 import sse_core
+from sse_emulator import Emulator
 
 MODES = ("sync", "async")
 
@@ -91,3 +95,17 @@ async def test_an_unreadable_json_body_is_a_stream_protocol_error(
     error = await failure(driver, model, mode)
     assert type(error) is driver.error("StreamProtocolError")
     assert len(seen) == 1
+
+
+@pytest.mark.parametrize("how", ["stream", "astream"])
+async def test_a_stream_still_streams(
+    driver: Any, on_emulator: Any, emulator: Emulator, how: str
+) -> None:
+    texts = await driver.call(on_emulator(invoke_streaming=False), how, "count to 5")
+    assert "".join(texts) == "1 2 3 4 5"
+    assert len(texts) > 2
+    record = emulator.last_request
+    assert record is not None
+    body = record.json()
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}

@@ -3,8 +3,9 @@
 For every emulator dialect and a plain answer, a reasoning answer, tool calls and a refusal
 (each with usage), the JSON invoke is compared field by field with the streamed invoke of
 the same prompt; the ids differ (the emulator derives them from the request body). The
-same typed errors are raised, callback handlers see the whole answer, and ``stream`` keeps
-streaming.
+callback handlers see the whole answer, streamed where LangChain would stream. (The same
+typed errors, and ``stream`` still streaming, for both adapters:
+tests/adapters/test_invoke_streaming.py.)
 """
 
 from __future__ import annotations
@@ -131,25 +132,6 @@ async def test_json_invoke_gives_the_streamed_answer(
     assert len(emulator.requests) == 2
     assert_case_shape(streamed, case, dialect)
     assert_same_answer(json_answer, streamed, dialect)
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_stream_still_streams(
-    make_model: ModelFactory, emulator: Emulator, mode: str
-) -> None:
-    model = make_model(invoke_streaming=False)
-    if mode == "sync":
-        chunks = list(model.stream("count to 5"))
-    else:
-        chunks = [c async for c in model.astream("count to 5")]
-    assert "".join(str(c.content) for c in chunks) == "1 2 3 4 5"
-    assert len(chunks) > 2
-    body = sent_body(emulator)
-    assert body["stream"] is True
-    assert body["stream_options"] == {"include_usage": True}
-
-
-# --- errors: tests/adapters/test_invoke_streaming.py ---
 
 
 def json_model(body: bytes, **fields: Any) -> tuple[ChatSSE, list[httpx.Request]]:
