@@ -1,4 +1,4 @@
-"""The framework's own behaviour, for ``test_differential.py``: a reference LLM and recorders.
+"""The framework's own behaviour, for ``test_li_differential.py``: a reference LLM and recorders.
 
 :class:`ReferenceLLM` is a plain LlamaIndex ``CustomLLM`` whose ``chat``/``achat``/
 ``stream_chat``/``astream_chat`` are decorated with llama-index-core's own
