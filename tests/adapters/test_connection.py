@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 
 from sse_core import ConfigurationError, Timeouts
 
@@ -122,8 +122,10 @@ def test_bad_endpoints_fail_at_construction(
     driver: Any, monkeypatch: pytest.MonkeyPatch, fields: dict[str, Any], message: str
 ) -> None:
     monkeypatch.delenv("SSE_BASE_URL", raising=False)
-    with pytest.raises(ConfigurationError, match=message):  # the core's own error, unwrapped
+    with pytest.raises(ConfigurationError, match=message) as caught:  # the core's, unwrapped
         driver.make(**fields)
+    assert "base_url" in str(caught.value) or "path" in str(caught.value)
+    assert not isinstance(caught.value, ValidationError)
 
 
 @pytest.mark.parametrize(
@@ -160,23 +162,39 @@ def test_each_event_loop_gets_its_own_pool(driver: Any, on_emulator: Any) -> Non
     ("fields", "named"),
     [
         ({"api_key": "sk-bad\x01" + KEY}, "api_key"),
+        ({"api_key": "sk-\x00bad"}, "api_key"),
+        ({"api_key": 123}, "api_key"),
         ({"timeout": -1}, "timeout"),
+        ({"timeout": "soon"}, "timeout"),
         ({"max_retries": -1}, "max_retries"),
+        ({"max_retries": "x"}, "max_retries"),
         ({"max_event_bytes": 0}, "max_event_bytes"),
         ({"default_headers": {"X-Token": "a\nb"}}, "default_headers"),
+        ({"default_headers": ["X-Token"]}, "default_headers"),
         ({"base_url": "http://h/v1 x"}, "base_url"),
         ({"base_url": "ftp://h/v1"}, "base_url"),
-        ({"api_key": 123}, "api_key"),
-        ({"max_retries": "x"}, "max_retries"),
+        ({"base_url": "gateway.test/v1"}, "base_url"),
+        ({"base_url": "http://[::1/v1"}, "base_url"),
+        ({"path": "chat"}, "path"),
     ],
 )
 def test_bad_settings_name_the_field_and_show_no_secret(
     driver: Any, fields: dict[str, Any], named: str
 ) -> None:
-    with pytest.raises((ConfigurationError, driver.settings_error)) as caught:
+    """The core's own error, not pydantic's ValidationError, whatever the value's type."""
+    with pytest.raises(ConfigurationError) as caught:
         driver.make(**{"base_url": "http://h/v1", **fields})
+    assert not isinstance(caught.value, ValidationError)
     assert named in str(caught.value)
     assert KEY not in str(caught.value) and KEY not in repr(caught.value.args)
+
+
+def test_a_key_read_with_its_newline_is_sent_stripped(driver: Any) -> None:
+    """(SSELLM also stores it stripped, ChatSSE as given:
+    tests/llamaindex/test_ssellm_component.py.)"""
+    model, seen = _recorded(driver, api_key=KEY + "\n")
+    assert driver.ask(model, "x") == "hi"
+    assert seen[0].headers["authorization"] == f"Bearer {KEY}"
 
 
 def test_a_copy_with_another_url_sends_there_and_the_original_keeps_its_own(driver: Any) -> None:
