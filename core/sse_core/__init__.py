@@ -1,14 +1,15 @@
 """Framework-free streaming core for OpenAI-compatible gateways.
 
 The data path runs one way, a folder per layer: body bytes -> :class:`SSEParser` ->
-:class:`ChunkDecoder` (together: :class:`StreamDecoder`) -> StreamEvents ->
+:class:`ChunkDecoder` or, for Anthropic Messages, :class:`MessagesDecoder` (together:
+:class:`StreamDecoder`) -> StreamEvents ->
 :class:`Accumulator` -> :class:`Completion` (``sse_core.pipeline``, no I/O at all); the
 transport (:class:`ChatClient`, :class:`AsyncChatClient`, ``sse_core.transport``) feeds it
 over httpx; the adapters map its events and snapshots to framework objects. The shared
 vocabulary (events, the Completion, errors) sits at this package's root.
 """
 
-from sse_core.completion import Choice, Completion, ToolCall, Usage
+from sse_core.completion import Choice, Completion, ReasoningBlock, ToolCall, Usage
 from sse_core.errors import (
     AuthenticationError,
     BadRequestError,
@@ -34,6 +35,8 @@ from sse_core.events import (
     GatewayEvent,
     Metadata,
     ReasoningDelta,
+    ReasoningSignature,
+    RedactedReasoning,
     RefusalDelta,
     StreamEvent,
     TextDelta,
@@ -43,6 +46,7 @@ from sse_core.events import (
 from sse_core.pipeline.accumulator import Accumulator
 from sse_core.pipeline.chunks import ChunkDecoder
 from sse_core.pipeline.decoder import StreamDecoder
+from sse_core.pipeline.messages import MessagesDecoder
 from sse_core.pipeline.parser import ServerSentEvent, SSEParser
 from sse_core.pipeline.payloads import parse_usage
 from sse_core.pipeline.reads import ReadDelta, merge_read
@@ -82,11 +86,15 @@ __all__ = [
     "GatewayHTTPError",
     "GatewayStreamError",
     "IncompleteStreamError",
+    "MessagesDecoder",
     "Metadata",
     "RateLimitError",
     "ReadDelta",
+    "ReasoningBlock",
     "ReasoningDelta",
+    "ReasoningSignature",
     "RecordingTransport",
+    "RedactedReasoning",
     "RedirectError",
     "RefusalDelta",
     "RetryPolicy",

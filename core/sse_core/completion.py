@@ -6,7 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Choice", "Completion", "ToolCall", "Usage"]
+from pydantic_core import from_json
+
+__all__ = ["Choice", "Completion", "ReasoningBlock", "ToolCall", "Usage"]
 
 _EMPTY: Mapping[str, Any] = {}
 
@@ -38,6 +40,36 @@ class ToolCall:
     arguments: str = ""
     type: str = "function"
 
+    @property
+    def arguments_error(self) -> str | None:
+        """Why ``arguments`` is not a JSON object (None: it is one, or empty: no arguments).
+
+        The arguments are kept as the model wrote them, never repaired: a call whose input
+        was cut (an answer stopped at ``max_tokens`` inside a tool call) is flagged here.
+        """
+        if not self.arguments:
+            return None
+        try:
+            value = from_json(self.arguments)
+        except ValueError as exc:
+            return f"the arguments are not valid JSON ({exc})"
+        if type(value) is not dict:
+            return f"the arguments are JSON {type(value).__name__}, not an object"
+        return None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningBlock:
+    """One reasoning block as the model sent it, to pass back byte-exact on the next turn.
+
+    ``text`` is its reasoning text and ``signature`` the signature that closed it (None:
+    unsigned); a redacted block has no text and its opaque ``redacted`` data instead.
+    """
+
+    text: str = ""
+    signature: str | None = None
+    redacted: str | None = None
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Choice:
@@ -49,6 +81,9 @@ class Choice:
     refusal: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     finish_reason: str | None = None
+    reasoning_blocks: tuple[ReasoningBlock, ...] = ()
+    stop_reason: str | None = None
+    stop_sequence: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,6 +133,23 @@ class Completion:
     def finish_reason(self) -> str | None:
         """The finish reason of the first choice (None when the gateway sent none)."""
         return self._first.finish_reason
+
+    @property
+    def reasoning_blocks(self) -> tuple[ReasoningBlock, ...]:
+        """The signed or redacted reasoning blocks of the first choice, in order (empty
+        when the gateway signed none)."""
+        return self._first.reasoning_blocks
+
+    @property
+    def stop_reason(self) -> str | None:
+        """The protocol's own stop reason of the first choice (Anthropic's ``end_turn``,
+        ``pause_turn``, ...), besides the shared :attr:`finish_reason`."""
+        return self._first.stop_reason
+
+    @property
+    def stop_sequence(self) -> str | None:
+        """The stop sequence that ended the first choice, when the gateway said which."""
+        return self._first.stop_sequence
 
 
 _NO_CHOICE = Choice()

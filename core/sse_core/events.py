@@ -22,6 +22,8 @@ __all__ = [
     "GatewayEvent",
     "Metadata",
     "ReasoningDelta",
+    "ReasoningSignature",
+    "RedactedReasoning",
     "RefusalDelta",
     "StreamEvent",
     "TextDelta",
@@ -43,6 +45,27 @@ class ReasoningDelta:
     """A piece of reasoning ("thinking") text."""
 
     text: str
+    choice: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningSignature:
+    """The signature of the reasoning block just streamed (Anthropic ``signature_delta``).
+
+    It closes that block: the ReasoningDelta pieces since the previous block are its text.
+    Both are passed back byte-exact on the next turn, which is why neither is ever altered.
+    """
+
+    signature: str
+    choice: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RedactedReasoning:
+    """A reasoning block the provider encrypted (Anthropic ``redacted_thinking``): opaque
+    ``data`` with no readable text, to pass back byte-exact on the next turn."""
+
+    data: str
     choice: int = 0
 
 
@@ -78,10 +101,18 @@ class UsageUpdate:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finish:
-    """The finish reason of a choice (``stop``, ``length``, ``tool_calls``, ...)."""
+    """The finish reason of a choice (``stop``, ``length``, ``tool_calls``, ...).
+
+    ``reason`` is in the shared vocabulary whatever the protocol; ``stop_reason`` is the
+    protocol's own word when it has one (Anthropic's ``end_turn``, ``pause_turn``,
+    ``refusal``, ...; None on chat completions), and ``stop_sequence`` the stop sequence that
+    ended the answer, when the gateway said which.
+    """
 
     reason: str
     choice: int = 0
+    stop_reason: str | None = None
+    stop_sequence: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -123,6 +154,8 @@ class Done:
 StreamEvent: TypeAlias = (
     TextDelta
     | ReasoningDelta
+    | ReasoningSignature
+    | RedactedReasoning
     | RefusalDelta
     | ToolCallDelta
     | UsageUpdate
@@ -157,6 +190,8 @@ _set_call_choice = _setter(ToolCallDelta, "choice")
 _set_usage = _setter(UsageUpdate, "usage")
 _set_finish_reason = _setter(Finish, "reason")
 _set_finish_choice = _setter(Finish, "choice")
+_set_finish_stop_reason = _setter(Finish, "stop_reason")
+_set_finish_stop_sequence = _setter(Finish, "stop_sequence")
 _set_gateway_name = _setter(GatewayEvent, "name")
 _set_gateway_data = _setter(GatewayEvent, "data")
 
@@ -202,6 +237,8 @@ def _finish(reason: str, choice: int) -> Finish:
     event: Finish = _new(Finish)
     _set_finish_reason(event, reason)
     _set_finish_choice(event, choice)
+    _set_finish_stop_reason(event, None)
+    _set_finish_stop_sequence(event, None)
     return event
 
 

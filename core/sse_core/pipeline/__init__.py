@@ -5,7 +5,10 @@ Read it in the order the bytes travel:
 - :mod:`.parser`: bytes to Server-Sent Events (WHATWG rules, gateway leniencies, size bound);
 - :mod:`.chunks`: each event's chat chunk to StreamEvents (with :mod:`.payloads`,
   :mod:`.think` for ``<think>`` blocks and :mod:`.tool_calls` for tool-call fragments);
-- :mod:`.decoder`: the two together (:class:`StreamDecoder`);
+- :mod:`.messages`: the same for Anthropic Messages events (:class:`MessagesDecoder`), behind
+  the one interface of :mod:`.protocols`;
+- :mod:`.decoder`: the parser and the protocol's payload decoder together
+  (:class:`StreamDecoder`);
 - :mod:`.accumulator`: StreamEvents to the Completion, the one owner of an answer's state
   (with :mod:`.pieces`), and :mod:`.reads` for what one network read added;
 - :mod:`.session`: the per-response rules every loop follows, and :func:`decode`.

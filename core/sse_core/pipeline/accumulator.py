@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import TypeAlias
 
 from sse_core._compat import assert_never
-from sse_core.completion import Choice, Completion, Usage
+from sse_core.completion import Choice, Completion, ReasoningBlock, Usage
 from sse_core.errors import GatewayStreamError, IncompleteStreamError
 from sse_core.events import (
     Done,
@@ -26,6 +26,8 @@ from sse_core.events import (
     GatewayEvent,
     Metadata,
     ReasoningDelta,
+    ReasoningSignature,
+    RedactedReasoning,
     RefusalDelta,
     StreamEvent,
     TextDelta,
@@ -48,7 +50,18 @@ _NO_METADATA = Metadata()
 
 
 class _ChoiceParts:
-    __slots__ = ("calls", "content", "finish_reason", "fragments", "reasoning", "refusal")
+    __slots__ = (
+        "blocks",
+        "calls",
+        "content",
+        "finish_reason",
+        "fragments",
+        "opened",
+        "reasoning",
+        "refusal",
+        "stop_reason",
+        "stop_sequence",
+    )
 
     def __init__(self) -> None:
         self.content = Pieces()
@@ -57,6 +70,32 @@ class _ChoiceParts:
         self.calls: dict[int, CallParts] = {}
         self.fragments = 0  # tool-call fragments so far: the sequence number of the next
         self.finish_reason: str | None = None
+        self.stop_reason: str | None = None
+        self.stop_sequence: str | None = None
+        # Reasoning blocks closed by a signature or redacted (built once, as they close),
+        # and the reasoning piece where the open block began.
+        self.blocks: list[ReasoningBlock] = []
+        self.opened = 0
+
+    def close_block(self, signature: str | None, redacted: str | None) -> None:
+        """A signature closes the open reasoning block; a redacted block closes it unsigned
+        (when it holds text) and follows it."""
+        text = "".join(self.reasoning[self.opened :])
+        if signature is not None or text:
+            self.blocks.append(ReasoningBlock(text=text, signature=signature))
+        if redacted is not None:
+            self.blocks.append(ReasoningBlock(redacted=redacted))
+        self.opened = len(self.reasoning)
+
+    def reasoning_blocks(self) -> tuple[ReasoningBlock, ...]:
+        """The closed blocks, and the text after them as an unsigned block (none at all
+        when nothing was signed or redacted: the reasoning text says everything)."""
+        if not self.blocks:
+            return ()
+        rest = self.reasoning[self.opened :]
+        if rest:
+            return (*self.blocks, ReasoningBlock(text="".join(rest)))
+        return tuple(self.blocks)
 
     def add_call(self, event: ToolCallDelta) -> None:
         call = self.calls.get(event.index)
@@ -73,6 +112,9 @@ class _ChoiceParts:
             refusal=self.refusal.upto(),
             tool_calls=tuple(call.build(at) for at, call in sorted(self.calls.items())),
             finish_reason=self.finish_reason,
+            reasoning_blocks=self.reasoning_blocks(),
+            stop_reason=self.stop_reason,
+            stop_sequence=self.stop_sequence,
         )
 
     def at(self, mark: Mark) -> Choice:
@@ -88,6 +130,9 @@ class _ChoiceParts:
                 if call.first < fragments
             ),
             finish_reason=self.finish_reason,
+            reasoning_blocks=tuple(self.blocks),  # the closed ones: no join per snapshot
+            stop_reason=self.stop_reason,
+            stop_sequence=self.stop_sequence,
         )
 
 
@@ -190,6 +235,10 @@ class Accumulator:
                 self._choice(index).add_call(event)
             case RefusalDelta(text=text, choice=index):
                 self._choice(index).refusal.append(text)
+            case ReasoningSignature(signature=signature, choice=index):
+                self._choice(index).close_block(signature, None)
+            case RedactedReasoning(data=data, choice=index):
+                self._choice(index).close_block(None, data)
             case _:
                 self._bookkeeping(event)
 
@@ -198,7 +247,10 @@ class Accumulator:
             case UsageUpdate(usage=usage):
                 self.usage = usage
             case Finish(reason=reason, choice=index):
-                self._choice(index).finish_reason = reason
+                parts = self._choice(index)
+                parts.finish_reason = reason
+                parts.stop_reason = event.stop_reason
+                parts.stop_sequence = event.stop_sequence
                 self._finished = True
             case Metadata():
                 self._metadata(event)
@@ -246,7 +298,8 @@ class Accumulator:
         )
 
     def snapshot(self, mark: Mark) -> Choice:
-        """The choice of ``mark`` as it stood then (finish reason: as it stands now).
+        """The choice of ``mark`` as it stood then (finish and stop reasons, and the closed
+        reasoning blocks: as they stand now).
 
         Reading the marks of a stream in order joins each text once overall.
         """
@@ -279,14 +332,17 @@ class Accumulator:
         return result
 
 
-def incomplete_message(partial: Completion) -> str:
-    """What an IncompleteStreamError says: how much arrived, and that it is not the whole."""
+def incomplete_message(
+    partial: Completion, ends: str = "a finish_reason and without [DONE]"
+) -> str:
+    """What an IncompleteStreamError says: how much arrived, and that it is not the whole
+    (``ends``: the protocol's end markers, none of which arrived)."""
     received = f"{len(partial.content)} characters"
     if partial.reasoning:
         received += f" (and {len(partial.reasoning)} of reasoning)"
     if partial.tool_calls:
         received += f" and {len(partial.tool_calls)} tool call(s)"
     return (
-        f"the gateway closed the stream after {received} without a finish_reason and without "
-        "[DONE]: the answer is incomplete; retry the request, or use what arrived (.partial)"
+        f"the gateway closed the stream after {received} without {ends}: the answer is "
+        "incomplete; retry the request, or use what arrived (.partial)"
     )

@@ -1,4 +1,5 @@
-"""``StreamDecoder``: body bytes in, StreamEvents out (SSE parser + chunk decoder, no I/O)."""
+"""``StreamDecoder``: body bytes in, StreamEvents out (SSE parser + the protocol's payload
+decoder, no I/O)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pydantic_core import from_json
 from sse_core.errors import StreamError, StreamProtocolError
 from sse_core.events import StreamEvent
 from sse_core.pipeline._accel import accelerator as _accelerator
+from sse_core.pipeline._accel import check_accelerator
 from sse_core.pipeline.chunks import ChunkDecoder
 from sse_core.pipeline.parser import (
     DEFAULT_MAX_EVENT_BYTES,
@@ -16,6 +18,7 @@ from sse_core.pipeline.parser import (
     as_bytes,
 )
 from sse_core.pipeline.payloads import parse_chunk_json
+from sse_core.pipeline.protocols import payload_decoder
 
 __all__ = ["StreamDecoder"]
 
@@ -26,8 +29,9 @@ _SSE_STARTS = (b"data", b"event", b"id", b"retry", b":")
 class StreamDecoder:
     """Feed the response body as it arrives; get StreamEvents back.
 
-    After ``data: [DONE]`` or an error frame the decoder is :attr:`done` and ignores further
-    bytes: the caller should stop reading and close the response. A body that ends without
+    After ``data: [DONE]`` (Anthropic: ``message_stop``) or an error frame the decoder is
+    :attr:`done` and ignores further bytes: the caller should stop reading and close the
+    response. A body that ends without
     ever holding an SSE event, and does not start like one (a web page, plain text, a JSON
     answer read as a stream), is refused by :meth:`finish` with a StreamProtocolError: the
     verdict is the decoder's, so every way of driving it gives the same one.
@@ -36,20 +40,35 @@ class StreamDecoder:
         max_event_bytes: Upper bound on one SSE line or event; larger raises
             :class:`~sse_core.errors.StreamProtocolError`.
         accelerator: ``"msgspec"`` decodes common chunks with msgspec (installed
-            separately), the same events faster; None (the default): the pure path.
+            separately), the same events faster; None (the default): the pure path. It
+            applies to chat completions; other protocols take the pure path.
+        protocol: What the payloads are: ``"chat_completions"`` (the default) or
+            ``"anthropic"`` (Anthropic Messages events, :class:`MessagesDecoder`).
 
     Raises:
-        ConfigurationError: An unknown accelerator, or one whose package is missing.
+        ConfigurationError: An unknown accelerator, or one whose package is missing; an
+            unknown protocol.
     """
 
     __slots__ = ("_accelerated", "_chunks", "_parser", "_seen", "_source", "_start")
 
     def __init__(
-        self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, accelerator: str | None = None
+        self,
+        *,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        accelerator: str | None = None,
+        protocol: str = "chat_completions",
     ) -> None:
         self._parser = SSEParser(max_event_bytes=max_event_bytes)
-        self._chunks = ChunkDecoder()
-        self._accelerated = _accelerator(accelerator, self._chunks)
+        # Either payload decoder has the same entry points (protocols.PayloadDecoder), so
+        # the paths below drive both; the accelerator knows chat chunks only.
+        chunks = self._chunks = payload_decoder(protocol)
+        if type(chunks) is ChunkDecoder:
+            self._accelerated = _accelerator(accelerator, chunks)
+        else:
+            if accelerator is not None:
+                check_accelerator(accelerator)  # a bad name is refused all the same
+            self._accelerated = None
         self._seen = False  # an event came out of the body
         self._start = b""  # its first bytes, to say what arrived when no event ever did
         self._source = "the body"  # what the body comes from, for that message
@@ -242,7 +261,8 @@ class StreamDecoder:
             raise
 
     def _feed_json(self, body: bytes) -> list[StreamEvent]:
-        """Decode a whole ``chat.completion`` JSON body (a gateway that answered without SSE).
+        """Decode a whole ``chat.completion`` (or Messages) JSON body (a gateway that
+        answered without SSE).
 
         A whole answer is complete by nature, so the events end with :class:`Done`.
 
@@ -251,6 +271,8 @@ class StreamDecoder:
                 an error (``{}`` is not an empty answer).
         """
         chunks = self._chunks
+        if not isinstance(chunks, ChunkDecoder):
+            return chunks._feed_whole(body)  # another protocol's whole answer
         whole = parse_chunk_json(body, where="as the response body")
         choices = whole.get("choices")
         if not (choices and type(choices) is list) and not whole.get("error"):

@@ -13,13 +13,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from sse_core._redact import scrub
 from sse_core.completion import Completion
 from sse_core.errors import (
+    IncompleteStreamError,
     StreamError,
     StreamProtocolError,
     StreamTimeoutError,
     UnexpectedResponseError,
 )
 from sse_core.events import StreamEvent
-from sse_core.pipeline.accumulator import Accumulator
+from sse_core.pipeline.accumulator import Accumulator, incomplete_message
 from sse_core.pipeline.decoder import StreamDecoder
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, as_bytes
 
@@ -46,6 +47,11 @@ class StreamSession:
             a gateway may echo them in an error frame.
         accelerator: ``"msgspec"`` to decode common chunks with msgspec (see
             :class:`StreamDecoder`); None: the pure path.
+        protocol: ``"chat_completions"`` (the default) or ``"anthropic"`` (Anthropic
+            Messages events; see :class:`StreamDecoder`).
+
+    Raises:
+        ConfigurationError: An unknown accelerator or protocol.
     """
 
     __slots__ = (
@@ -58,6 +64,7 @@ class StreamSession:
         "_json_size",
         "_last_data",
         "_max",
+        "_protocol",
         "_refuse",
         "_secrets",
         "_source",
@@ -77,9 +84,13 @@ class StreamSession:
         source: str = "the gateway",
         secrets: Sequence[str] = (),
         accelerator: str | None = None,
+        protocol: str = "chat_completions",
     ) -> None:
-        self._decoder = StreamDecoder(max_event_bytes=max_event_bytes, accelerator=accelerator)
+        self._decoder = StreamDecoder(
+            max_event_bytes=max_event_bytes, accelerator=accelerator, protocol=protocol
+        )
         self._decoder._source = source
+        self._protocol = protocol
         self._max = max_event_bytes
         self._deadline = deadline
         self._idle = idle
@@ -200,6 +211,10 @@ class StreamSession:
         """
         if self._error is not None:
             raise self._error
+        if self._protocol == "anthropic" and not self.answer.complete:
+            partial = self.answer.completion()
+            ends = "a stop_reason and without message_stop"
+            raise IncompleteStreamError(incomplete_message(partial, ends), partial=partial)
         return self.answer.finish()
 
     def partial(self) -> Completion:
@@ -296,13 +311,17 @@ def _preview(data: bytes) -> str:
 
 
 def decode(
-    body: bytes | Iterable[bytes], *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    body: bytes | Iterable[bytes],
+    *,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    protocol: str = "chat_completions",
 ) -> Completion:
-    """Decode an SSE chat-completions body into a :class:`Completion`.
+    """Decode an SSE chat-completions (or Anthropic Messages) body into a :class:`Completion`.
 
     Args:
         body: The body bytes, whole or as an iterable of pieces (split anywhere).
         max_event_bytes: Upper bound on one SSE line or event.
+        protocol: ``"chat_completions"`` (the default) or ``"anthropic"``.
 
     Raises:
         GatewayStreamError: The stream carried an error frame or ``event: error``.
@@ -310,6 +329,7 @@ def decode(
         StreamProtocolError: Malformed bytes, invalid JSON, an event over the bound, or no
             event stream at all. Each carries ``.partial``, the Completion received before.
         TypeError: ``body`` (or one of its pieces) is not bytes-like.
+        ConfigurationError: An unknown protocol.
     """
     if isinstance(body, (bytes, bytearray, memoryview)):
         pieces: Iterable[object] = (as_bytes(body),)
@@ -317,7 +337,7 @@ def decode(
         raise TypeError(f"expected bytes or an iterable of bytes, got {type(body).__name__}")
     else:
         pieces = body
-    session = StreamSession(max_event_bytes=max_event_bytes, source="the body")
+    session = StreamSession(max_event_bytes=max_event_bytes, source="the body", protocol=protocol)
     for piece in pieces:
         session.step(as_bytes(piece))
         if session.stopped:

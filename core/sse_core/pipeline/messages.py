@@ -1,0 +1,440 @@
+"""Anthropic Messages payload decoder: the events of ``POST /v1/messages`` (``stream: true``)
+to the shared StreamEvents, one :class:`MessagesDecoder` per stream.
+
+The wire: ``message_start`` (id, model, usage, content a gateway may prefill), then content
+blocks keyed by ``index`` (``content_block_start`` / ``_delta`` / ``_stop``, possibly
+interleaved), ``message_delta`` (stop reason, stop sequence, cumulative usage), and
+``message_stop``; ``ping`` and ``error`` at any time. The type of an event is its ``event:``
+name, or the ``type`` inside the data when a gateway writes no ``event:`` line.
+
+The rules:
+
+- blocks: ``text`` -> TextDelta; ``thinking`` -> ReasoningDelta, its signature kept whole
+  and sent when the block closes (ReasoningSignature); ``redacted_thinking`` ->
+  RedactedReasoning; ``tool_use`` -> ToolCallDelta, numbered 0, 1, ... in the order calls
+  start (the block index counts text blocks too), arguments as the ``input_json_delta``
+  pieces arrive, ``{}`` (or the start's ``input``) when none did; server tool blocks,
+  ``citations_delta`` and block types not known yet -> GatewayEvent, as sent;
+- usage: each report updates the counts it names (the last value wins, never a sum; a
+  gateway may send ``input_tokens`` only in ``message_delta``). ``prompt_tokens`` counts
+  every input token, cache reads and writes included, as chat completions count them;
+- the stop reason is mapped to the shared finish reasons (:data:`FINISH_REASONS`; others,
+  such as ``pause_turn``, pass unchanged) and kept as sent on :class:`Finish`;
+- ``message_stop`` ends the stream (Done, :attr:`MessagesDecoder.done`): the caller stops
+  reading, whatever the socket does after it. ``error`` ends it too (ErrorFrame). A stop
+  reason with no ``message_stop`` after it is complete at the end of the body;
+- a duplicate ``message_start`` adds nothing but counts not known yet; unknown event types
+  become GatewayEvents, never an error; ``ping`` is no event (a keep-alive).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic_core import to_json
+
+from sse_core.completion import Usage
+from sse_core.errors import StreamProtocolError
+from sse_core.events import (
+    Done,
+    Finish,
+    Metadata,
+    ReasoningSignature,
+    RedactedReasoning,
+    StreamEvent,
+    _gateway_event,
+    _reasoning_delta,
+    _text_delta,
+    _tool_call_delta,
+    _usage_update,
+)
+from sse_core.pipeline.parser import ServerSentEvent
+from sse_core.pipeline.payloads import parse_chunk_json, parse_error, parse_loose
+
+__all__ = ["FINISH_REASONS", "MessagesDecoder"]
+
+#: Anthropic stop reasons in the shared vocabulary; any other (``pause_turn``, a new one)
+#: is the finish reason as it is. ``Finish.stop_reason`` keeps the word as sent.
+FINISH_REASONS: Mapping[str, str] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+}
+#: The event types this decoder reads by name (others are gateway events).
+_KNOWN = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+        "error",
+    }
+)
+# What a block is, for its deltas.
+_TEXT, _THINKING, _TOOL, _REDACTED, _OTHER = range(5)
+_KINDS = {"text": _TEXT, "thinking": _THINKING, "tool_use": _TOOL, "redacted_thinking": _REDACTED}
+# The block a delta implies when its block never started (a gateway that skips the start).
+_IMPLIED = {
+    "text_delta": _TEXT,
+    "thinking_delta": _THINKING,
+    "signature_delta": _THINKING,
+    "input_json_delta": _TOOL,
+}
+
+
+def _str(value: object) -> str | None:
+    return value if type(value) is str else None
+
+
+def _int(value: object) -> int | None:
+    return value if type(value) is int else None
+
+
+class _Block:
+    __slots__ = ("call", "closed", "input", "kind", "pieces", "signature")
+
+    def __init__(self, kind: int, call: int = -1, start_input: object = None) -> None:
+        self.kind = kind
+        self.call = call  # the tool call's number (tool_use blocks)
+        self.input = start_input  # the tool_use start's ``input``
+        self.pieces = False  # an input piece arrived
+        self.signature: list[str] = []
+        self.closed = False
+
+
+class MessagesDecoder:
+    """Turns each Anthropic Messages event into StreamEvents (:meth:`decode`).
+
+    The same interface as :class:`~sse_core.ChunkDecoder` (``decode``, ``flush``,
+    ``done``), so :class:`~sse_core.StreamDecoder` drives either one.
+    """
+
+    __slots__ = ("_blocks", "_calls", "_started", "_stopped", "_usage", "done")
+
+    def __init__(self) -> None:
+        self._blocks: dict[int | None, _Block] = {}
+        self._calls = 0  # tool calls started so far: the number of the next one
+        self._started = False  # message_start arrived
+        self._stopped = False  # a stop reason arrived
+        self._usage: dict[str, Any] = {}  # every count reported so far, the last value each
+        #: True once ``message_stop`` or an error arrived: nothing after it is decoded.
+        self.done: bool = False
+
+    def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
+        """Decode one SSE event.
+
+        Raises:
+            StreamProtocolError: A Messages event whose data is not a JSON object.
+        """
+        return self._decode_raw(sse.event, sse.data.encode())
+
+    def flush(self) -> list[StreamEvent]:
+        """End of the body: after a stop reason, close the blocks still open (a tool call
+        with no input gets ``{}``); before one, leave them as they are (the answer is cut)."""
+        events: list[StreamEvent] = []
+        if self._stopped and not self.done:
+            self._close_all(events)
+        return events
+
+    # --- the stream decoder's entry points (as ChunkDecoder's) ---
+
+    def _decode_raw(self, name: str, data: bytes) -> list[StreamEvent]:
+        """Decode one event given as its name and data bytes (the parser's raw form)."""
+        events: list[StreamEvent] = []
+        self._named_into(name, data, events)
+        return events
+
+    def _named_into(self, name: str, data: bytes, events: list[StreamEvent]) -> None:
+        """Decode the event ``name`` with ``data`` into ``events``."""
+        if name == "message":  # no event line: the type is inside the data
+            stripped = data.strip()
+            if not stripped:
+                return  # an empty data line is a keep-alive
+            if stripped == b"[DONE]":  # a relay that ends every stream the OpenAI way
+                self._end(events)
+                return
+            self._decode_into(parse_chunk_json(data), events)
+        elif name == "ping":
+            return
+        elif name == "error":
+            self._error(parse_loose(data), events)
+        elif name in _KNOWN:
+            payload = parse_chunk_json(data, where=f"in a {name} event")
+            self._typed(name, payload, events)
+        else:
+            events.append(_gateway_event(name, parse_loose(data)))
+
+    def _decode_into(self, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        """Decode one event's JSON object, whose ``type`` says what it is."""
+        kind = payload.get("type")
+        if kind == "content_block_delta":  # the common case first
+            self._delta(payload, events)
+        elif type(kind) is str and kind in _KNOWN:
+            self._typed(kind, payload, events)
+        else:
+            events.append(_gateway_event(kind if type(kind) is str else "message", payload))
+
+    def _typed(self, kind: str, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        if kind == "content_block_delta":
+            self._delta(payload, events)
+        elif kind == "content_block_start":
+            self._start(payload, events)
+        elif kind == "content_block_stop":
+            block = self._blocks.get(_index(payload))
+            if block is not None and not block.closed:
+                self._close(block, payload, events)
+        elif kind == "message_start":
+            self._message_start(payload, events)
+        elif kind == "message_delta":
+            self._message_delta(payload, events)
+        elif kind == "message_stop":
+            self._end(events)
+        elif kind == "error":
+            self._error(payload, events)
+        # ping: a keep-alive, no event
+
+    def _feed_whole(self, body: bytes) -> list[StreamEvent]:
+        """Decode a whole Messages JSON answer (a gateway that answered without SSE).
+
+        Raises:
+            StreamProtocolError: The body is no JSON object, or neither a message nor an
+                error.
+        """
+        whole = parse_chunk_json(body, where="as the response body")
+        events: list[StreamEvent] = []
+        if whole.get("type") == "error" or "error" in whole:
+            self._error(whole, events)
+            return events
+        if type(whole.get("content")) is not list:
+            raise StreamProtocolError(
+                "expected a message (a JSON object with content) as the response body, "
+                f"got one with keys {sorted(whole)[:10]}"
+            )
+        self._message_start({"message": whole}, events)
+        self._end(events)
+        return events
+
+    # --- the message ---
+
+    def _message_start(self, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        message = payload.get("message")
+        if type(message) is not dict:
+            message = {}
+        usage = message.get("usage")
+        if self._started:  # a duplicate: only counts not known yet
+            if type(usage) is dict:
+                self._report({k: v for k, v in usage.items() if k not in self._usage}, events)
+            return
+        self._started = True
+        msg_id, model = _str(message.get("id")), _str(message.get("model"))
+        if msg_id or model:
+            events.append(Metadata(id=msg_id or None, model=model or None))
+        if type(usage) is dict:
+            self._report(usage, events)
+        content = message.get("content")
+        if type(content) is list:  # content a gateway prefilled, as whole blocks
+            for block in content:
+                if type(block) is dict:
+                    self._whole_block(block, events)
+        if message.get("stop_reason"):
+            self._message_delta({"delta": message}, events)
+
+    def _message_delta(self, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        usage = payload.get("usage")
+        if type(usage) is dict:
+            self._report(usage, events)
+        delta = payload.get("delta")
+        if type(delta) is not dict:
+            return
+        reason = delta.get("stop_reason")
+        if reason and type(reason) is str:
+            self._stopped = True
+            self._close_all(events)
+            events.append(
+                Finish(
+                    reason=FINISH_REASONS.get(reason, reason),
+                    stop_reason=reason,
+                    stop_sequence=_str(delta.get("stop_sequence")),
+                )
+            )
+
+    def _end(self, events: list[StreamEvent]) -> None:
+        """``message_stop``: the stream is over."""
+        self._close_all(events)
+        self.done = True
+        events.append(Done())
+
+    def _error(self, payload: object, events: list[StreamEvent]) -> None:
+        self.done = True  # the gateway said what failed: nothing after it counts
+        events.append(parse_error(payload))
+
+    def _report(self, usage: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        """Take a usage report: each count it names replaces the one before (null: unsaid)."""
+        said = {key: value for key, value in usage.items() if value is not None}
+        if not said:
+            return
+        self._usage = merged = {**self._usage, **said}
+        events.append(_usage_update(_usage_of(merged)))
+
+    # --- content blocks ---
+
+    def _start(self, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        index = _index(payload)
+        known = self._blocks.get(index)
+        if known is not None and not known.closed:
+            self._close(known, None, events)  # the index reused before its stop
+        block = payload.get("content_block")
+        if type(block) is not dict:
+            block = {}
+        kind = _kind(block)
+        if kind == _OTHER:
+            self._blocks[index] = _Block(_OTHER)
+            events.append(_gateway_event("content_block_start", payload))
+        elif kind == _TOOL:
+            at = self._calls
+            self._calls += 1
+            self._blocks[index] = _Block(_TOOL, at, block.get("input"))
+            call_id, name = _str(block.get("id")), _str(block.get("name"))
+            events.append(_tool_call_delta(at, call_id or None, name or None, "", 0))
+        else:
+            self._blocks[index] = state = _Block(kind)
+            self._opening(state, block, events)
+
+    def _opening(self, state: _Block, block: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        """What a text, thinking or redacted block's start already holds."""
+        if state.kind == _TEXT:
+            text = _str(block.get("text"))
+            if text:
+                events.append(_text_delta(text, 0))
+        elif state.kind == _THINKING:
+            text = _str(block.get("thinking"))
+            if text:
+                events.append(_reasoning_delta(text, 0))
+            signature = _str(block.get("signature"))
+            if signature:
+                state.signature.append(signature)
+        else:
+            events.append(RedactedReasoning(data=_str(block.get("data")) or ""))
+
+    def _delta(self, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        delta = payload.get("delta")
+        if type(delta) is not dict:
+            delta = {}
+        index = _index(payload)
+        kind = delta.get("type")
+        block = self._blocks.get(index) or self._implied(index, kind)
+        if block.kind == _TEXT and kind == "text_delta" and not block.closed:
+            text = delta.get("text")
+            if text and type(text) is str:
+                events.append(_text_delta(text, 0))
+        elif block.kind == _TOOL and kind == "input_json_delta" and not block.closed:
+            piece = delta.get("partial_json")
+            if piece and type(piece) is str:
+                block.pieces = True
+                events.append(_tool_call_delta(block.call, None, None, piece, 0))
+        elif block.kind == _THINKING and not block.closed:
+            self._thinking(block, kind, delta, payload, events)
+        else:  # citations, server tool input, unknown kinds, a delta after its block's stop
+            events.append(_gateway_event("content_block_delta", payload))
+
+    def _thinking(
+        self,
+        block: _Block,
+        kind: object,
+        delta: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        events: list[StreamEvent],
+    ) -> None:
+        if kind == "thinking_delta":
+            text = delta.get("thinking")
+            if text and type(text) is str:
+                events.append(_reasoning_delta(text, 0))
+        elif kind == "signature_delta":
+            signature = delta.get("signature")
+            if signature and type(signature) is str:
+                block.signature.append(signature)
+        else:
+            events.append(_gateway_event("content_block_delta", payload))
+
+    def _implied(self, index: int | None, kind: object) -> _Block:
+        """The block a delta implies when its ``content_block_start`` never came."""
+        implied = _IMPLIED.get(kind, _OTHER) if type(kind) is str else _OTHER
+        block = self._blocks[index] = _Block(implied)
+        if implied == _TOOL:
+            block.call = self._calls
+            self._calls += 1
+        return block
+
+    def _close(
+        self, block: _Block, payload: Mapping[str, Any] | None, events: list[StreamEvent]
+    ) -> None:
+        block.closed = True
+        if block.kind == _THINKING:
+            if block.signature:
+                events.append(ReasoningSignature(signature="".join(block.signature)))
+        elif block.kind == _TOOL:
+            if not block.pieces:
+                # No input streamed: the start's input, or none ({}), never a missing value.
+                given = block.input
+                arguments = to_json(given).decode() if type(given) is dict and given else "{}"
+                events.append(_tool_call_delta(block.call, None, None, arguments, 0))
+        elif block.kind == _OTHER and payload is not None:
+            events.append(_gateway_event("content_block_stop", payload))
+
+    def _close_all(self, events: list[StreamEvent]) -> None:
+        for block in self._blocks.values():
+            if not block.closed:
+                self._close(block, None, events)
+
+    def _whole_block(self, block: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        """A whole content block (prefilled in ``message_start``, or in a JSON answer)."""
+        kind = _kind(block)
+        if kind == _TOOL:
+            given = block.get("input")
+            arguments = to_json(given).decode() if type(given) is dict and given else "{}"
+            call_id, name = _str(block.get("id")), _str(block.get("name"))
+            at = self._calls
+            self._calls += 1
+            events.append(_tool_call_delta(at, call_id or None, name or None, arguments, 0))
+        elif kind == _OTHER:
+            events.append(_gateway_event("content_block", block))
+        else:
+            state = _Block(kind)
+            self._opening(state, block, events)
+            if state.signature:
+                events.append(ReasoningSignature(signature="".join(state.signature)))
+
+
+def _kind(block: Mapping[str, Any]) -> int:
+    name = block.get("type")
+    return _KINDS.get(name, _OTHER) if type(name) is str else _OTHER
+
+
+def _index(payload: Mapping[str, Any]) -> int | None:
+    index = payload.get("index")
+    return index if type(index) is int else None
+
+
+def _usage_of(raw: Mapping[str, Any]) -> Usage:
+    """The Usage of Anthropic counts. ``input_tokens`` leaves out the cached part, which
+    ``prompt_tokens`` (as chat completions count it) includes."""
+    given = _int(raw.get("input_tokens"))
+    output = _int(raw.get("output_tokens"))
+    read = _int(raw.get("cache_read_input_tokens"))
+    write = _int(raw.get("cache_creation_input_tokens"))
+    prompt = None if given is None else given + (read or 0) + (write or 0)
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=output,
+        total_tokens=None if prompt is None or output is None else prompt + output,
+        cached_tokens=read,
+        cache_write_tokens=write,
+        raw=raw,
+    )
