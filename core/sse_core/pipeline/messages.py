@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic_core import to_json
+from pydantic_core import from_json, to_json
 
 from sse_core.completion import Usage
 from sse_core.errors import StreamProtocolError
@@ -153,7 +153,13 @@ class MessagesDecoder:
 
     def _named_into(self, name: str, data: bytes, events: list[StreamEvent]) -> None:
         """Decode the event ``name`` with ``data`` into ``events``."""
-        if name == "message":  # no event line: the type is inside the data
+        if name == "content_block_delta" and data[:1] == b"{":  # the common case first
+            try:
+                payload = from_json(data, cache_strings="keys")  # "{...": a dict
+            except ValueError:
+                payload = parse_chunk_json(data, where=f"in a {name} event")
+            self._delta(payload, events)
+        elif name == "message":  # no event line: the type is inside the data
             stripped = data.strip()
             if not stripped:
                 return  # an empty data line is a keep-alive
@@ -327,7 +333,9 @@ class MessagesDecoder:
         delta = payload.get("delta")
         if type(delta) is not dict:
             delta = {}
-        index = _index(payload)
+        index = payload.get("index")
+        if type(index) is not int:
+            index = None
         kind = delta.get("type")
         block = self._blocks.get(index) or self._implied(index, kind)
         if block.kind == _TEXT and kind == "text_delta" and not block.closed:
