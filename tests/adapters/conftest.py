@@ -13,18 +13,21 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from typing import Any, ClassVar
+from uuid import UUID
 
 import pytest
 from langchain_core import exceptions as lc
+from langchain_core.callbacks import BaseCallbackHandler
 from llama_index.core.llms import ChatMessage
 from pydantic import ValidationError
 
 import langchain_sse
 import llamaindex_sse
 from langchain_sse import ChatSSE
-from llamaindex_sse import SSELLM
+from llamaindex_sse import SSELLM, SSEGatewayEvent
 from sse_core import ChatClient, ClientConfig, ConfigurationError
 from sse_emulator import Emulator
+from tests.llamaindex.li_support import collect_events
 
 #: The four ways to call a model: one answer or a stream, sync or async.
 HOWS = ("ask", "aask", "stream", "astream")
@@ -99,6 +102,15 @@ class Driver:
         """The core client a sync call of ``model`` uses."""
         raise NotImplementedError
 
+    async def gateway_events(
+        self, model: Any, how: str, text: str = "hi"
+    ) -> tuple[list[str], list[str], bool]:
+        """One call made ``how`` with the framework's observer of gateway events attached
+        (LangChain: a callback handler's custom events; LlamaIndex: SSEGatewayEvent
+        instrumentation events): the texts, the names of the events the observer got in
+        order, and whether all were filed under the call's own run or span."""
+        raise NotImplementedError
+
     def partial(self, error: BaseException) -> str:
         """The text of the partial answer a stream error carries, as the adapter shows it."""
         raise NotImplementedError
@@ -122,6 +134,21 @@ class Driver:
     errors: ClassVar[Any]
     #: What the constructor raises for a setting of the wrong type.
     settings_error: ClassVar[type[Exception]]
+
+
+class _CustomEvents(BaseCallbackHandler):
+    """Keeps the run ids of chat-model starts and the custom events with their runs."""
+
+    def __init__(self) -> None:
+        self.starts: list[UUID] = []
+        self.custom: list[tuple[str, UUID]] = []
+
+    def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: UUID,
+                            **kwargs: Any) -> None:  # fmt: skip
+        self.starts.append(run_id)
+
+    def on_custom_event(self, name: str, data: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        self.custom.append((name, run_id))
 
 
 class LangChainDriver(Driver):
@@ -169,6 +196,14 @@ class LangChainDriver(Driver):
     def sync_client(self, model: Any) -> ChatClient:
         return model._pool.sync(model._resolve_config())  # type: ignore[no-any-return]
 
+    async def gateway_events(
+        self, model: Any, how: str, text: str = "hi"
+    ) -> tuple[list[str], list[str], bool]:
+        seen = _CustomEvents()
+        texts = await self.call(model.with_config(callbacks=[seen]), how, text)
+        under = len(seen.starts) == 1 and {run for _, run in seen.custom} <= set(seen.starts)
+        return texts, [name for name, _ in seen.custom], under
+
     def partial(self, error: BaseException) -> str:
         return str(error.partial_message.content)  # type: ignore[attr-defined]
 
@@ -215,6 +250,16 @@ class LlamaIndexDriver(Driver):
 
     def sync_client(self, model: Any) -> ChatClient:
         return model._get_sync_client()  # type: ignore[no-any-return]
+
+    async def gateway_events(
+        self, model: Any, how: str, text: str = "hi"
+    ) -> tuple[list[str], list[str], bool]:
+        with collect_events() as seen:
+            texts = await self.call(model, how, text)
+        sent = [event for event in seen.events if isinstance(event, SSEGatewayEvent)]
+        starts = seen.named("LLMChatStartEvent")
+        under = len(starts) == 1 and {event.span_id for event in sent} <= {starts[0].span_id}
+        return texts, [event.name for event in sent], under
 
     def partial(self, error: BaseException) -> str:
         return str(error.partial_response.message.content or "")  # type: ignore[attr-defined]

@@ -1,6 +1,7 @@
 """Callbacks (:mod:`langchain_sse._custom_events`): one ``on_llm_new_token`` per delta, and gateway
 events as custom events filed under the chat model's own run (not the parent chain's, and
-not lost), whichever path ran; the run link that gets them there."""
+not lost), whichever path ran; the run link that gets them there. (The events' names, order
+and run for every call way, for both adapters: tests/adapters/test_gateway_events.py.)"""
 
 from __future__ import annotations
 
@@ -90,18 +91,7 @@ def test_invoke_dispatches_gateway_events_under_the_model_run(
     assert [e["name"] for e in message.response_metadata["gateway_events"]] == names
 
 
-def test_sync_stream_dispatches_gateway_events_under_the_model_run(
-    make_model: ModelFactory,
-) -> None:
-    handler = Recording()
-    model = make_model(default_headers=NAMED)
-    list(model.stream("hi", config={"callbacks": [handler]}))
-    assert [(name, run) for name, _, run in handler.custom] == [
-        ("spass.tool-cap", handler.starts[0])
-    ]
-
-
-async def test_async_stream_dispatches_gateway_events_under_the_model_run(
+async def test_an_async_handler_gets_the_gateway_events_of_astream_under_the_model_run(
     make_model: ModelFactory,
 ) -> None:
     handler = AsyncRecording()

@@ -1,4 +1,6 @@
-"""Named gateway SSE events as SSEGatewayEvent instrumentation events, under the call span."""
+"""Named gateway SSE events as SSEGatewayEvent instrumentation events, under the call span.
+(The events' names, order and span for every call way, for both adapters:
+tests/adapters/test_gateway_events.py.)"""
 
 from __future__ import annotations
 
@@ -42,11 +44,3 @@ def test_named_events_are_dispatched_under_the_call_span(
     (start,) = seen.named("LLMChatStartEvent")
     assert {e.span_id for e in gateway} == {start.span_id}
     assert gateway[0].model_dump()["class_name"] == "SSEGatewayEvent"
-
-
-async def test_named_events_in_async_chat(make_llm: LLMFactory) -> None:
-    with collect_events() as seen:
-        await make_llm(fault="named-event; name=acme.notice").achat(ASK)
-    (event,) = [e for e in seen.events if isinstance(e, SSEGatewayEvent)]
-    (start,) = seen.named("LLMChatStartEvent")
-    assert event.name == "acme.notice" and event.span_id == start.span_id
