@@ -11,7 +11,7 @@ What only one framework has stays in ``tests/langchain`` and ``tests/llamaindex`
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
 from typing import Any, ClassVar
 from uuid import UUID
 
@@ -19,6 +19,7 @@ import pytest
 from langchain_core import exceptions as lc
 from langchain_core.callbacks import BaseCallbackHandler
 from llama_index.core.llms import ChatMessage
+from llama_index.core.tools import FunctionTool
 from pydantic import ValidationError
 
 import langchain_sse
@@ -109,6 +110,14 @@ class Driver:
         (LangChain: a callback handler's custom events; LlamaIndex: SSEGatewayEvent
         instrumentation events): the texts, the names of the events the observer got in
         order, and whether all were filed under the call's own run or span."""
+        raise NotImplementedError
+
+    async def tool_calls(
+        self, model: Any, tool: Callable[..., Any], text: str, sync: bool
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """One answer with ``tool`` offered the framework's way (LangChain: ``bind_tools``;
+        LlamaIndex: ``chat_with_tools`` with parallel calls allowed): the tool calls it
+        asks for, as (name, arguments)."""
         raise NotImplementedError
 
     def partial(self, error: BaseException) -> str:
@@ -204,6 +213,13 @@ class LangChainDriver(Driver):
         under = len(seen.starts) == 1 and {run for _, run in seen.custom} <= set(seen.starts)
         return texts, [name for name, _ in seen.custom], under
 
+    async def tool_calls(
+        self, model: Any, tool: Callable[..., Any], text: str, sync: bool
+    ) -> list[tuple[str, dict[str, Any]]]:
+        bound = model.bind_tools([tool])
+        message = bound.invoke(text) if sync else await bound.ainvoke(text)
+        return [(call["name"], call["args"]) for call in message.tool_calls]
+
     def partial(self, error: BaseException) -> str:
         return str(error.partial_message.content)  # type: ignore[attr-defined]
 
@@ -260,6 +276,17 @@ class LlamaIndexDriver(Driver):
         starts = seen.named("LLMChatStartEvent")
         under = len(starts) == 1 and {event.span_id for event in sent} <= {starts[0].span_id}
         return texts, [event.name for event in sent], under
+
+    async def tool_calls(
+        self, model: Any, tool: Callable[..., Any], text: str, sync: bool
+    ) -> list[tuple[str, dict[str, Any]]]:
+        tools = [FunctionTool.from_defaults(tool)]
+        if sync:
+            response = model.chat_with_tools(tools, text, allow_parallel_tool_calls=True)
+        else:
+            response = await model.achat_with_tools(tools, text, allow_parallel_tool_calls=True)
+        calls = model.get_tool_calls_from_response(response, error_on_no_tool_call=False)
+        return [(call.tool_name, call.tool_kwargs) for call in calls]
 
     def partial(self, error: BaseException) -> str:
         return str(error.partial_response.message.content or "")  # type: ignore[attr-defined]
