@@ -181,3 +181,15 @@ def test_chat_completions_finish_events_have_no_stop_reason() -> None:
     events = StreamDecoder().feed(CHAT)
     finish = next(e for e in events if isinstance(e, Finish))
     assert (finish.reason, finish.stop_reason, finish.stop_sequence) == ("stop", None, None)
+
+
+def test_pings_do_not_count_as_data_for_data_idle() -> None:
+    from sse_core import StreamTimeoutError
+
+    session = StreamSession(protocol="anthropic", data_idle=5.0)
+    session.begin({"content-type": "text/event-stream"}, now=0.0)
+    assert session.step(frame(start()) + frame(block(0)) + frame(text(0, "a")), now=1.0)
+    assert session.step(frame(PING), now=4.0) == []
+    with pytest.raises(StreamTimeoutError, match="data_idle") as info:
+        session.step(frame(PING), now=6.5)  # 5.5 s since the text, pings only
+    assert info.value.partial.content == "a"
