@@ -6,6 +6,7 @@ StreamSession). Arbitrary bytes give events or a typed error, never anything els
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Iterable
 
 import pytest
@@ -111,3 +112,57 @@ def test_mutated_bodies_give_one_typed_verdict_however_split(
     mutated = body[:at] + junk + body[at + len(junk) :]
     whole = outcome([mutated])  # no exception other than the typed ones escapes
     assert outcome(chop(mutated, cuts)) == whole
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+FIELDS = [
+    "type",
+    "index",
+    "delta",
+    "content_block",
+    "message",
+    "usage",
+    "error",
+    "text",
+    "partial_json",
+    "signature",
+    "thinking",
+    "stop_reason",
+    "input",
+    "content",
+    "data",
+]
+
+
+def _replace(value: object, key: str, new: object, depth: int = 0) -> object:
+    """``value`` with every ``key`` (at any depth) set to ``new``."""
+    if isinstance(value, dict):
+        return {k: new if k == key else _replace(v, key, new, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace(v, key, new, depth + 1) for v in value]
+    return value
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(sorted(BODIES)), key=st.sampled_from(FIELDS), new=JSON)
+def test_any_json_value_in_any_field_gives_events_or_a_typed_error(
+    name: str, key: str, new: object
+) -> None:
+    frames = []
+    for raw in BODIES[name].split(b"\n\n"):
+        head, sep, data = raw.rpartition(b"data: ")
+        try:
+            payload = json.loads(data) if sep and data[:1] == b"{" else None
+        except ValueError:
+            payload = None
+        if payload is None:
+            frames.append(raw)
+        else:
+            frames.append(head + sep + json.dumps(_replace(payload, key, new)).encode())
+    outcome([b"\n\n".join(frames)])  # only the typed errors are caught there
