@@ -24,7 +24,9 @@ The rules:
   reading, whatever the socket does after it. ``error`` ends it too (ErrorFrame). A stop
   reason with no ``message_stop`` after it is complete at the end of the body;
 - a duplicate ``message_start`` adds nothing but counts not known yet; unknown event types
-  become GatewayEvents, never an error; ``ping`` is no event (a keep-alive).
+  become GatewayEvents, never an error; ``ping`` is no event (a keep-alive); a
+  ``message_start`` or ``message_delta`` that says more than this reads (``stop_details``,
+  a container) is also kept whole as a GatewayEvent.
 """
 
 from __future__ import annotations
@@ -77,6 +79,12 @@ _KNOWN = frozenset(
         "error",
     }
 )
+# The fields this decoder reads; a message_start or message_delta that says more (a
+# container, stop_details, context management) is kept whole as a GatewayEvent too.
+_MESSAGE_FIELDS = frozenset(
+    {"id", "type", "role", "content", "model", "stop_reason", "stop_sequence", "usage"}
+)
+_DELTA_FIELDS = frozenset({"type", "delta", "usage", "stop_reason", "stop_sequence"})
 # What a block is, for its deltas.
 _TEXT, _THINKING, _TOOL, _REDACTED, _OTHER = range(5)
 _KINDS = {"text": _TEXT, "thinking": _THINKING, "tool_use": _TOOL, "redacted_thinking": _REDACTED}
@@ -244,13 +252,21 @@ class MessagesDecoder:
             events.append(Metadata(id=msg_id or None, model=model or None))
         if type(usage) is dict:
             self._report(usage, events)
+        if _says_more(message, _MESSAGE_FIELDS):
+            events.append(_gateway_event("message_start", payload))
+        self._prefilled(message, events)
+
+    def _prefilled(self, message: Mapping[str, Any], events: list[StreamEvent]) -> None:
+        """What a gateway put in ``message_start`` already: whole blocks, a stop reason."""
         content = message.get("content")
-        if type(content) is list:  # content a gateway prefilled, as whole blocks
+        if type(content) is list:
             for block in content:
                 if type(block) is dict:
                     self._whole_block(block, events)
-        if message.get("stop_reason"):
-            self._message_delta({"delta": message}, events)
+        reason = message.get("stop_reason")
+        if reason:
+            stop = {"stop_reason": reason, "stop_sequence": message.get("stop_sequence")}
+            self._message_delta({"delta": stop}, events)
 
     def _message_delta(self, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
         usage = payload.get("usage")
@@ -259,6 +275,8 @@ class MessagesDecoder:
         delta = payload.get("delta")
         if type(delta) is not dict:
             return
+        if _says_more(payload, _DELTA_FIELDS) or _says_more(delta, _DELTA_FIELDS):
+            events.append(_gateway_event("message_delta", payload))  # stop_details and such
         reason = delta.get("stop_reason")
         if reason and type(reason) is str:
             self._stopped = True
@@ -418,6 +436,11 @@ class MessagesDecoder:
             self._opening(state, block, events)
             if state.signature:
                 events.append(ReasoningSignature(signature="".join(state.signature)))
+
+
+def _says_more(fields: Mapping[str, Any], known: frozenset[str]) -> bool:
+    """Whether ``fields`` holds a value under a name not in ``known``."""
+    return any(value is not None and key not in known for key, value in fields.items())
 
 
 def _kind(block: Mapping[str, Any]) -> int:

@@ -97,11 +97,27 @@ def test_content_prefilled_in_message_start_with_its_stop_reason() -> None:
             index=0, id="toolu_followup", name="lookup_customer", arguments='{"id":"customer_123"}'
         ),
     )
-    results = [event.data for event in completion.events]
-    assert [r["tool_use_id"] for r in results] == ["srvtoolu_result_1", "srvtoolu_result_2"]
-    assert {event.name for event in completion.events} == {"content_block"}
+    start, *results = completion.events
+    # message_start says more than this decoder reads (a container): kept whole
+    assert start.name == "message_start"
+    assert start.data["message"]["container"]["id"] == "container_prepopulated"
+    assert [r.data["tool_use_id"] for r in results] == ["srvtoolu_result_1", "srvtoolu_result_2"]
+    assert {r.name for r in results} == {"content_block"}
     assert (completion.finish_reason, completion.stop_reason, completion.done) == (
         "tool_calls",
         "tool_use",
         True,
     )
+
+
+def test_a_refusal_keeps_its_stop_details() -> None:
+    completion = ok("vercel-ai__refusal-stop-details.payloads.jsonl")
+    assert (completion.content, completion.tool_calls) == ("", ())
+    assert (completion.finish_reason, completion.stop_reason) == ("content_filter", "refusal")
+    (event,) = completion.events
+    assert event.name == "message_delta"
+    assert event.data["delta"]["stop_details"]["category"] == "cyber"
+    usage = completion.usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens) == (18, 5)
+    assert usage.raw["inference_geo"] == "not_available"
