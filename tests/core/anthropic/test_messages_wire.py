@@ -81,6 +81,24 @@ REDACTED_THINKING = body(
     message_delta(),
     STOP,
 )
+MIXED_REASONING = body(
+    start(),
+    block(0, "thinking"),
+    thinking(0, "first"),
+    signature(0, "sig1"),
+    stop_block(0),
+    block(1, "redacted_thinking", data=REDACTED),
+    stop_block(1),
+    block(2, "thinking"),
+    thinking(2, "second"),
+    signature(2, "sig2"),
+    stop_block(2),
+    block(3, "tool_use", id="toolu_m", name="f"),
+    json_piece(3, "{}"),
+    stop_block(3),
+    message_delta("tool_use"),
+    STOP,
+)
 TOOL = body(
     start(),
     block(0),
@@ -447,3 +465,14 @@ def test_the_incomplete_error_names_the_protocols_end_markers() -> None:
         IncompleteStreamError, match="without a stop_reason and without message_stop"
     ):
         decode(CUT, protocol="anthropic")
+
+
+def test_signed_and_redacted_reasoning_blocks_keep_their_order() -> None:
+    completion = ok(MIXED_REASONING)
+    assert completion.reasoning_blocks == (
+        ReasoningBlock(text="first", signature="sig1"),
+        ReasoningBlock(redacted=REDACTED),
+        ReasoningBlock(text="second", signature="sig2"),
+    )
+    assert completion.reasoning == "firstsecond"
+    assert completion.tool_calls[0].arguments == "{}"
