@@ -247,7 +247,7 @@ def as_chat_sse(data: Any, model: ChatSSE) -> Any:
     form (``not_implemented``: module, class and repr) and its default run name are the
     replay's, which is a different class; the rest of what it shows is LangChain's doing."""
     if isinstance(data, dict):
-        if data.get("id") == [ReplayModel.__module__, ReplayModel.__name__]:
+        if data.get("id") == [*ReplayModel.__module__.split("."), ReplayModel.__name__]:
             return Ids()(model._serialized)
         return {key: as_chat_sse(value, model) for key, value in data.items()}
     if isinstance(data, list | tuple):
