@@ -31,13 +31,17 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from langchain_sse._outbound import Outbound
+from langchain_sse._custom_events import LINK_KEY
+from langchain_sse._outbound import Outbound, model_outbound
 from sse_core.transport.config import public_url
 
-__all__ = ["build_cache_key", "digest"]
+if TYPE_CHECKING:
+    from langchain_sse.model import ChatSSE
+
+__all__ = ["build_cache_key", "digest", "model_cache_key"]
 
 
 def digest(value: Any) -> str:
@@ -108,3 +112,28 @@ def build_cache_key(
         **shape,
     }
     return json.dumps(key, sort_keys=True, default=repr, ensure_ascii=False)
+
+
+def model_cache_key(model: ChatSSE, stop: list[str] | None, kwargs: dict[str, Any]) -> str:
+    """The cache key of a call of ``model`` (its ``_get_llm_string``)."""
+    kwargs.pop(LINK_KEY, None)  # differs per call: it would defeat the cache
+    call_headers = kwargs.get("extra_headers") or {}
+    call_body = kwargs.get("extra_body") or {}
+    outbound = model_outbound(model, [], stop, kwargs)
+    include_usage = outbound.include_usage
+    return build_cache_key(
+        outbound,
+        base_url=model.base_url or "",
+        path=model.path,
+        query={**(model.default_query or {}), **(outbound.query or {})},
+        headers={**(model.default_headers or {}), **call_headers},
+        hidden=[*model.model_kwargs, *(model.extra_body or {}), *call_body],
+        extra_body=model.extra_body,
+        shape={
+            "_type": model._llm_type,
+            "usage": model.stream_usage if include_usage is None else include_usage,
+            "output_version": model.output_version,
+            "reasoning_passback": model.reasoning_passback,
+            "response_headers": sorted(model.response_headers),
+        },
+    )

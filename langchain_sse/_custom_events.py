@@ -10,7 +10,7 @@ Two traps decide the shape of this module (langchain-core 1.8):
 - The base class's ``stream``/``astream`` (and ``invoke`` when LangChain streams it) call
   ``_stream``/``_astream`` without a run manager, and ``(a)dispatch_custom_event`` then
   either fails (no parent run) or files the event under the parent chain. So
-  :class:`RunLinkedChatModel`'s ``invoke``/``ainvoke`` (and ChatSSE's ``stream``/``astream``
+  ChatSSE's ``invoke``/``ainvoke`` (and ChatSSE's ``stream``/``astream``
   when they leave the loop to the base class) choose the run id themselves (LangChain
   honours ``config["run_id"]``) and hand it, with the config, to ``_stream`` as a
   :class:`RunLink` keyword; the handlers are configured from it exactly as the base class
@@ -32,12 +32,10 @@ from langchain_core.callbacks import (
     CallbackManager,
     CallbackManagerForLLMRun,
 )
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage
+from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig, ensure_config
 from langchain_core.runnables.config import merge_configs
 from langchain_core.utils.uuid import uuid7
-from typing_extensions import override
 
 from langchain_sse._outbound import RUN_OPTIONS
 from sse_core import GatewayEvent
@@ -46,7 +44,6 @@ __all__ = [
     "LINK_KEY",
     "AsyncEmit",
     "RunLink",
-    "RunLinkedChatModel",
     "SyncEmit",
     "is_invoke",
     "link_config",
@@ -205,42 +202,3 @@ def make_async_emitter(
         await manager.on_custom_event(event.name, event.data, run_id=run_id)
 
     return emit
-
-
-class RunLinkedChatModel(BaseChatModel):
-    """A chat model whose ``invoke``/``ainvoke`` hand its I/O methods a :class:`RunLink`."""
-
-    @override
-    def invoke(
-        self,
-        input: LanguageModelInput,
-        config: RunnableConfig | None = None,
-        *,
-        stop: list[str] | None = None,
-        **kwargs: Any,
-    ) -> AIMessage:
-        config, kwargs = take_run_options(config, kwargs)
-        ls_params = run_ls_params(self, stop, kwargs)
-        config, kwargs = link_config(config, kwargs, invoke=True, ls_params=ls_params)
-        return super().invoke(input, config, stop=stop, **kwargs)
-
-    @override
-    async def ainvoke(
-        self,
-        input: LanguageModelInput,
-        config: RunnableConfig | None = None,
-        *,
-        stop: list[str] | None = None,
-        **kwargs: Any,
-    ) -> AIMessage:
-        config, kwargs = take_run_options(config, kwargs)
-        ls_params = run_ls_params(self, stop, kwargs)
-        config, kwargs = link_config(config, kwargs, invoke=True, ls_params=ls_params)
-        return await super().ainvoke(input, config, stop=stop, **kwargs)
-
-    @override
-    def _get_invocation_params(
-        self, stop: list[str] | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        kwargs.pop(LINK_KEY, None)  # plumbing, not a parameter: keep it out of traces
-        return super()._get_invocation_params(stop=stop, **kwargs)

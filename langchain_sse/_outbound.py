@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import (
     AIMessage,
@@ -30,7 +30,10 @@ from langchain_core.messages import (
     is_data_content_block,
 )
 
-__all__ = ["RUN_OPTIONS", "Outbound", "build_outbound", "convert_messages"]
+if TYPE_CHECKING:
+    from langchain_sse.model import ChatSSE
+
+__all__ = ["RUN_OPTIONS", "Outbound", "build_outbound", "convert_messages", "model_outbound"]
 
 #: Blocks a model produced that are not sent back as content.
 _OUTPUT_ONLY = frozenset(
@@ -317,3 +320,24 @@ def _convert_block(item: dict[str, Any], kind: object) -> dict[str, Any]:
     if not already_openai and is_data_content_block(item):
         return convert_to_openai_data_block(item)
     return dict(item)  # an OpenAI part, or one this converter does not know: the gateway may
+
+
+def model_outbound(
+    model: ChatSSE, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+) -> Outbound:
+    """The request of one call of ``model`` (pops what is not a request field from ``kwargs``)."""
+    return build_outbound(
+        messages,
+        model=model.model_name,
+        settings={
+            "temperature": model.temperature,
+            "max_tokens": model.max_tokens,
+            "reasoning_effort": model.reasoning_effort,
+            "stop": stop if stop is not None else model.stop,
+        },
+        model_kwargs=model.model_kwargs,
+        call_kwargs=kwargs,
+        disabled_params=model.disabled_params,
+        reasoning_passback=model.reasoning_passback,
+        extra_body=model.extra_body,
+    )

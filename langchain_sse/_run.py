@@ -28,17 +28,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.language_models import BaseChatModel, LangSmithParams, LanguageModelInput
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.runnables import RunnableConfig, ensure_config
 from langchain_core.utils.function_calling import convert_to_json_schema
 from langchain_core.utils.utils import LC_ID_PREFIX
 
+from langchain_sse._inbound import PROVIDER
 from sse_core.fast_paths import FastPath, register
+
+if TYPE_CHECKING:
+    from langchain_sse.model import ChatSSE
 
 Convert = Callable[[list[BaseMessage]], list[BaseMessage]]
 
@@ -64,6 +68,7 @@ __all__ = [
     "Token",
     "Unstamped",
     "find_missing",
+    "ls_params_of",
     "plan_run",
 ]
 
@@ -314,3 +319,22 @@ def _number_call(block: dict[str, Any], index: int, calls: dict[object, int]) ->
         number = calls[key] = index
     block["index"] = number
     return index
+
+
+def ls_params_of(model: ChatSSE, stop: list[str] | None, kwargs: dict[str, Any]) -> LangSmithParams:
+    """ChatSSE's LangSmith params (``_get_ls_params``): provider, model, type, and the
+    temperature, token limit and stop sequences where set (the call's over the model's)."""
+    params = LangSmithParams(
+        ls_provider=PROVIDER,
+        ls_model_name=kwargs.get("model", model.model_name),
+        ls_model_type="chat",
+    )
+    temperature = kwargs.get("temperature", model.temperature)
+    if temperature is not None:
+        params["ls_temperature"] = temperature
+    max_tokens = kwargs.get("max_tokens", model.max_tokens)
+    if max_tokens is not None:
+        params["ls_max_tokens"] = max_tokens
+    if stop := stop or kwargs.get("stop") or model.stop:
+        params["ls_stop"] = stop
+    return params

@@ -1,56 +1,59 @@
 """``ChatSSE``: a LangChain ``BaseChatModel`` for OpenAI-compatible streaming gateways.
 
-Everything about the wire is in :mod:`sse_core`. This module holds what ChatSSE is: its
-request fields, what identifies it in traces, the plan of each call (the request from
-:mod:`._outbound`, the chunk mapping of :mod:`._inbound`), token counts, tools and
-structured output. The connection fields come from
-:class:`~langchain_sse._connection.ConnectionSettings`, and the I/O (``stream``,
-``invoke`` and their async twins, one :class:`~langchain_sse._call.ModelCall` per answer)
-from :class:`~langchain_sse._loop.StreamingChatModel`. Errors are sse_core's, each also
+Everything about the wire is in :mod:`sse_core`. ChatSSE is one class: its fields, what
+identifies it in traces and caches, LangChain's entry points, tools and structured output.
+The methods are thin: the plan of each call and the I/O twins are :mod:`._loop`'s, the
+settings' checks and secrets :mod:`._connection`'s. Errors are sse_core's, each also
 LangChain's type (:mod:`._errors`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
+from contextlib import aclosing, closing
+from typing import Any, ClassVar, Literal, cast
 
-from langchain_core.language_models import LangSmithParams, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.runnables import Runnable
-from pydantic import ConfigDict, Field
-from typing_extensions import override
-
-from langchain_sse import _blocks, _tokens
-from langchain_sse._cache import build_cache_key
-from langchain_sse._call import CallPlan
-from langchain_sse._custom_events import LINK_KEY
-from langchain_sse._inbound import (
-    DEFAULT_RESPONSE_HEADERS,
-    PROVIDER,
-    ChunkMapper,
-    MapMode,
-    combine_llm_outputs,
+import httpx
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LangSmithParams, LanguageModelInput
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.utils import from_env, secret_from_env
+from pydantic import (
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_serializer,
+    model_validator,
 )
-from langchain_sse._loop import StreamingChatModel
-from langchain_sse._outbound import Outbound, build_outbound
-from langchain_sse._run import Stamp, Unstamped
+from typing_extensions import Self, override
+
+from langchain_sse import _blocks, _connection, _loop, _tokens, _tools
+from langchain_sse._cache import model_cache_key
+from langchain_sse._custom_events import (
+    LINK_KEY,
+    is_invoke,
+    link_config,
+    run_ls_params,
+    take_run_options,
+)
+from langchain_sse._inbound import DEFAULT_RESPONSE_HEADERS, combine_llm_outputs
+from langchain_sse._run import ls_params_of, plan_run
 from langchain_sse._structured import build_structured_output
-from langchain_sse._tools import (
-    ToolLike,
-    build_response_format,
-    format_tools,
-    list_tool_names,
-    normalize_tool_choice,
-)
-from sse_core.transport.config import public_url
+from langchain_sse._tools import ToolLike
+from sse_core import ClientConfig, ClientPool, ConfigurationError, Timeouts
+from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
+from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, ConfigCache, public_url
 
 __all__ = ["ChatSSE"]
 
 _blocks.register()
 
 
-class ChatSSE(StreamingChatModel):
+class ChatSSE(BaseChatModel):
     """Chat model for any OpenAI-compatible gateway that streams Server-Sent Events.
 
     Keeps what ``ChatOpenAI(base_url=...)`` loses on such gateways: reasoning text, usage
@@ -63,9 +66,47 @@ class ChatSSE(StreamingChatModel):
         ``ChatSSE(model="qwen3", base_url="http://127.0.0.1:8000/v1").invoke("hi")``
     """
 
+    # hide_input_in_errors: a ValidationError would otherwise quote the arguments, key included.
     model_config: ClassVar[ConfigDict] = ConfigDict(
         populate_by_name=True, arbitrary_types_allowed=True, hide_input_in_errors=True
     )
+
+    # --- the connection (checked by the core; see _connection) ---
+
+    base_url: str | None = Field(default_factory=from_env("SSE_BASE_URL", default=None))
+    """The gateway URL with its version prefix, e.g. ``http://host/v1`` (env ``SSE_BASE_URL``)."""
+    api_key: SecretStr | None = Field(default_factory=secret_from_env("SSE_API_KEY", default=None))
+    """Sent as ``Authorization: Bearer`` (env ``SSE_API_KEY``); surrounding whitespace is
+    stripped; never shown, traced or pickled."""
+    path: str = "/chat/completions"
+    """Joined onto ``base_url``'s path, before its query (SPASS: ``base_url="https://host"``,
+    ``path="/c1/chat"``)."""
+    default_query: dict[str, str] | None = Field(default=None, repr=False, exclude=True)
+    """Query parameters sent with every request (Azure-style gateways: ``{"api-version":
+    "2024-10-21"}``), besides any in ``base_url``: may hold credentials, so never dumped,
+    shown, traced or pickled."""
+    timeout: float | Timeouts | None = None
+    """Seconds for every phase, or :class:`sse_core.Timeouts`; None: the sse_core defaults."""
+    max_retries: int = 2
+    """Retries before the first byte of the answer (never after output began)."""
+    default_headers: dict[str, str] | None = Field(default=None, repr=False, exclude=True)
+    """Headers sent with every request (e.g. ``SPASS-User-Id``, or an ``api-key``
+    credential): treated as secrets, so never dumped, shown, traced or pickled."""
+    extra_body: dict[str, Any] | None = Field(default=None, repr=False)
+    """Merged into every request body last (e.g. ``chat_template_kwargs``)."""
+    stream_usage: bool = True
+    """Ask for usage (``stream_options.include_usage``); dropped if the gateway objects."""
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    """The largest SSE event accepted; a larger one raises ``StreamProtocolError``."""
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    """The most streams at once per client (its connections; more wait, within
+    ``Timeouts.connect``). httpx's own default is 100."""
+    http_client: httpx.Client | None = Field(default=None, exclude=True, repr=False)
+    """An ``httpx.Client`` to send with (proxies, mTLS, transports); not closed here."""
+    http_async_client: httpx.AsyncClient | None = Field(default=None, exclude=True, repr=False)
+    """An ``httpx.AsyncClient`` to send with; not closed here."""
+
+    # --- the request ---
 
     model_name: str = Field(alias="model")
     """The model to ask for (``model`` in the request body)."""
@@ -89,6 +130,82 @@ class ChatSSE(StreamingChatModel):
     disabled_params: dict[str, Any] | None = None
     """Request fields a gateway rejects: ``{"parallel_tool_calls": None}`` never sends the
     field; ``{"tool_choice": ["required"]}`` drops only those values."""
+    invoke_streaming: bool = True
+    """``invoke``/``ainvoke`` stream the answer (the default: only a stream shows a cut
+    answer). False sends ``stream: false`` and decodes the one JSON answer into the same
+    message and typed errors, for gateways whose streaming path is buggier than their JSON
+    one; ``stream``/``astream`` still stream, and streaming handlers get the answer as one
+    token. LangChain's ``disable_streaming`` goes further, as in ChatOpenAI: ``stream`` then
+    gives the invoked answer as one chunk (``"tool_calling"``: for calls with tools)."""
+
+    _pool: ClientPool = PrivateAttr(default_factory=ClientPool)
+    _configs: ConfigCache = PrivateAttr(default_factory=ConfigCache)
+
+    def __init__(self, **data: Any) -> None:
+        """Check the settings now: a bad one raises the core's ``ConfigurationError`` naming
+        the field (raised here, after pydantic's own checks, so it is not wrapped in a
+        ``ValidationError``)."""
+        _connection.check_arguments(type(self), data)
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:  # a value of the wrong type: the same error, one kind
+            summary = _connection.validation_summary(type(self).__name__, exc)
+            raise ConfigurationError(summary) from None
+        self._resolve_config()
+
+    @model_validator(mode="after")
+    def _make_pool(self) -> Self:
+        self._pool = ClientPool(self.http_client, self.http_async_client)
+        return self
+
+    def _resolve_config(self) -> ClientConfig:
+        """The checked configuration of the current settings (built again if they changed,
+        e.g. on a ``model_copy(update=...)``, which runs no validator, or a header changed in
+        place: dicts are compared by a copy of their items, as the config holds copies)."""
+        return self._configs.get(_connection.settings_of(self))
+
+    def close(self) -> None:
+        """Close the pooled connections, sync and every event loop's (injected httpx clients
+        are left open). The model stays usable. A stream still being read ends with
+        ``IncompleteStreamError`` and the answer so far."""
+        self._pool.close()
+
+    async def aclose(self) -> None:
+        """Close the pooled async connections of every event loop, the running loop's
+        awaited (an injected ``http_async_client`` is left open). The model stays usable."""
+        await self._pool.aclose()
+
+    @field_serializer("base_url")
+    def _dump_url(self, base_url: str | None) -> str | None:
+        """Dumps show the URL without user info or query (they can hold credentials)."""
+        return public_url(base_url) if base_url else base_url
+
+    @override
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        for name, value in super().__repr_args__():
+            yield name, public_url(value) if name == "base_url" and value else value
+
+    @override
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        """A deep copy that shares the injected httpx clients (sockets are not copied) and
+        starts with its own empty pool."""
+        return super().__deepcopy__(_connection.share_clients(self, memo))
+
+    @override
+    def __getstate__(self) -> dict[Any, Any]:
+        """The pickled state, without secrets (see :func:`._connection.pickled_state`).
+
+        After unpickling, the key is read again from ``SSE_API_KEY`` (or set ``api_key``),
+        and ``default_headers``, ``default_query`` and the httpx clients must be given again.
+        """
+        return _connection.pickled_state(super().__getstate__())
+
+    @override
+    def __setstate__(self, state: dict[Any, Any]) -> None:
+        super().__setstate__(state)
+        self.api_key = _connection.key_from_env()
+        # Through object: pydantic's own slot, set as pydantic sets it.
+        object.__setattr__(self, "__pydantic_private__", _connection.fresh_private())
 
     @property
     @override
@@ -122,97 +239,182 @@ class ChatSSE(StreamingChatModel):
 
     @override
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
-        params = LangSmithParams(
-            ls_provider=PROVIDER,
-            ls_model_name=kwargs.get("model", self.model_name),
-            ls_model_type="chat",
-        )
-        temperature = kwargs.get("temperature", self.temperature)
-        if temperature is not None:
-            params["ls_temperature"] = temperature
-        max_tokens = kwargs.get("max_tokens", self.max_tokens)
-        if max_tokens is not None:
-            params["ls_max_tokens"] = max_tokens
-        if stop := stop or kwargs.get("stop") or self.stop:
-            params["ls_stop"] = stop
-        return params
-
-    @override
-    def _plan_call(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None,
-        kwargs: dict[str, Any],
-        stamp: Stamp | Unstamped,
-        *,
-        quiet: bool = False,
-        streaming: bool = True,
-    ) -> CallPlan:
-        """What one call sends, how it maps (``quiet``: no chunk, no token) and stamps;
-        ``streaming=False``: asked with ``stream: false``, its one JSON answer mapped to one
-        chunk."""
-        link = kwargs.pop(LINK_KEY, None)
-        outbound = self._build_outbound(messages, stop, kwargs)
-        coalesce = self.coalesce or not streaming
-        mode = MapMode.QUIET if quiet else MapMode.COALESCE if coalesce else MapMode.EACH
-        model = outbound.payload["model"]
-        mapper = ChunkMapper(
-            model=model, headers=self.response_headers, mode=mode, message_id=stamp.id
-        )
-        return CallPlan(
-            outbound=outbound,
-            mapper=mapper,
-            stamp=stamp,
-            link=link,
-            streaming=streaming,
-            tokens=not quiet,
-        )
-
-    def _build_outbound(
-        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
-    ) -> Outbound:
-        """The request of one call (pops what is not a request field from ``kwargs``)."""
-        return build_outbound(
-            messages,
-            model=self.model_name,
-            settings={
-                "temperature": self.temperature,
-                "max_tokens": self.max_tokens,
-                "reasoning_effort": self.reasoning_effort,
-                "stop": stop if stop is not None else self.stop,
-            },
-            model_kwargs=self.model_kwargs,
-            call_kwargs=kwargs,
-            disabled_params=self.disabled_params,
-            reasoning_passback=self.reasoning_passback,
-            extra_body=self.extra_body,
-        )
+        return ls_params_of(self, stop, kwargs)
 
     @override
     def _get_llm_string(self, stop: list[str] | None = None, **kwargs: Any) -> str:
         """The cache key of a call: everything that shapes its request, no secret (see
         :mod:`._cache`)."""
-        kwargs.pop(LINK_KEY, None)  # differs per call: it would defeat the cache
-        call_headers = kwargs.get("extra_headers") or {}
-        call_body = kwargs.get("extra_body") or {}
-        outbound = self._build_outbound([], stop, kwargs)
-        include_usage = outbound.include_usage
-        return build_cache_key(
-            outbound,
-            base_url=self.base_url or "",
-            path=self.path,
-            query={**(self.default_query or {}), **(outbound.query or {})},
-            headers={**(self.default_headers or {}), **call_headers},
-            hidden=[*self.model_kwargs, *(self.extra_body or {}), *call_body],
-            extra_body=self.extra_body,
-            shape={
-                "_type": self._llm_type,
-                "usage": self.stream_usage if include_usage is None else include_usage,
-                "output_version": self.output_version,
-                "reasoning_passback": self.reasoning_passback,
-                "response_headers": sorted(self.response_headers),
-            },
+        return model_cache_key(self, stop, kwargs)
+
+    # --- LangChain's entry points (the I/O is _loop's) ---
+
+    @override
+    def invoke(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        config, kwargs = take_run_options(config, kwargs)
+        ls_params = run_ls_params(self, stop, kwargs)
+        config, kwargs = link_config(config, kwargs, invoke=True, ls_params=ls_params)
+        return super().invoke(input, config, stop=stop, **kwargs)
+
+    @override
+    async def ainvoke(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AIMessage:
+        config, kwargs = take_run_options(config, kwargs)
+        ls_params = run_ls_params(self, stop, kwargs)
+        config, kwargs = link_config(config, kwargs, invoke=True, ls_params=ls_params)
+        return await super().ainvoke(input, config, stop=stop, **kwargs)
+
+    @override
+    def stream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[AIMessageChunk]:
+        """Stream the answer as ``AIMessageChunk`` objects, the usage on the last one.
+
+        Runs the same callbacks as ``BaseChatModel.stream`` but keeps no chunk: the
+        ``on_llm_end`` message is built from the answer the core assembled.
+        """
+        config, kwargs = take_run_options(config, kwargs)
+        if _loop.owns_loop(self, kwargs, async_api=False):
+            run = plan_run(self, input, config, stop, kwargs)
+            messages = _loop.run_own(self, run, stop, kwargs)
+        else:
+            ls_params = run_ls_params(self, stop, kwargs)
+            config, kwargs = link_config(config, kwargs, ls_params=ls_params)
+            base = super().stream(input, config, stop=stop, **kwargs)
+            messages = cast("Generator[AIMessageChunk, None, None]", base)
+        with closing(messages) as chunks:
+            yield from chunks
+
+    @override
+    async def astream(
+        self,
+        input: LanguageModelInput,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[AIMessageChunk]:
+        """Stream the answer; wrap in ``contextlib.aclosing`` to close the connection on exit.
+
+        Without it, leaving an ``async for`` early closes the connection only when the
+        generator is collected (at once in CPython, by the event loop's finalizer).
+        Runs the same callbacks as ``BaseChatModel.astream`` but keeps no chunk.
+        """
+        config, kwargs = take_run_options(config, kwargs)
+        if _loop.owns_loop(self, kwargs, async_api=True):
+            run = plan_run(self, input, config, stop, kwargs)
+            amessages = _loop.arun_own(self, run, stop, kwargs)
+        else:
+            ls_params = run_ls_params(self, stop, kwargs)
+            config, kwargs = link_config(config, kwargs, ls_params=ls_params)
+            abase = super().astream(input, config, stop=stop, **kwargs)
+            amessages = cast("AsyncGenerator[AIMessageChunk, None]", abase)
+        async with aclosing(amessages) as chunks:
+            async for message in chunks:
+                yield message
+
+    @override
+    def _should_stream(
+        self,
+        *,
+        async_api: bool,
+        run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> bool:
+        """False on the generate path (a run manager is given): where LangChain's ``invoke``
+        would stream through ``_stream``, keeping every chunk, ChatSSE's ``_generate`` sends
+        the same tokens and keeps none."""
+        if run_manager is not None:
+            return False
+        return super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
+
+    @override
+    def _should_use_protocol_streaming(
+        self,
+        *,
+        async_api: bool,
+        run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> bool:
+        """With ``invoke_streaming=False``, only for an ``invoke``/``ainvoke``, whose
+        ``_stream`` then asks for one JSON answer; a bare ``generate`` is answered by
+        ``_generate`` instead. ``stream_events`` streams without asking."""
+        if not (self.invoke_streaming or is_invoke(kwargs)):
+            return False
+        return super()._should_use_protocol_streaming(
+            async_api=async_api, run_manager=run_manager, **kwargs
         )
+
+    @override
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        return _loop.stream_chunks(self, messages, stop, run_manager, kwargs)
+
+    @override
+    def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        return _loop.astream_chunks(self, messages, stop, run_manager, kwargs)
+
+    @override
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """The whole answer, streamed (or, with ``invoke_streaming=False``, asked as one JSON
+        body) and assembled by the core (no chunk kept or merged); with callback handlers,
+        each chunk is sent as a token first."""
+        plan = _loop.plan_generate(self, messages, stop, kwargs, run_manager, async_api=False)
+        return _loop.generate(self, plan, run_manager)
+
+    @override
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """Async twin of :meth:`_generate`."""
+        plan = _loop.plan_generate(self, messages, stop, kwargs, run_manager, async_api=True)
+        return await _loop.agenerate(self, plan, run_manager)
+
+    @override
+    def _get_invocation_params(
+        self, stop: list[str] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        kwargs.pop(LINK_KEY, None)  # plumbing, not a parameter: keep it out of traces
+        return super()._get_invocation_params(stop=stop, **kwargs)
 
     # --- token counts, tools and structured output ---
 
@@ -257,14 +459,14 @@ class ChatSSE(StreamingChatModel):
                 answer when the model does not call a tool.
             **kwargs: Further request fields bound with the tools.
         """
-        formatted = format_tools(tools, strict=strict)
-        choice = normalize_tool_choice(tool_choice, list_tool_names(formatted))
+        formatted = _tools.format_tools(tools, strict=strict)
+        choice = _tools.normalize_tool_choice(tool_choice, _tools.list_tool_names(formatted))
         if choice is not None:
             kwargs["tool_choice"] = choice
         if parallel_tool_calls is not None:
             kwargs["parallel_tool_calls"] = parallel_tool_calls
         if response_format is not None:
-            kwargs["response_format"] = build_response_format(response_format, strict=strict)
+            kwargs["response_format"] = _tools.build_response_format(response_format, strict=strict)
         return self.bind(tools=formatted, **kwargs)
 
     @override

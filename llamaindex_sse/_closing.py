@@ -11,7 +11,7 @@ The fix keeps the decorator for its events and closes deterministically:
 1. The public method opens a :func:`collecting` scope and calls a decorated private method.
 2. That method :func:`track`\\ s each generator it creates (a ContextVar carries the list:
    the decorated call runs in the caller's context, sync or async).
-3. The public method returns :func:`closing` / :func:`aclosing` over the decorated
+3. The public method returns :func:`close_after` / :func:`aclose_after` over the decorated
    generator, whose ``finally`` closes it and then every tracked generator, newest first.
 
 ``CancelledError`` and ``GeneratorExit`` pass through untouched.
@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-__all__ = ["UNTRACKED", "aclosing", "closing", "collecting", "track"]
+__all__ = ["UNTRACKED", "aclose_after", "close_after", "collecting", "track"]
 
 #: The warning :func:`collecting` gives when a decorated call tracked no generator.
 UNTRACKED = (
@@ -72,7 +72,7 @@ def track(generator: G) -> G:
     return generator
 
 
-def closing(
+def close_after(
     wrapped: Generator[T, None, None], opened: list[Generator[Any, None, None]]
 ) -> Generator[T, None, None]:
     """Yield from ``wrapped``; on any exit close it, then the tracked generators."""
@@ -96,10 +96,10 @@ def _close_all(opened: list[Generator[Any, None, None]]) -> None:
         raise first
 
 
-async def aclosing(
+async def aclose_after(
     wrapped: AsyncGenerator[T, None], opened: list[AsyncGenerator[Any, None]]
 ) -> AsyncGenerator[T, None]:
-    """Async twin of :func:`closing`."""
+    """Async twin of :func:`close_after`."""
     try:
         async for item in wrapped:
             yield item

@@ -1,6 +1,6 @@
 """Core values to LlamaIndex ``ChatResponse``s: pure mapping, no I/O, no state of its own.
 
-Streaming: :class:`ResponseStream` maps what each read added (the core's
+Streaming: :class:`ResponseMapper` maps what each read added (the core's
 :func:`sse_core.merge_read` over one batch) to one ChatResponse, if the read changed the
 message: ``delta`` is the new text, ``message`` the whole message so far (a snapshot of the
 core's :class:`~sse_core.Accumulator` at a mark, assembled only when read, see
@@ -32,7 +32,7 @@ from sse_core import Accumulator, Completion, ReadDelta, ToolCall, ToolCallDelta
 from sse_core.pipeline.accumulator import Mark
 
 __all__ = [
-    "ResponseStream",
+    "ResponseMapper",
     "build_message_parts",
     "to_chat_response",
     "to_token_kwargs",
@@ -139,7 +139,7 @@ def _to_delta_dict(read: ReadDelta) -> dict[str, Any]:
     return delta
 
 
-class ResponseStream:
+class ResponseMapper:
     """Maps the reads of one stream to ChatResponses; the answer's state is the core's.
 
     Args:

@@ -3,7 +3,7 @@
 Each opens the HTTP stream inside itself with ``with``/``async with``, so an unstarted
 generator holds nothing and closing a started one closes the response. Every decision is
 pure code shared by the twins: the core merges each read (:func:`sse_core.merge_read`),
-:class:`~llamaindex_sse._inbound.ResponseStream` maps it. A whole answer is streamed too,
+:class:`~llamaindex_sse._inbound.ResponseMapper` maps it. A whole answer is streamed too,
 or asked as one JSON body (``streaming=False``: ``stream: false``), which the core decodes
 into the same events and Completion. Named SSE events are dispatched as
 :class:`~llamaindex_sse.SSEGatewayEvent` under the caller's span, in stream order, before
@@ -20,7 +20,7 @@ from llama_index.core.base.llms.types import ChatResponse
 
 from llamaindex_sse._errors import translate_errors
 from llamaindex_sse._events import dispatch_gateway_events
-from llamaindex_sse._inbound import ResponseStream, to_chat_response
+from llamaindex_sse._inbound import ResponseMapper, to_chat_response
 from llamaindex_sse._outbound import Headers
 from sse_core import AsyncChatClient, ChatClient, Completion, GatewayEvent, StreamEvent, merge_read
 
@@ -30,7 +30,7 @@ Body = dict[str, Any]
 
 
 def _respond(
-    mapper: ResponseStream, batch: list[StreamEvent], span_id: str | None
+    mapper: ResponseMapper, batch: list[StreamEvent], span_id: str | None
 ) -> ChatResponse | None:
     """Dispatch the named events of one read; its ChatResponse, or None."""
     read = merge_read(batch, mapper.followed)
@@ -53,7 +53,7 @@ def stream_responses(
 ) -> Generator[ChatResponse, None, None]:
     """The ChatResponses of one answer; the request is sent on the first ``next()``."""
     with translate_errors(), client.stream(body, headers=headers) as stream:
-        mapper = ResponseStream(stream.answer)
+        mapper = ResponseMapper(stream.answer)
         for batch in stream.batches():
             if (response := _respond(mapper, batch, span_id)) is not None:
                 yield response
@@ -67,7 +67,7 @@ async def astream_responses(
     """Async twin of :func:`stream_responses`."""
     with translate_errors():
         async with client.stream(body, headers=headers) as stream:
-            mapper = ResponseStream(stream.answer)
+            mapper = ResponseMapper(stream.answer)
             async for batch in stream.batches():
                 if (response := _respond(mapper, batch, span_id)) is not None:
                     yield response

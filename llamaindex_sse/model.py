@@ -44,7 +44,7 @@ from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_ca
 from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import ToolSelection
 
-from llamaindex_sse._closing import aclosing, closing, collecting, track
+from llamaindex_sse._closing import aclose_after, close_after, collecting, track
 from llamaindex_sse._connection import (
     MAX_CONNECTIONS,
     MAX_CONNECTIONS_DOC,
@@ -283,7 +283,7 @@ class SSELLM(FunctionCallingLLM):
         """Stream the answer: one ChatResponse per piece received that changed the message."""
         with collecting() as opened:
             wrapped = self._stream_chat_events(messages, **kwargs)
-        return closing(wrapped, opened)
+        return close_after(wrapped, opened)
 
     async def astream_chat(
         self, messages: Sequence[ChatMessage], **kwargs: Any
@@ -291,7 +291,7 @@ class SSELLM(FunctionCallingLLM):
         """Async :meth:`stream_chat`; wrap it in ``contextlib.aclosing`` to close early."""
         with collecting() as opened:
             wrapped = await self._astream_chat_events(messages, **kwargs)
-        return aclosing(wrapped, opened)
+        return aclose_after(wrapped, opened)
 
     @llm_chat_callback()
     def _stream_chat_events(
@@ -339,7 +339,7 @@ class SSELLM(FunctionCallingLLM):
         """Stream the completion of ``prompt``."""
         with collecting() as opened:
             wrapped = self._stream_complete_events(prompt, formatted, **kwargs)
-        return closing(wrapped, opened)
+        return close_after(wrapped, opened)
 
     async def astream_complete(
         self, prompt: str, formatted: bool = False, **kwargs: Any
@@ -347,7 +347,7 @@ class SSELLM(FunctionCallingLLM):
         """Async :meth:`stream_complete`."""
         with collecting() as opened:
             wrapped = await self._astream_complete_events(prompt, formatted, **kwargs)
-        return aclosing(wrapped, opened)
+        return aclose_after(wrapped, opened)
 
     @llm_completion_callback()
     def _stream_complete_events(

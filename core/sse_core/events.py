@@ -168,8 +168,8 @@ StreamEvent: TypeAlias = (
 
 
 # Hot-path constructors for the decoder. A frozen dataclass's __init__ goes through
-# object.__setattr__ once per field, about 3x the cost of setting the slots directly;
-# on a fast stream that is a fifth of the decoder's time. The instances are identical.
+# object.__setattr__ once per field, several times the cost of setting the slots directly,
+# and a fast stream makes one per frame (benchmarks/README.md). The instances are identical.
 _new = object.__new__
 
 
