@@ -15,6 +15,7 @@ from sse_emulator.replay.recording import Recording
 from sse_emulator.server.chat import ChatRequest, answer_chat
 from sse_emulator.server.checks import check_access, fault_problem
 from sse_emulator.server.control import control, lifespan, models
+from sse_emulator.server.messages import answer_messages
 from sse_emulator.server.record import Recorder, mask
 from sse_emulator.server.responses import (
     BodyTooLarge,
@@ -95,6 +96,8 @@ class EmulatorApp:
         )
         index = self._record(scope, request, dialect)
         send = _recording(send, self.state.recorder, index)
+        if request.dialect.protocol == "anthropic":
+            send = _with_request_id(send, request.request_id)
         try:
             if dialect is not None and scope["method"] == "POST":
 
@@ -122,20 +125,24 @@ class EmulatorApp:
 
     async def _chat(self, send: Send, request: ChatRequest, watcher: DisconnectWatcher) -> None:
         """Answer a chat request from the assistant, or from the recording being replayed."""
+        anthropic = request.dialect.protocol == "anthropic"
         if self.replay is None:
+            answer = answer_messages if anthropic else answer_chat
             counters = self.state.counters
-            await answer_chat(send, request, watcher, api_key=self.api_key, counters=counters)
+            await answer(send, request, watcher, api_key=self.api_key, counters=counters)
             return
         # Replay: the fault header's status faults and the key still apply; the body
         # is not read, since the recording's next response answers any request.
-        faults = check_access(request.headers, self.api_key)
+        rid = request.request_id
+        faults = check_access(request.headers, self.api_key, x_api_key=anthropic)
         if isinstance(faults, Problem):
-            await send_problem(send, request.dialect, faults)
+            await send_problem(send, request.dialect, faults, request_id=rid)
             return
         counted = fault_problem(faults, self.state.counters, request.fault_key)
         response = pick(self.replay, self.state.replayed.take()) if counted is None else None
         if counted is not None or response is None:
-            await send_problem(send, request.dialect, counted or exhausted(self.replay))
+            problem = counted or exhausted(self.replay)
+            await send_problem(send, request.dialect, problem, request_id=rid)
             return
         arrived = request.arrived if self.replay_timing else None
         await play(response, send, watcher, arrived=arrived)
@@ -171,6 +178,21 @@ def _recording(send: Send, recorder: Recorder, index: int) -> Send:
         await send(message)
 
     return recording_send
+
+
+def _with_request_id(send: Send, request_id: str) -> Send:
+    """Wrap ``send`` to put a ``request-id`` header on the response, as Anthropic does
+    on every response (a replayed one keeps its own)."""
+
+    async def identified_send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", []))
+            if not any(key.lower() == b"request-id" for key, _ in headers):
+                headers.append((b"request-id", request_id.encode("ascii")))
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return identified_send
 
 
 def _headers(scope: Scope) -> list[tuple[str, str]]:

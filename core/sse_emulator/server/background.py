@@ -21,7 +21,7 @@ from sse_emulator.server.app import EmulatorApp
 from sse_emulator.server.chat import ConnectionAbort
 from sse_emulator.server.record import RequestRecord
 from sse_emulator.server.state import EmulatorState, FinishedHook
-from sse_emulator.wire.dialects import DIALECTS, base_path
+from sse_emulator.wire.dialects import CHAT_DIALECTS, DIALECTS, base_path
 
 try:
     import uvicorn
@@ -127,8 +127,10 @@ class Emulator:
         Raises:
             ValueError: For an unknown dialect or a replay path that is not a recording.
         """
-        if dialect not in DIALECTS:
-            raise ValueError(f"unknown dialect {dialect!r}; expected one of {sorted(DIALECTS)}")
+        if dialect not in CHAT_DIALECTS:  # anthropic has its own path, /v1/messages
+            raise ValueError(
+                f"unknown dialect {dialect!r}; expected one of {sorted(CHAT_DIALECTS)}"
+            )
         recording: Recording | None = None if replay is None else load_recording(replay)
         self.state: EmulatorState = EmulatorState(record_limit, on_finished=on_finished)
         self.app: EmulatorApp = EmulatorApp(
@@ -161,11 +163,13 @@ class Emulator:
         return f"http://{HOST}:{self.port}"
 
     def base_url(self, dialect: str = "openai") -> str:
-        """The OpenAI-style base URL of a dialect (it carries ``/v1``).
+        """The base URL of a dialect: OpenAI-style (it carries ``/v1``), or for
+        ``anthropic`` the root its clients append ``/v1/messages`` to.
 
         Args:
-            dialect: ``openai``, ``shroud``, ``streamchat``, ``spass``, ``gateway`` or
-                ``aivene``. (SPASS's ``/c1/chat`` is ``url + "/spass/c1/chat"``.)
+            dialect: ``openai``, ``shroud``, ``streamchat``, ``spass``, ``gateway``,
+                ``aivene`` or ``anthropic``. (SPASS's ``/c1/chat`` is
+                ``url + "/spass/c1/chat"``; ``url`` itself serves ``/v1/messages`` too.)
         """
         return self.url + base_path(DIALECTS[dialect])
 

@@ -26,6 +26,7 @@ from sse_emulator.server.responses import (
 from sse_emulator.server.watcher import DisconnectWatcher
 from sse_emulator.wire.dialects import Dialect
 from sse_emulator.wire.faults import FaultCounters, first
+from sse_emulator.wire.messages import request_id
 from sse_emulator.wire.plan import Abort, Op, Sleep, Write, plan_stream
 from sse_emulator.wire.render import ChunkWriter, completion_body
 
@@ -58,6 +59,11 @@ class ChatRequest:
     raw: bytes
     dialect: Dialect
     arrived: float
+
+    @property
+    def request_id(self) -> str:
+        """An id for this request (Anthropic's ``request-id``), unique per arrival."""
+        return request_id(f"{self.arrived!r}\n{self.path}\n{len(self.raw)}")
 
     @property
     def fault_key(self) -> str:
@@ -103,7 +109,7 @@ async def answer_chat(
     else:
         writer = ChunkWriter(dialect, reply, include_usage=_include_usage(body))
         await start_stream(send, 200, dialect.headers + extra)
-        await _execute(plan_stream(writer, faults), send, watcher)
+        await execute(plan_stream(writer, faults), send, watcher)
 
 
 def _include_usage(body: dict[str, Any]) -> bool:
@@ -122,7 +128,7 @@ def _upstream_502(dialect: Dialect, extra: Headers) -> Problem:
     )
 
 
-async def _execute(ops: list[Op], send: Send, watcher: DisconnectWatcher) -> None:
+async def execute(ops: list[Op], send: Send, watcher: DisconnectWatcher) -> None:
     """Run a stream plan; stop writing as soon as the client is gone."""
     for op in ops:
         if watcher.gone:

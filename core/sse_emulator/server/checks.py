@@ -3,7 +3,7 @@
 In order: the fault header must parse; the API key must match when the emulator was
 given one; SPASS wants its ``SPASS-User-Id`` header and no ``user_id`` elsewhere; the
 body must be a JSON object with a non-empty ``messages`` list; then any requested
-status fault (429, 503, 502, 401) applies.
+status fault (429, 503, 502, 401, 403, 404, 413, 500, 529) applies.
 """
 
 from __future__ import annotations
@@ -48,12 +48,15 @@ def parse_request(
     return body if isinstance(body, Problem) else (body, faults)
 
 
-def check_access(headers: Mapping[str, str], api_key: str | None) -> tuple[Fault, ...] | Problem:
+def check_access(
+    headers: Mapping[str, str], api_key: str | None, *, x_api_key: bool = False
+) -> tuple[Fault, ...] | Problem:
     """Check what comes before the body: the fault header parses, the key matches.
 
     Args:
         headers: Lowercased request headers.
         api_key: The key the client must present as a bearer token, if any.
+        x_api_key: Accept the key in ``x-api-key`` too (Anthropic's header).
 
     Returns:
         The requested faults, or the :class:`Problem` to answer.
@@ -64,7 +67,8 @@ def check_access(headers: Mapping[str, str], api_key: str | None) -> tuple[Fault
         return Problem(
             status=400, message=str(error), kind="invalid_request_error", code="invalid_fault"
         )
-    if api_key is not None and headers.get("authorization") != f"Bearer {api_key}":
+    bearer = api_key is None or headers.get("authorization") == f"Bearer {api_key}"
+    if not bearer and not (x_api_key and headers.get("x-api-key") == api_key):
         return _unauthorized()
     return faults
 
@@ -148,6 +152,26 @@ _STATUS_ANSWERS: dict[str, tuple[int, str, str, str]] = {
         "upstream_error",
         "bad_gateway",
     ),
+    "forbidden": (
+        403,
+        "The API key is not allowed to use this model.",
+        "permission_error",
+        "forbidden",
+    ),
+    "not-found": (404, "The model was not found.", "not_found_error", "model_not_found"),
+    "too-large": (
+        413,
+        "The request is larger than the gateway accepts.",
+        "invalid_request_error",
+        "request_too_large",
+    ),
+    "server-error": (
+        500,
+        "The server had an error while processing your request.",
+        "server_error",
+        "internal_error",
+    ),
+    "overloaded": (529, "Overloaded", "overloaded_error", "overloaded"),
 }
 
 

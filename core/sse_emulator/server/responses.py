@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sse_emulator.wire.dialects import Dialect
+from sse_emulator.wire.messages import error_object
 from sse_emulator.wire.render import error_body
 
 Message = MutableMapping[str, Any]
@@ -112,11 +113,23 @@ async def read_body(receive: Receive, limit: int) -> bytes | None:
             return b"".join(chunks)
 
 
-async def send_problem(send: Send, dialect: Dialect, problem: Problem) -> None:
-    """Send a problem as the dialect's JSON error (or nginx's HTML page)."""
+async def send_problem(
+    send: Send, dialect: Dialect, problem: Problem, *, request_id: str | None = None
+) -> None:
+    """Send a problem as the dialect's JSON error (or nginx's HTML page).
+
+    Args:
+        send: The ASGI send callable.
+        dialect: The dialect whose error shape to use.
+        problem: The problem.
+        request_id: The request's id, which Anthropic's error bodies carry.
+    """
     if problem.html:
         headers = (("server", "nginx"), *problem.headers)
         await send_body(send, problem.status, NGINX_502.encode(), "text/html", headers)
+    elif dialect.protocol == "anthropic":
+        body = error_object(problem.status, problem.message, problem.kind, request_id)
+        await send_json(send, problem.status, body, problem.headers)
     else:
         body = error_body(dialect, problem.message, problem.kind, problem.code)
         await send_json(send, problem.status, body, problem.headers)

@@ -1,10 +1,12 @@
-"""The six wire dialects, each a table of the choices its seed document shows.
+"""The wire dialects, each a table of the choices its seed document shows.
 
 A :class:`Dialect` is data, not code: which envelope fields a chunk carries, where the
 ``index`` of a choice sits, how tool calls travel, where usage goes, whether
 ``[DONE]`` ends the stream and what a mid-stream failure looks like. The renderer in
 :mod:`sse_emulator.wire.render` reads these tables; the seed each row comes from is
-named on the row.
+named on the row. ``anthropic`` speaks another protocol (Anthropic's Messages API at
+``/v1/messages``); only its name, path, headers and error shape live here, its wire is
+:mod:`sse_emulator.wire.messages`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ UsageDetail = Literal["basic", "openai", "aivene"]
 IndexStyle = Literal["first", "after-delta", "none"]
 MidStreamError = Literal["frame", "chunk", "http502"]
 RefusalStyle = Literal["delta", "content", "content-filter"]
+Protocol = Literal["chat_completions", "anthropic"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -51,6 +54,8 @@ class Dialect:
             ``content_filter`` finish with no content.
         headers: Headers of a streaming response.
         error_param: Whether JSON error objects carry ``"param": null``.
+        protocol: ``chat_completions``, or ``anthropic`` for the Messages API.
+        path: The chat path after the prefix.
     """
 
     name: str
@@ -77,6 +82,8 @@ class Dialect:
     refusal_style: RefusalStyle = "content"
     headers: tuple[tuple[str, str], ...] = ()
     error_param: bool = False
+    protocol: Protocol = "chat_completions"
+    path: str = "/v1/chat/completions"
 
 
 _SSE = ("content-type", "text/event-stream")
@@ -187,10 +194,26 @@ AIVENE = Dialect(
     headers=(_SSE, _NO_CACHE, _KEEP_ALIVE),
 )
 
+#: Anthropic's Messages API as api.anthropic.com streams it (the mid-stream failure is
+#: its ``event: error`` with an ``overloaded_error``).
+ANTHROPIC = Dialect(
+    name="anthropic",
+    prefix="/anthropic",
+    id_prefix="msg_01",
+    stream_error={"type": "overloaded_error", "message": "Overloaded"},
+    headers=(_SSE_UTF8, _NO_CACHE, _KEEP_ALIVE),
+    protocol="anthropic",
+    path="/v1/messages",
+)
+
 #: Every dialect by name.
 DIALECTS: dict[str, Dialect] = {
-    d.name: d for d in (OPENAI, SHROUD, STREAMCHAT, SPASS, GATEWAY, AIVENE)
+    d.name: d for d in (OPENAI, SHROUD, STREAMCHAT, SPASS, GATEWAY, AIVENE, ANTHROPIC)
 }
+#: The dialects that can serve the unprefixed ``/v1/chat/completions`` (the default's choices).
+CHAT_DIALECTS: tuple[str, ...] = tuple(
+    name for name, d in DIALECTS.items() if d.protocol == "chat_completions"
+)
 
 
 def route(path: str, *, default: Dialect = OPENAI) -> Dialect | None:
@@ -201,17 +224,24 @@ def route(path: str, *, default: Dialect = OPENAI) -> Dialect | None:
         default: The dialect of the unprefixed ``/v1/chat/completions``.
 
     Returns:
-        The dialect, or ``None`` when the path is not a chat path.
+        The dialect, or ``None`` when the path is not a chat path. The unprefixed
+        ``/v1/messages`` is Anthropic's whatever the default.
     """
     path = path.rstrip("/")
     if path == "/spass/c1/chat":
         return SPASS
+    if path == ANTHROPIC.path:
+        return ANTHROPIC
     for dialect in DIALECTS.values():
-        if dialect.prefix and path == f"{dialect.prefix}/v1/chat/completions":
+        if dialect.prefix and path == dialect.prefix + dialect.path:
             return dialect
     return default if path in ("/v1/chat/completions", "/chat/completions") else None
 
 
 def base_path(dialect: Dialect) -> str:
-    """The base URL path of a dialect (OpenAI convention: it carries ``/v1``)."""
-    return f"{dialect.prefix}/v1"
+    """The base URL path of a dialect.
+
+    OpenAI's convention carries ``/v1``; Anthropic's clients take the root and append
+    ``/v1/messages`` themselves, so its base path is the bare prefix.
+    """
+    return dialect.prefix if dialect.protocol == "anthropic" else f"{dialect.prefix}/v1"

@@ -25,6 +25,11 @@ CATALOG: dict[str, dict[str, Param]] = {
     "bad-gateway": {"count": (int, 0), "key": (str, "")},
     "bad-gateway-html": {"count": (int, 0), "key": (str, "")},
     "unauthorized": {"count": (int, 0), "key": (str, "")},
+    "forbidden": {"count": (int, 0), "key": (str, "")},
+    "not-found": {"count": (int, 0), "key": (str, "")},
+    "too-large": {"count": (int, 0), "key": (str, "")},
+    "server-error": {"count": (int, 0), "key": (str, "")},
+    "overloaded": {"count": (int, 0), "key": (str, "")},
     "json-body": {},
     "error-frame": {"after": (int, 2)},
     "event-error": {"after": (int, 2)},
@@ -43,9 +48,22 @@ CATALOG: dict[str, dict[str, Param]] = {
     "named-event": {"name": (str, ""), "after": (int, 0)},
     "think-tags": {},
     "burst": {"frames": (int, 10)},
+    "hold-open": {"seconds": (float, 30.0)},
+    "data-only": {},
 }
 #: Faults answered with an HTTP error status instead of a completion.
-STATUS_FAULTS = ("rate-limit", "unavailable", "bad-gateway", "bad-gateway-html", "unauthorized")
+STATUS_FAULTS = (
+    "rate-limit",
+    "unavailable",
+    "bad-gateway",
+    "bad-gateway-html",
+    "unauthorized",
+    "forbidden",
+    "not-found",
+    "too-large",
+    "server-error",
+    "overloaded",
+)
 #: Faults that end the stream early; the first by position wins.
 TERMINAL_FAULTS = ("error-frame", "event-error", "truncate", "reset", "stall")
 #: Upper bounds that keep every server loop bounded in time and memory.

@@ -7,13 +7,14 @@ every wire fault is decided here, in one place, and is the same for the same req
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from sse_emulator.wire.dialects import Dialect
 from sse_emulator.wire.faults import TERMINAL_FAULTS, Fault, first
 from sse_emulator.wire.frames import Frame, Newline, data_frame, dumps, encode
-from sse_emulator.wire.render import ChunkWriter, stream_frames
 
 BOM = b"\xef\xbb\xbf"
 
@@ -59,7 +60,28 @@ class Abort:
 Op = Write | Sleep | Abort
 
 
-def plan_stream(writer: ChunkWriter, faults: tuple[Fault, ...]) -> list[Op]:
+class StreamWriter(Protocol):
+    """What the plan needs of a response's writer (chat chunks or Anthropic messages)."""
+
+    @property
+    def dialect(self) -> Dialect:
+        """The dialect being written."""
+        ...
+
+    def frames(self, *, think_tags: bool = False) -> list[Frame]:
+        """Every frame of a successful stream, with exactly one of kind ``finish``."""
+        ...
+
+    def chunk(self, delta: dict[str, Any]) -> dict[str, Any]:
+        """An output payload carrying ``delta["content"]`` as text."""
+        ...
+
+    def error_frames(self) -> list[Frame]:
+        """The frames of a mid-stream failure in the dialect's shape."""
+        ...
+
+
+def plan_stream(writer: StreamWriter, faults: tuple[Fault, ...]) -> list[Op]:
     """Plan every write of a streaming response.
 
     Args:
@@ -69,7 +91,7 @@ def plan_stream(writer: ChunkWriter, faults: tuple[Fault, ...]) -> list[Op]:
     Returns:
         The operations, in order. A body that ends without ``Abort`` ends cleanly.
     """
-    frames = stream_frames(writer, think_tags=first(faults, "think-tags") is not None)
+    frames = writer.frames(think_tags=first(faults, "think-tags") is not None)
     finish = next(i for i, frame in enumerate(frames) if frame.kind == "finish")
     entries = sorted(
         [(i, 1, frame) for i, frame in enumerate(frames)] + _extras(writer, faults, finish),
@@ -85,16 +107,21 @@ def plan_stream(writer: ChunkWriter, faults: tuple[Fault, ...]) -> list[Op]:
         kept += tail
     if (keepalive := first(faults, "keepalive")) is not None:
         kept = _keepalives(kept, keepalive)
+    if first(faults, "data-only") is not None:  # the type travels only inside the data
+        kept = [dataclasses.replace(frame, event=None) for frame in kept]
     writes = [encode(frame, _newline(faults)) for frame in kept]
     if first(faults, "bom") is not None:
         writes = [BOM + writes[0], *writes[1:]] if writes else [BOM]
     if (burst := first(faults, "burst")) is not None:
         writes = _bursts(writes, max(1, burst.integer("frames")))
+    hold = first(faults, "hold-open")
+    if hold is not None and not any(isinstance(op, Abort) for op in ending):
+        ending = [*ending, Sleep(seconds=hold.number("seconds"))]  # no EOF after the end
     return _timed(writes, faults) + ending
 
 
 def _ending(
-    writer: ChunkWriter, fault: Fault, cut: Frame, newline: Newline
+    writer: StreamWriter, fault: Fault, cut: Frame, newline: Newline
 ) -> tuple[list[Frame], list[Op]]:
     """The frames and operations that end a stream cut short by ``fault``.
 
@@ -118,7 +145,7 @@ def _ending(
 
 
 def _extras(
-    writer: ChunkWriter, faults: tuple[Fault, ...], finish: int
+    writer: StreamWriter, faults: tuple[Fault, ...], finish: int
 ) -> list[tuple[int, int, Frame]]:
     """The extra frames (named events, invalid JSON, oversized), each before frame ``after``.
 
@@ -139,7 +166,7 @@ def _extras(
     return extra
 
 
-def _named_event(writer: ChunkWriter, name: str) -> Frame:
+def _named_event(writer: StreamWriter, name: str) -> Frame:
     """A named gateway event; SPASS names carry their seed payloads."""
     name = name or ("spass.tool-cap" if writer.dialect.name == "spass" else "emulator.notice")
     payload = SPASS_EVENTS.get(name, {"code": "emulated_event", "name": name})

@@ -116,6 +116,10 @@ class ChunkWriter:
             choice["finish_reason"] = finish
         return self.envelope([choice])
 
+    def frames(self, *, think_tags: bool = False) -> list[Frame]:
+        """Every frame of a successful stream (:func:`stream_frames`)."""
+        return stream_frames(self, think_tags=think_tags)
+
     def usage_chunk(self) -> dict[str, Any]:
         """The ``choices: []`` chunk that carries usage."""
         chunk = self.envelope([])

@@ -1,0 +1,246 @@
+"""Anthropic Messages requests: check them, and answer them with the same assistant.
+
+A Messages body is translated into the chat-completions body the rule-based assistant
+already answers (system to a system message, ``tool_use`` blocks to tool calls,
+``tool_result`` blocks to tool messages, tools' ``input_schema`` to parameters,
+``tool_choice`` and ``thinking`` to their chat equivalents), so both protocols say the
+same thing for the same conversation. What only this protocol has is decided here:
+the stop sequence that ended the answer, the raw ``stop_reason``, and the cache counts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sse_emulator.assistant.reply import Reply
+from sse_emulator.assistant.respond import respond
+from sse_emulator.assistant.tokens import content_text, text_pieces
+
+#: The smallest thinking budget the API accepts.
+MIN_BUDGET = 1024
+_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessagesAnswer:
+    """The assistant's reply with what the Messages API says beyond it.
+
+    Attributes:
+        reply: What is said (reasoning, content, refusal, tool calls, counts).
+        stop_reason: ``end_turn``, ``max_tokens``, ``tool_use``, ``stop_sequence`` or
+            ``refusal``.
+        stop_sequence: The stop sequence that ended the text, if one did.
+        input_tokens: Prompt tokens neither read from nor written to the cache.
+        cache_read: Prompt tokens read from the cache.
+        cache_write: Prompt tokens written to the cache.
+    """
+
+    reply: Reply
+    stop_reason: str
+    stop_sequence: str | None
+    input_tokens: int
+    cache_read: int
+    cache_write: int
+
+
+def check_body(body: Any) -> str | None:
+    """What is wrong with a Messages body, as the API words it, or ``None``.
+
+    Args:
+        body: The decoded JSON body.
+    """
+    if not isinstance(body, dict):
+        return "the request body must be a JSON object"
+    missing = [field for field in ("model", "max_tokens", "messages") if field not in body]
+    max_tokens: Any = body.get("max_tokens")
+    wrong: str | None
+    if missing:
+        wrong = f"{missing[0]}: Field required"
+    elif not isinstance(body["model"], str) or not body["model"]:
+        wrong = "model: Input should be a valid string"
+    elif type(max_tokens) is not int or max_tokens < 1:
+        wrong = "max_tokens: Input should be an integer greater than or equal to 1"
+    else:
+        wrong = _check_messages(body["messages"])
+    return wrong or _check_thinking(body.get("thinking"), max_tokens)
+
+
+def _check_messages(messages: Any) -> str | None:
+    if not isinstance(messages, list) or not messages:
+        return "messages: at least one message is required"
+    for i, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+    return None
+
+
+def _check_thinking(thinking: Any, max_tokens: int) -> str | None:
+    if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
+        return None
+    budget = thinking.get("budget_tokens")
+    if type(budget) is not int or budget < MIN_BUDGET:
+        return f"thinking.enabled.budget_tokens: Input should be at least {MIN_BUDGET}"
+    if budget >= max_tokens:
+        return "`max_tokens` must be greater than `thinking.budget_tokens`"
+    return None
+
+
+def answer(body: dict[str, Any]) -> MessagesAnswer:
+    """Answer a checked Messages body.
+
+    Args:
+        body: A body :func:`check_body` accepted.
+
+    Returns:
+        The answer; the same body always gives the same answer.
+    """
+    reply = respond(chat_body(body))
+    reply, sequence = _cut_at_stop(reply, body.get("stop_sequences"))
+    if sequence is not None:
+        reason = "stop_sequence"
+    elif reply.refusal:
+        reason = "refusal"
+    else:
+        reason = _STOP_REASONS.get(reply.finish_reason, "end_turn")
+    usage = reply.usage
+    read = write = 0
+    if _mentions_cache(body):
+        read = usage.cached_tokens
+        write = (usage.prompt_tokens - read) // 2
+    return MessagesAnswer(
+        reply=reply,
+        stop_reason=reason,
+        stop_sequence=sequence,
+        input_tokens=usage.prompt_tokens - read - write,
+        cache_read=read,
+        cache_write=write,
+    )
+
+
+def chat_body(body: dict[str, Any]) -> dict[str, Any]:
+    """The chat-completions body that says what a Messages body says."""
+    messages: list[dict[str, Any]] = []
+    system = content_text(body.get("system"))
+    if system:
+        messages.append({"role": "system", "content": system})
+    for message in body["messages"]:
+        messages += _chat_messages(message)
+    chat: dict[str, Any] = {
+        "model": body["model"],
+        "messages": messages,
+        "max_tokens": body["max_tokens"],
+    }
+    tools = _tools(body.get("tools"))
+    if tools:
+        chat["tools"] = tools
+    chat.update(_tool_choice(body.get("tool_choice")))
+    chat.update(_thinking(body.get("thinking")))
+    return chat
+
+
+def _chat_messages(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """One Messages turn as chat messages: tool results become ``tool`` messages."""
+    role, content = message["role"], message.get("content")
+    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    text = content_text(content) if isinstance(content, str) else _texts(blocks)
+    if role == "assistant":
+        calls = [
+            {
+                "id": str(b.get("id")),
+                "type": "function",
+                "function": {"name": str(b.get("name")), "arguments": json.dumps(b.get("input"))},
+            }
+            for b in blocks
+            if b.get("type") == "tool_use"
+        ]
+        turn: dict[str, Any] = {"role": "assistant", "content": text}
+        return [turn | {"tool_calls": calls}] if calls else [turn]
+    results = [
+        {"role": "tool", "tool_call_id": str(b.get("tool_use_id")), "content": _result(b)}
+        for b in blocks
+        if b.get("type") == "tool_result"
+    ]
+    return results + ([{"role": "user", "content": text}] if text or not results else [])
+
+
+def _texts(blocks: list[dict[str, Any]]) -> str:
+    texts = [b.get("text") for b in blocks if b.get("type") == "text"]
+    return "".join(text for text in texts if isinstance(text, str))
+
+
+def _result(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    text = content if isinstance(content, str) else content_text(content)
+    return f"error: {text}" if block.get("is_error") is True else text
+
+
+def _tools(tools: Any) -> list[dict[str, Any]]:
+    """Client tools (with an ``input_schema``) as chat functions; server tools are left out."""
+    found = []
+    for tool in tools if isinstance(tools, list) else []:
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str) and "input_schema" in tool:
+            function = {"name": tool["name"], "parameters": tool["input_schema"]}
+            if isinstance(tool.get("description"), str):
+                function["description"] = tool["description"]
+            found.append({"type": "function", "function": function})
+    return found
+
+
+def _tool_choice(choice: Any) -> dict[str, Any]:
+    """``auto``, ``any`` (must call one), a named ``tool``, or ``none``."""
+    if not isinstance(choice, dict):
+        return {}
+    kind = choice.get("type")
+    chat: dict[str, Any] = {}
+    if kind == "any":
+        chat["tool_choice"] = "required"
+    elif kind == "none":
+        chat["tool_choice"] = "none"
+    elif kind == "tool":
+        chat["tool_choice"] = {"type": "function", "function": {"name": choice.get("name")}}
+    if choice.get("disable_parallel_tool_use") is True:
+        chat["parallel_tool_calls"] = False
+    return chat
+
+
+def _thinking(thinking: Any) -> dict[str, Any]:
+    """``enabled`` thinks harder for a bigger budget; ``disabled`` wins over a think model."""
+    kind = thinking.get("type") if isinstance(thinking, dict) else None
+    if kind == "disabled":
+        return {"chat_template_kwargs": {"enable_thinking": False}}
+    if kind == "adaptive":
+        return {"reasoning_effort": "medium"}
+    if kind != "enabled" or not isinstance(thinking, dict):
+        return {}
+    budget = thinking.get("budget_tokens")
+    budget = budget if type(budget) is int else MIN_BUDGET
+    return {"reasoning_effort": "low" if budget < 4096 else "medium" if budget < 16384 else "high"}
+
+
+def _cut_at_stop(reply: Reply, sequences: Any) -> tuple[Reply, str | None]:
+    """Cut the text before the earliest stop sequence, and say which one it was."""
+    text = reply.text
+    found = [
+        (text.find(s), i, s)
+        for i, s in enumerate(sequences if isinstance(sequences, list) else [])
+        if isinstance(s, str) and s and s in text
+    ]
+    if not found:
+        return reply, None
+    position, _, sequence = min(found)
+    content = text_pieces(text[:position])
+    spent = reply.usage.completion_tokens - len(reply.content) + len(content)
+    usage = dataclasses.replace(reply.usage, completion_tokens=spent)
+    return dataclasses.replace(reply, content=content, usage=usage, finish_reason="stop"), sequence
+
+
+def _mentions_cache(value: Any) -> bool:
+    """Whether ``cache_control`` appears anywhere in the request (prompt caching asked for)."""
+    if isinstance(value, dict):
+        return "cache_control" in value or any(_mentions_cache(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_mentions_cache(v) for v in value)
+    return False
