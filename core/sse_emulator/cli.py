@@ -15,7 +15,7 @@ from pathlib import Path
 from sse_emulator.replay.recording import RecordingError, load_recording
 from sse_emulator.server.foreground import serve
 from sse_emulator.server.record import RequestRecord, access_line
-from sse_emulator.wire.dialects import CHAT_DIALECTS
+from sse_emulator.wire.dialects import DIALECTS
 
 PROG = "python -m sse_emulator"
 #: The port served when none is given.
@@ -66,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--dialect",
-        choices=sorted(CHAT_DIALECTS),
+        choices=sorted(DIALECTS),
         default="openai",
         help="the dialect the unprefixed /v1/chat/completions speaks (default: openai)",
     )
@@ -74,7 +74,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--api-key",
         default=None,
         metavar="KEY",
-        help="require 'Authorization: Bearer KEY' on chat requests (default: accept any)",
+        help=(
+            "require 'Authorization: Bearer KEY' (or 'x-api-key: KEY' on anthropic) on chat"
+            " requests (default: accept any)"
+        ),
     )
     parser.add_argument(
         "--log",

@@ -21,7 +21,7 @@ from sse_emulator.server.app import EmulatorApp
 from sse_emulator.server.chat import ConnectionAbort
 from sse_emulator.server.record import RequestRecord
 from sse_emulator.server.state import EmulatorState, FinishedHook
-from sse_emulator.wire.dialects import CHAT_DIALECTS, DIALECTS, base_path
+from sse_emulator.wire.dialects import ALL_DIALECTS, DIALECTS, base_path
 
 try:
     import uvicorn
@@ -127,10 +127,8 @@ class Emulator:
         Raises:
             ValueError: For an unknown dialect or a replay path that is not a recording.
         """
-        if dialect not in CHAT_DIALECTS:  # anthropic has its own path, /v1/messages
-            raise ValueError(
-                f"unknown dialect {dialect!r}; expected one of {sorted(CHAT_DIALECTS)}"
-            )
+        if dialect not in DIALECTS:  # anthropic has its own path, /v1/messages
+            raise ValueError(f"unknown dialect {dialect!r}; expected one of {sorted(DIALECTS)}")
         recording: Recording | None = None if replay is None else load_recording(replay)
         self.state: EmulatorState = EmulatorState(record_limit, on_finished=on_finished)
         self.app: EmulatorApp = EmulatorApp(
@@ -171,7 +169,7 @@ class Emulator:
                 ``aivene`` or ``anthropic``. (SPASS's ``/c1/chat`` is
                 ``url + "/spass/c1/chat"``; ``url`` itself serves ``/v1/messages`` too.)
         """
-        return self.url + base_path(DIALECTS[dialect])
+        return self.url + base_path(ALL_DIALECTS[dialect])
 
     def start(self) -> Emulator:
         """Start serving in a daemon thread and return once it accepts connections.

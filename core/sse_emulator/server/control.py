@@ -12,7 +12,7 @@ from typing import Any
 from sse_emulator.assistant.reply import CREATED
 from sse_emulator.server.responses import Problem, Receive, Send, send_json, send_problem
 from sse_emulator.server.state import EmulatorState
-from sse_emulator.wire.dialects import DIALECTS, OPENAI, base_path
+from sse_emulator.wire.dialects import ALL_DIALECTS, OPENAI, base_path
 
 #: The model ids ``GET /v1/models`` lists (the second one thinks).
 MODELS = ("emulator", "emulator-think")
@@ -34,7 +34,7 @@ async def control(send: Send, path: str, method: str, state: EmulatorState) -> N
         state.reset()
         await send_json(send, 200, {"ok": True})
     elif path == "/_emulator/health" and method == "GET":
-        bases = {name: base_path(dialect) for name, dialect in DIALECTS.items()}
+        bases = {name: base_path(dialect) for name, dialect in ALL_DIALECTS.items()}
         await send_json(send, 200, {"ok": True, "dialects": bases})
     else:
         problem = Problem(

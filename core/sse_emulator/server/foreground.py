@@ -16,7 +16,7 @@ from typing import Any
 
 from sse_emulator.server.background import Emulator
 from sse_emulator.server.state import FinishedHook
-from sse_emulator.wire.dialects import DIALECTS
+from sse_emulator.wire.dialects import ALL_DIALECTS
 
 
 def _print(line: str) -> None:
@@ -73,7 +73,7 @@ def serve(
 
 
 def _banner(emulator: Emulator, replay: str | os.PathLike[str] | None) -> str:
-    bases = ", ".join(f"{name} {emulator.base_url(name)}" for name in DIALECTS)
+    bases = ", ".join(f"{name} {emulator.base_url(name)}" for name in ALL_DIALECTS)
     line = f"sse-connectors gateway emulator on {emulator.url} (base URLs: {bases})"
     return line if replay is None else f"{line}; replaying {os.fspath(replay)}"
 

@@ -206,14 +206,13 @@ ANTHROPIC = Dialect(
     path="/v1/messages",
 )
 
-#: Every dialect by name.
+#: Every chat-completions dialect by name: the choices of the default dialect, the one
+#: of the unprefixed ``/v1/chat/completions``.
 DIALECTS: dict[str, Dialect] = {
-    d.name: d for d in (OPENAI, SHROUD, STREAMCHAT, SPASS, GATEWAY, AIVENE, ANTHROPIC)
+    d.name: d for d in (OPENAI, SHROUD, STREAMCHAT, SPASS, GATEWAY, AIVENE)
 }
-#: The dialects that can serve the unprefixed ``/v1/chat/completions`` (the default's choices).
-CHAT_DIALECTS: tuple[str, ...] = tuple(
-    name for name, d in DIALECTS.items() if d.protocol == "chat_completions"
-)
+#: Every dialect served, whatever its protocol.
+ALL_DIALECTS: dict[str, Dialect] = DIALECTS | {ANTHROPIC.name: ANTHROPIC}
 
 
 def route(path: str, *, default: Dialect = OPENAI) -> Dialect | None:
@@ -232,7 +231,7 @@ def route(path: str, *, default: Dialect = OPENAI) -> Dialect | None:
         return SPASS
     if path == ANTHROPIC.path:
         return ANTHROPIC
-    for dialect in DIALECTS.values():
+    for dialect in ALL_DIALECTS.values():
         if dialect.prefix and path == dialect.prefix + dialect.path:
             return dialect
     return default if path in ("/v1/chat/completions", "/chat/completions") else None
