@@ -437,3 +437,26 @@ def test_anthropic_is_not_a_default_dialect_for_chat_completions() -> None:
 def test_the_event_reader_sees_every_frame_named(client: httpx.Client) -> None:
     found: list[Event] = events(post(client, "count to 3").content)
     assert all(e.event is not None and len(e.data) == 1 for e in found)
+
+
+def test_the_magic_string_redacts_the_thinking(client: httpx.Client) -> None:
+    content = "ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_46C9A13E193C177646C7398A98432ECC"
+    thinking: dict[str, Any] = {"thinking": {"type": "enabled", "budget_tokens": 1024}}
+    response = post(client, content, **thinking)
+    found = typed(response)
+    (redacted,) = [d for n, d in found if n == "content_block_start" and d["index"] == 0]
+    assert set(redacted["content_block"]) == {"type", "data"}
+    assert redacted["content_block"]["type"] == "redacted_thinking"
+    assert [d["index"] for n, d in found if n == "content_block_delta"] == [1] * len(
+        deltas(response, "text_delta")
+    )
+    completion = decoded(response)
+    assert [b.redacted for b in completion.reasoning_blocks] == [redacted["content_block"]["data"]]
+    assert completion.reasoning == "" and completion.content.startswith("You said: ")
+    whole = post(client, content, stream=False, **thinking).json()
+    assert whole["content"][0] == redacted["content_block"]
+
+
+def test_a_get_on_the_messages_path_is_an_anthropic_405(client: httpx.Client) -> None:
+    response = client.get(PATH, headers=HEADERS)
+    assert_error(response, 405, "invalid_request_error", "use POST")

@@ -257,3 +257,73 @@ def test_tool_input_survives_framing_faults(client: httpx.Client) -> None:
 
 def test_a_malformed_fault_header_is_an_anthropic_400(client: httpx.Client) -> None:
     assert_error(post(client, "hold-open; minutes=1"), 400, "invalid_request_error", "fault")
+
+
+def test_prefilled_sends_the_whole_message_in_message_start(
+    client: httpx.Client, clean: sse_core.Completion
+) -> None:
+    response = post(client, "prefilled")
+    found = events(response.content)
+    assert [e.event for e in found] == ["message_start", "message_stop"]
+    message = found[0].json()["message"]
+    assert [b["type"] for b in message["content"]] == ["thinking", "text"]
+    assert message["stop_reason"] == "end_turn"
+    assert decode(response.content) == clean
+
+
+@pytest.mark.parametrize("fault", ["usage-late", "usage-output-only", "usage-twice"])
+def test_usage_variants_give_the_same_counts_to_a_last_value_wins_client(
+    client: httpx.Client, clean: sse_core.Completion, fault: str
+) -> None:
+    response = post(client, fault)
+    found = [e.json() for e in events(response.content)]
+    start_usage = found[0]["message"]["usage"]
+    finals = [p["usage"] for p in found if p["type"] == "message_delta"]
+    assert clean.usage is not None
+    out = clean.usage.completion_tokens
+    assert out is not None and out > 2
+    if fault == "usage-late":
+        assert start_usage == {"output_tokens": 1} and "input_tokens" in finals[-1]
+    if fault == "usage-output-only":
+        assert "input_tokens" in start_usage and finals == [{"output_tokens": out}]
+    if fault == "usage-twice":
+        assert [f["output_tokens"] for f in finals] == [out // 2, out]  # both cumulative
+    assert decode(response.content) == clean
+
+
+@pytest.mark.parametrize(
+    ("fault", "status", "kind"),
+    [
+        ("forbidden", 403, "permission_error"),
+        ("not-found", 404, "not_found_error"),
+        ("too-large", 413, "invalid_request_error"),
+        ("server-error", 500, "server_error"),
+        ("overloaded", 529, "overloaded_error"),
+    ],
+)
+def test_the_new_status_faults_apply_to_chat_dialects_in_their_shape(
+    client: httpx.Client, fault: str, status: int, kind: str
+) -> None:
+    chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
+    response = client.post("/v1/chat/completions", json=chat, headers={FAULT: fault})
+    assert response.status_code == status
+    error = response.json()["error"]
+    assert (error["type"], set(error)) == (kind, {"message", "type", "param", "code"})
+
+
+def test_hold_open_applies_to_chat_dialects_after_done(client: httpx.Client) -> None:
+    chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
+    received = bytearray()
+    with (
+        pytest.raises(httpx.ReadTimeout),
+        client.stream(
+            "POST",
+            "/shroud/v1/chat/completions",
+            json=chat,
+            headers={FAULT: "hold-open; seconds=20"},
+            timeout=httpx.Timeout(5.0, read=0.3),
+        ) as response,
+    ):
+        for piece in response.iter_raw():
+            received += piece
+    assert bytes(received).endswith(b"data: [DONE]\n\n")

@@ -21,6 +21,8 @@ from sse_emulator.assistant.tokens import content_text, text_pieces
 
 #: The smallest thinking budget the API accepts.
 MIN_BUDGET = 1024
+#: The API's documented test string: a user message holding it gets its thinking redacted.
+REDACTED_TRIGGER = "ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING"
 _STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
 
 
@@ -36,6 +38,7 @@ class MessagesAnswer:
         input_tokens: Prompt tokens neither read from nor written to the cache.
         cache_read: Prompt tokens read from the cache.
         cache_write: Prompt tokens written to the cache.
+        redacted: The thinking is sent encrypted, as a ``redacted_thinking`` block.
     """
 
     reply: Reply
@@ -44,6 +47,7 @@ class MessagesAnswer:
     input_tokens: int
     cache_read: int
     cache_write: int
+    redacted: bool = False
 
 
 def check_body(body: Any) -> str | None:
@@ -97,7 +101,9 @@ def answer(body: dict[str, Any]) -> MessagesAnswer:
     Returns:
         The answer; the same body always gives the same answer.
     """
-    reply = respond(chat_body(body))
+    chat = chat_body(body)
+    reply = respond(chat)
+    users = [m["content"] for m in chat["messages"] if m["role"] == "user"]
     reply, sequence = _cut_at_stop(reply, body.get("stop_sequences"))
     if sequence is not None:
         reason = "stop_sequence"
@@ -117,6 +123,7 @@ def answer(body: dict[str, Any]) -> MessagesAnswer:
         input_tokens=usage.prompt_tokens - read - write,
         cache_read=read,
         cache_write=write,
+        redacted=bool(reply.reasoning) and REDACTED_TRIGGER in (users[-1] if users else ""),
     )
 
 

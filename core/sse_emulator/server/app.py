@@ -108,7 +108,7 @@ class EmulatorApp:
                 async with DisconnectWatcher(receive, on_disconnect, stopping) as watcher:
                     await self._chat(send, request, watcher)
             else:
-                await _other(send, scope["method"], request.path, dialect)
+                await _other(send, scope["method"], request.path, dialect, request.request_id)
         finally:
             self.state.finish(index)
 
@@ -148,7 +148,9 @@ class EmulatorApp:
         await play(response, send, watcher, arrived=arrived)
 
 
-async def _other(send: Send, method: str, path: str, dialect: Dialect | None) -> None:
+async def _other(
+    send: Send, method: str, path: str, dialect: Dialect | None, request_id: str
+) -> None:
     """Answer what is not a chat POST: the models list, a 404 or a 405."""
     if path.rstrip("/").endswith("/models") and method == "GET":
         await send_json(send, 200, models())
@@ -160,7 +162,7 @@ async def _other(send: Send, method: str, path: str, dialect: Dialect | None) ->
         kind="invalid_request_error",
         code="not_found" if dialect is None else "method_not_allowed",
     )
-    await send_problem(send, dialect or OPENAI, problem)
+    await send_problem(send, dialect or OPENAI, problem, request_id=request_id)
 
 
 def _recording(send: Send, recorder: Recorder, index: int) -> Send:

@@ -18,7 +18,7 @@ from sse_emulator.server.checks import check_access, fault_problem
 from sse_emulator.server.responses import Problem, Send, send_json, send_problem, start_stream
 from sse_emulator.server.watcher import DisconnectWatcher
 from sse_emulator.wire.faults import Fault, FaultCounters, first
-from sse_emulator.wire.messages import MessagesWriter
+from sse_emulator.wire.messages import VARIANTS, MessagesWriter
 from sse_emulator.wire.plan import plan_stream
 
 VERSION_HEADER = "anthropic-version"
@@ -51,7 +51,8 @@ async def answer_messages(
     if counted is not None:
         await send_problem(send, dialect, counted, request_id=request.request_id)
         return
-    writer = MessagesWriter(dialect, answer(body))
+    variants = frozenset(fault.name for fault in faults) & VARIANTS
+    writer = MessagesWriter(dialect, answer(body), variants)
     if body.get("stream") is not True or first(faults, "json-body") is not None:
         await send_json(send, 200, writer.message())
     else:

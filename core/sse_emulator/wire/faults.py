@@ -50,6 +50,10 @@ CATALOG: dict[str, dict[str, Param]] = {
     "burst": {"frames": (int, 10)},
     "hold-open": {"seconds": (float, 30.0)},
     "data-only": {},
+    "prefilled": {},
+    "usage-late": {},
+    "usage-output-only": {},
+    "usage-twice": {},
 }
 #: Faults answered with an HTTP error status instead of a completion.
 STATUS_FAULTS = (

@@ -19,6 +19,8 @@ from sse_emulator.assistant.anthropic import MessagesAnswer
 from sse_emulator.wire.dialects import Dialect
 from sse_emulator.wire.frames import Frame, FrameKind, dumps
 
+#: Faults that pick a gateway's variant of this wire (the API itself sends none of them).
+VARIANTS = frozenset({"prefilled", "usage-late", "usage-output-only", "usage-twice"})
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 #: The ping's data as the API writes it (with a space, unlike every other frame).
 PING = '{"type": "ping"}'
@@ -74,15 +76,19 @@ def error_object(status: int, message: str, kind: str, request: str | None) -> d
 class MessagesWriter:
     """Builds one Messages response: its frames, or the whole message."""
 
-    def __init__(self, dialect: Dialect, answer: MessagesAnswer) -> None:
+    def __init__(
+        self, dialect: Dialect, answer: MessagesAnswer, variants: frozenset[str] = frozenset()
+    ) -> None:
         """Prepare a writer.
 
         Args:
             dialect: The ``anthropic`` dialect.
             answer: The answer being sent.
+            variants: The gateway variants asked for (:data:`VARIANTS`).
         """
         self.dialect = dialect
         self.answer = answer
+        self.variants = variants
         self.reply = answer.reply
         self.id = short_id(dialect.id_prefix, self.reply.digest)
         self._text_index = 1 if self.reply.reasoning else 0
@@ -92,6 +98,18 @@ class MessagesWriter:
         """The thinking block's signature: opaque base64, derived from what was thought."""
         digest = hashlib.sha512((self.reply.digest + self.reply.reasoning_text).encode()).digest()
         return base64.b64encode(b"\x12" + digest + digest[::-1]).decode("ascii")
+
+    def _thinking_block(self, *, whole: bool) -> dict[str, Any]:
+        """The thinking block: whole, empty (its text follows in deltas), or redacted."""
+        if self.answer.redacted:
+            return {"type": "redacted_thinking", "data": self.signature}
+        if not whole:
+            return {"type": "thinking", "thinking": "", "signature": ""}
+        return {
+            "type": "thinking",
+            "thinking": self.reply.reasoning_text,
+            "signature": self.signature,
+        }
 
     def tool_id(self, call_id: str) -> str:
         """A ``toolu_01...`` id for one of the assistant's calls."""
@@ -117,9 +135,7 @@ class MessagesWriter:
         reply = self.reply
         content: list[dict[str, Any]] = []
         if reply.reasoning:
-            content.append(
-                {"type": "thinking", "thinking": reply.reasoning_text, "signature": self.signature}
-            )
+            content.append(self._thinking_block(whole=True))
         text = reply.refusal_text or reply.text
         if text or not (reply.reasoning or reply.tool_calls):
             content.append({"type": "text", "text": text})
@@ -161,8 +177,14 @@ class MessagesWriter:
         """
         del think_tags
         reply = self.reply
+        done = _event("message_stop", {"type": "message_stop"}, "done")
+        if "prefilled" in self.variants:  # the whole message at once, no block events
+            whole = {"type": "message_start", "message": self.message()}
+            return [_event("message_start", whole, "finish"), done]
         start = self._envelope([], None, None)
         start["usage"] = self.usage(min(1, reply.usage.completion_tokens))
+        if "usage-late" in self.variants:  # the input counts come only in message_delta
+            start["usage"] = {"output_tokens": start["usage"]["output_tokens"]}
         frames = [_event("message_start", {"type": "message_start", "message": start})]
         blocks = self._blocks()
         for index, (block, deltas) in enumerate(blocks):
@@ -172,26 +194,34 @@ class MessagesWriter:
             frames += [_event("content_block_delta", _delta(index, d)) for d in deltas]
             stop = {"type": "content_block_stop", "index": index}
             frames.append(_event("content_block_stop", stop))
+        return [*frames, *self._ending(), done]
+
+    def _ending(self) -> list[Frame]:
+        """``message_delta`` with the cumulative usage; a variant sends only the output
+        count, or a first one with part of it (a client must not add the two up)."""
         a = self.answer
-        usage = self.usage(reply.usage.completion_tokens)
+        usage = self.usage(self.reply.usage.completion_tokens)
         del usage["cache_creation"], usage["service_tier"]  # the API sends the counts only
-        final = {
-            "type": "message_delta",
-            "delta": {"stop_reason": a.stop_reason, "stop_sequence": a.stop_sequence},
-            "usage": usage,
-        }
-        frames.append(_event("message_delta", final, "finish"))
-        frames.append(_event("message_stop", {"type": "message_stop"}, "done"))
+        if "usage-output-only" in self.variants:
+            usage = {"output_tokens": usage["output_tokens"]}
+        delta = {"stop_reason": a.stop_reason, "stop_sequence": a.stop_sequence}
+        final = {"type": "message_delta", "delta": delta, "usage": usage}
+        frames = [_event("message_delta", final, "finish")]
+        if "usage-twice" in self.variants:
+            early = final | {"usage": usage | {"output_tokens": usage["output_tokens"] // 2}}
+            frames.insert(0, _event("message_delta", early))
         return frames
 
     def _blocks(self) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
         """Each content block's start object and its deltas, in order."""
         reply = self.reply
         blocks: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
-        if reply.reasoning:
+        if reply.reasoning and self.answer.redacted:  # all of it in the start, no deltas
+            blocks.append((self._thinking_block(whole=True), []))
+        elif reply.reasoning:
             deltas = [{"type": "thinking_delta", "thinking": p} for p in reply.reasoning]
             deltas.append({"type": "signature_delta", "signature": self.signature})
-            blocks.append(({"type": "thinking", "thinking": "", "signature": ""}, deltas))
+            blocks.append((self._thinking_block(whole=False), deltas))
         pieces = reply.refusal or reply.content
         if pieces or not (reply.reasoning or reply.tool_calls):
             text = [{"type": "text_delta", "text": p} for p in pieces]
