@@ -114,7 +114,8 @@ class _ClientBase:
 
     def __repr__(self) -> str:
         key = "set" if self.config.api_key is not None else "none"
-        return f"{type(self).__name__}(url={self.config.public_url!r}, api_key={key})"
+        name, config = type(self).__name__, self.config
+        return f"{name}(url={config.public_url!r}, protocol={config.protocol!r}, api_key={key})"
 
     def _prepare(
         self, payload: Mapping[str, Any], headers: Mapping[str, str] | None, streaming: bool
@@ -127,7 +128,14 @@ class _ClientBase:
             dict(check_header(k, v, secret=secret) for k, v in headers.items()) if headers else None
         )
         total = config.timeouts.total
-        headers = build_headers(config.api_key, config.default_headers, extra, streaming=streaming)
+        headers = build_headers(
+            config.api_key,
+            config.default_headers,
+            extra,
+            streaming=streaming,
+            auth=config.auth,
+            protocol=config.protocol,
+        )
         if not is_on(REUSE.name):
             # httpx's public API cannot tell a connection holding bytes behind its response
             # from a clean one, so without the reuse fast path none is kept: the server and
@@ -139,6 +147,7 @@ class _ClientBase:
                 include_usage=config.include_usage,
                 extra_body=config.extra_body,
                 streaming=streaming,
+                protocol=config.protocol,
             ),
             headers=headers,
             deadline=None if total is None else time.monotonic() + total,
@@ -154,6 +163,7 @@ class _ClientBase:
             source=self.config.public_url,
             secrets=prepared.secrets,
             accelerator=self.config.accelerator,
+            protocol=self.config.protocol,
         )
 
     def _request(
@@ -260,7 +270,9 @@ class ChatClient(_ClientBase):
         config: A ready :class:`ClientConfig` (or give its settings as keywords instead).
         http_client: An ``httpx.Client`` to use (proxies, mTLS, transports); not closed here.
         **settings: The keywords of :meth:`ClientConfig.build`: ``base_url``, ``api_key``
-            (sent as ``Authorization: Bearer``; never shown), ``path``, ``default_headers``,
+            (never shown), ``protocol`` (``"chat_completions"``, the default, or
+            ``"anthropic"``), ``auth`` (``"bearer"`` or ``"x-api-key"``: how the key is
+            sent; the protocol's own by default), ``path``, ``default_headers``,
             ``timeout`` (seconds, or :class:`Timeouts`), ``max_retries``, ``retry``,
             ``include_usage``, ``extra_body``, ``max_event_bytes``, ``secret_headers``.
 

@@ -32,8 +32,10 @@ from pydantic_core import to_json
 from sse_core.errors import ConfigurationError
 from sse_core.pipeline._accel import check_accelerator
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, check_bound
+from sse_core.pipeline.protocols import check_protocol
 from sse_core.transport.retry import RetryPolicy
 from sse_core.transport.timeouts import Timeouts
+from sse_core.transport.wire import check_auth, default_path
 
 __all__ = ["ClientConfig", "ConfigCache", "Timeouts", "public_url"]
 
@@ -228,10 +230,16 @@ class ClientConfig:
     """Everything a client needs to send a request; checked when built (:meth:`build`).
 
     Attributes:
-        base_url: The gateway URL with its version prefix (``http://host/v1``), no ``/`` end.
-        api_key: Sent as ``Authorization: Bearer``; never shown, logged or recorded.
-        path: Joined onto ``base_url``'s path (``/chat/completions``; SPASS ``/c1/chat``);
-            a query in ``base_url`` is kept after it.
+        base_url: The gateway URL, no ``/`` end: with its version prefix for chat
+            completions (``http://host/v1``); the root or the ``/v1`` URL for Anthropic.
+        api_key: Sent as ``auth`` says; never shown, logged or recorded.
+        path: Joined onto ``base_url``'s path (``/chat/completions``; SPASS ``/c1/chat``;
+            Anthropic ``/v1/messages``, or ``/messages`` after a ``/v1`` base URL); a query
+            in ``base_url`` is kept after it.
+        protocol: ``"chat_completions"`` or ``"anthropic"`` (Anthropic Messages): what the
+            request asks for and how the stream is decoded.
+        auth: How the key is sent: ``"bearer"`` (``Authorization: Bearer <key>``) or
+            ``"x-api-key"`` (``x-api-key: <key>``); the protocol's own by default.
         default_query: Query parameters sent with every request (e.g. Azure's
             ``api-version``), besides any in ``base_url``; never shown.
         default_headers: Sent with every request (e.g. ``SPASS-User-Id``).
@@ -239,7 +247,8 @@ class ClientConfig:
             usual credential headers: masked in messages and never recorded.
         timeouts: See :class:`Timeouts`.
         retry: Retries before the first body byte (see :class:`RetryPolicy`).
-        include_usage: Send ``stream_options.include_usage`` (dropped if the gateway objects).
+        include_usage: Send ``stream_options.include_usage`` (dropped if the gateway objects;
+            chat completions only: Anthropic streams report usage unasked).
         extra_body: Merged into every request body (e.g. ``chat_template_kwargs``).
         max_event_bytes: The bound on one SSE line or event.
         max_connections: The most connections a client opens at once, so the most streams
@@ -254,6 +263,8 @@ class ClientConfig:
     base_url: str
     api_key: SecretStr | None = field(default=None, repr=False)
     path: str = "/chat/completions"
+    protocol: str = "chat_completions"
+    auth: str = "bearer"
     default_query: Mapping[str, str] = field(default_factory=dict, repr=False)
     default_headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     secret_headers: frozenset[str] = frozenset()
@@ -276,7 +287,9 @@ class ClientConfig:
         *,
         base_url: str | None = None,
         api_key: str | SecretStr | None = None,
-        path: str = "/chat/completions",
+        path: str | None = None,
+        protocol: str = "chat_completions",
+        auth: str | None = None,
         default_query: Mapping[str, str] | None = None,
         default_headers: Mapping[str, str] | None = None,
         secret_headers: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
@@ -294,7 +307,9 @@ class ClientConfig:
         """Check the settings and make the configuration.
 
         ``base_url`` and ``api_key`` fall back to ``SSE_BASE_URL`` and ``SSE_API_KEY``;
-        ``timeout`` None means the :class:`Timeouts` defaults.
+        ``timeout`` None means the :class:`Timeouts` defaults; ``path`` None the protocol's
+        (``/chat/completions``; Anthropic ``/v1/messages``, ``/messages`` after ``/v1``);
+        ``auth`` None the protocol's (``"bearer"``; Anthropic ``"x-api-key"``).
 
         Raises:
             ConfigurationError: A setting is missing or cannot work; it names the field.
@@ -318,10 +333,13 @@ class ClientConfig:
         secret = frozenset(name.lower() for name in secret_headers)
         url, key = _check_url(base_url), _check_key(api_key)
         _check_auth(url, key, key_from_env)
+        protocol = check_protocol(protocol)
         return cls(
             base_url=url,
             api_key=key,
-            path=_check_path(path),
+            path=_check_path(default_path(protocol, url) if path is None else path),
+            protocol=protocol,
+            auth=check_auth(auth, protocol),
             default_query=_check_query(default_query),
             default_headers=_check_headers(default_headers, secret),
             secret_headers=secret,
@@ -340,7 +358,7 @@ class ClientConfig:
     def __repr__(self) -> str:
         key = "set" if self.api_key is not None else "none"
         return (
-            f"ClientConfig(url={self.public_url!r}, api_key={key}, "
+            f"ClientConfig(url={self.public_url!r}, protocol={self.protocol!r}, api_key={key}, "
             f"headers={sorted(self.default_headers)}, timeouts={self.timeouts!r}, "
             f"retry={self.retry!r}, include_usage={self.include_usage}, "
             f"max_event_bytes={self.max_event_bytes})"
@@ -406,6 +424,8 @@ class ClientConfig:
             "base_url": self.base_url,
             "api_key": self.api_key.get_secret_value() if self.api_key is not None else None,
             "path": self.path,
+            "protocol": self.protocol,
+            "auth": self.auth,
             "query": sorted(self.default_query.items()),
             "headers": sorted(self.default_headers.items()),
             "secret_headers": sorted(self.secret_headers),

@@ -33,6 +33,7 @@ from sse_core.errors import (
 from sse_core.transport.body import ACCEPT_ENCODING
 from sse_core.transport.config import Timeouts
 from sse_core.transport.retry import NOT_IMPLEMENTED, parse_retry_after
+from sse_core.transport.wire import auth_header, protocol_headers, request_id
 
 __all__ = [
     "build_headers",
@@ -80,14 +81,22 @@ def build_payload(
     include_usage: bool,
     extra_body: Mapping[str, Any] | None,
     streaming: bool = True,
+    protocol: str = "chat_completions",
 ) -> dict[str, Any]:
     """The JSON body: the caller's payload, ``extra_body`` merged, streaming switched on
     (with ``stream_options.include_usage`` when asked), or off (``streaming=False``: the
     gateway answers one whole JSON completion).
 
+    Anthropic Messages: ``stream`` only. Its API refuses fields it does not know, and
+    ``stream_options`` is an OpenAI extension: never added, and dropped from the payload.
+
     Raises:
         ConfigurationError: ``n`` asks for more than one choice (see sse_core._choices).
     """
+    if protocol == "anthropic":
+        body = {**payload, **(extra_body or {}), "stream": streaming}
+        body.pop("stream_options", None)
+        return body
     check_choices(payload, extra_body)
     body = {**payload, **(extra_body or {})}
     body["stream"] = streaming
@@ -108,9 +117,12 @@ def build_headers(
     extra: Mapping[str, str] | None = None,
     *,
     streaming: bool = True,
+    auth: str = "bearer",
+    protocol: str = "chat_completions",
 ) -> dict[str, str]:
-    """Request headers: JSON in, an event stream (or, not streaming, JSON) out, the bearer
-    key, then the caller's."""
+    """Request headers: JSON in, an event stream (or, not streaming, JSON) out, the key
+    (``auth``: ``"bearer"`` or ``"x-api-key"``), the protocol's own (``anthropic-version``),
+    then the caller's, which replace any of these."""
     headers = {
         "content-type": "application/json",
         "accept": "text/event-stream" if streaming else "application/json",
@@ -119,8 +131,9 @@ def build_headers(
         "user-agent": USER_AGENT,
     }
     if api_key is not None and api_key.get_secret_value():
-        headers["authorization"] = f"Bearer {api_key.get_secret_value()}"
-    for source in (default_headers, extra):
+        name, value = auth_header(auth, api_key.get_secret_value())
+        headers[name] = value
+    for source in (protocol_headers(protocol), default_headers, extra):
         for name, value in (source or {}).items():
             headers[name.lower()] = value
     return headers
@@ -221,8 +234,11 @@ def error_from_response(
         if retry_after is not None:
             hint += f" (Retry-After: {retry_after:g} s)"
         head = f"the gateway answered HTTP {status}{where}: {summary}"
+    rid = request_id(headers)
+    # The id a gateway's support asks for (Anthropic's request-id, x-request-id elsewhere).
+    said = f"Request id: {redact(rid, secrets)}" if rid else ""
     return cls(
-        sentences(head, hint),
+        sentences(head, hint, said),
         status_code=status,
         error_message=message,
         type=kind,
