@@ -50,11 +50,11 @@ class Driver:
     def cls(self) -> type[Any]:
         raise NotImplementedError
 
-    def ask(self, model: Any, text: str = "hi") -> str:
-        """One sync call's answer text."""
+    def ask(self, model: Any, text: str = "hi", **kwargs: Any) -> str:
+        """One sync call's answer text (``kwargs``: the call's keyword arguments)."""
         raise NotImplementedError
 
-    async def aask(self, model: Any, text: str = "hi") -> str:
+    async def aask(self, model: Any, text: str = "hi", **kwargs: Any) -> str:
         """One async call's answer text."""
         raise NotImplementedError
 
@@ -179,11 +179,11 @@ class LangChainDriver(Driver):
     def cls(self) -> type[Any]:
         return ChatSSE
 
-    def ask(self, model: Any, text: str = "hi") -> str:
-        return str(model.invoke(text).text)
+    def ask(self, model: Any, text: str = "hi", **kwargs: Any) -> str:
+        return str(model.invoke(text, **kwargs).text)
 
-    async def aask(self, model: Any, text: str = "hi") -> str:
-        return str((await model.ainvoke(text)).text)
+    async def aask(self, model: Any, text: str = "hi", **kwargs: Any) -> str:
+        return str((await model.ainvoke(text, **kwargs)).text)
 
     def stream(self, model: Any, text: str = "hi") -> Iterator[str]:
         for chunk in model.stream(text):
@@ -235,17 +235,21 @@ class LlamaIndexDriver(Driver):
     name = "SSELLM"
     errors = llamaindex_sse
     settings_error = ValidationError
-    renamed: ClassVar[dict[str, str]] = {"http_async_client": "async_http_client"}
+    renamed: ClassVar[dict[str, str]] = {
+        "http_async_client": "async_http_client",
+        "model_kwargs": "additional_kwargs",
+        "stream_usage": "include_usage",
+    }
 
     @property
     def cls(self) -> type[Any]:
         return SSELLM
 
-    def ask(self, model: Any, text: str = "hi") -> str:
-        return str(model.chat(_messages(text)).message.content)
+    def ask(self, model: Any, text: str = "hi", **kwargs: Any) -> str:
+        return str(model.chat(_messages(text), **kwargs).message.content)
 
-    async def aask(self, model: Any, text: str = "hi") -> str:
-        return str((await model.achat(_messages(text))).message.content)
+    async def aask(self, model: Any, text: str = "hi", **kwargs: Any) -> str:
+        return str((await model.achat(_messages(text), **kwargs)).message.content)
 
     def stream(self, model: Any, text: str = "hi") -> Iterator[str]:
         for response in model.stream_chat(_messages(text)):

@@ -1,4 +1,6 @@
-"""ChatSSE as a configured object: construction knobs, secrets, the request it sends."""
+"""ChatSSE as a configured object: construction knobs, secrets, the request it sends.
+(The request both adapters send alike, headers, usage and transport failures:
+tests/adapters/test_request.py.)"""
 
 from __future__ import annotations
 
@@ -6,12 +8,9 @@ import asyncio
 import json
 from typing import Any
 
-import httpx
-import pytest
 from langchain_core.load import dumpd
 from langchain_core.messages import HumanMessage
 
-import sse_core
 from langchain_sse import ChatSSE
 from sse_emulator import Emulator
 from tests.langchain.lc_support import ModelFactory, chunk, sse_body
@@ -92,22 +91,10 @@ def test_request_fields(make_model: ModelFactory, emulator: Emulator) -> None:
     assert sent(emulator)["stop"] == ["X"]
 
 
-def test_unset_and_empty_settings_are_not_sent(
-    make_model: ModelFactory, emulator: Emulator
-) -> None:
+def test_an_empty_stop_list_is_not_sent(make_model: ModelFactory, emulator: Emulator) -> None:
+    """(Unset settings left out, for both adapters: tests/adapters/test_request.py.)"""
     make_model(stop=[]).invoke("hi")
     assert not {"temperature", "max_tokens", "stop", "reasoning_effort"} & set(sent(emulator))
-
-
-def test_headers_key_and_per_call_headers(make_model: ModelFactory, emulator: Emulator) -> None:
-    model = make_model(api_key=KEY, default_headers={"SPASS-User-Id": "u-7", "X-Team": "a"})
-    model.invoke("hi", extra_headers={"X-Trace": "t-1"})
-    record = emulator.last_request
-    assert record is not None
-    assert record.header("authorization") == "Bearer ***1234"  # the emulator masks it
-    assert (record.header("spass-user-id"), record.header("x-team")) == ("u-7", "a")
-    assert record.header("x-trace") == "t-1"
-    assert "extra_headers" not in sent(emulator)
 
 
 def test_disabled_params(make_model: ModelFactory, emulator: Emulator) -> None:
@@ -194,25 +181,9 @@ async def test_coalescing_adds_no_latency(make_model: ModelFactory) -> None:
     assert times[-1] - times[0] > 0.3
 
 
-def test_usage_can_be_switched_off(mock_model: Any) -> None:
-    model, recorder = mock_model(stream_usage=False)
-    model.invoke("x")
-    assert "stream_options" not in recorder.payload()
-
-
 def test_the_whole_request_is_json(mock_model: Any) -> None:
     model, recorder = mock_model(headers={"x-request-id": "r-1"})
     message = model.invoke("x")
     assert recorder.requests[0].headers["content-type"] == "application/json"
     assert message.response_metadata["headers"] == {"x-request-id": "r-1"}
     assert message.id is not None and message.id.startswith("lc_run-")
-
-
-def test_http_transport_errors_are_mapped() -> None:
-    def broken(request: httpx.Request) -> httpx.Response:
-        raise httpx.ConnectError("refused", request=request)
-
-    model = ChatSSE(model="m", base_url="http://h/v1", max_retries=0,
-                    http_client=httpx.Client(transport=httpx.MockTransport(broken)))  # fmt: skip
-    with pytest.raises(sse_core.GatewayConnectionError):
-        model.invoke("x")

@@ -1,7 +1,8 @@
 """SSELLM as a LlamaIndex component: construction, metadata, secrets, requests (MockTransport).
 
 (Settings both adapters check alike, the environment fallbacks, bad settings refused by name
-as the core's ConfigurationError, a key's trailing newline: tests/adapters/test_connection.py.)
+as the core's ConfigurationError, a key's trailing newline: tests/adapters/test_connection.py;
+the request's headers and usage: tests/adapters/test_request.py.)
 """
 
 from __future__ import annotations
@@ -165,12 +166,6 @@ def test_the_request_carries_every_knob() -> None:
         "stream": True,
         "stream_options": {"include_usage": True},
     }
-
-
-def test_include_usage_can_be_switched_off() -> None:
-    seen: list[httpx.Request] = []
-    make(seen, include_usage=False).chat([ChatMessage(role="user", content="hi")])
-    assert "stream_options" not in sent(seen[0])
 
 
 def add(a: int, b: int) -> int:
