@@ -9,11 +9,17 @@ from typing import Any
 
 import httpx
 
-import sse_core
 from sse_emulator import Emulator
 from sse_emulator.pytest_plugin import ReplayFactory
 from sse_emulator.replay.recording import FORMAT
-from tests.emulator.test_anthropic_dialect import HEADERS, PATH, WEATHER, assert_error, body_of
+from tests.emulator.test_anthropic_dialect import (
+    HEADERS,
+    PATH,
+    WEATHER,
+    assert_error,
+    body_of,
+    read,
+)
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real" / "anthropic"
 FAULT = "X-Emulator-Fault"
@@ -86,7 +92,7 @@ def test_a_recorded_messages_stream_replays_byte_for_byte(
     assert first.status_code == 200 and first.content == recorded
     assert first.headers["content-type"] == "text/event-stream; charset=utf-8"
     assert first.headers.get_list("request-id") == [first.headers["request-id"]]  # kept, once
-    completion = sse_core.decode(first.content, protocol="anthropic")
+    completion = read(first.content)
     assert json.loads(completion.tool_calls[0].arguments) == {"city": "Paris"}
     assert completion.reasoning_blocks[0].signature
     assert_error(second, 400, "invalid_request_error", "max_tokens: Input should be")
@@ -107,7 +113,6 @@ def test_a_real_anthropic_capture_replays_and_status_faults_still_apply(
         served = http.post(replay.url + PATH, json=body_of(), headers=HEADERS)
     assert_error(faulted, 529, "overloaded_error", "Overloaded")
     assert served.status_code == 200 and served.content == capture.read_bytes()
-    completion = sse_core.decode(served.content, protocol="anthropic")
-    assert completion == sse_core.decode(capture.read_bytes(), protocol="anthropic")
+    completion = read(served.content)
     assert [bool(b.redacted) for b in completion.reasoning_blocks] == [True, True]
     assert completion.stop_reason == "end_turn" and completion.content.startswith("I notice")
