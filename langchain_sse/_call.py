@@ -121,8 +121,10 @@ class ModelCall(_CallBase):
             with self.stream as stream:
                 for events in stream.batches():
                     for item in self._map_read(events):
-                        if (chunk := self._tell(item)) is not None:
-                            yield chunk
+                        if isinstance(item, GatewayEvent):
+                            self._emit(item)
+                        else:
+                            yield self._tell_token(item)
         except SSEConnectorError as exc:
             raise convert_error(exc) from exc.__cause__
         yield self._tell_token(self._build_final())
@@ -136,12 +138,6 @@ class ModelCall(_CallBase):
             self._manager.on_llm_error(exc, response=self.report_failure())
             raise
         self._manager.on_llm_end(self.report_end())
-
-    def _tell(self, item: Item) -> ChatGenerationChunk | None:
-        if isinstance(item, GatewayEvent):
-            self._emit(item)
-            return None
-        return self._tell_token(item)
 
     def _tell_token(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
         token = self._stamp.token(chunk)  # stamps the chunk: always
@@ -174,8 +170,10 @@ class AsyncModelCall(_CallBase):
             async with self.stream as stream:
                 async for events in stream.batches():
                     for item in self._map_read(events):
-                        if (chunk := await self._tell(item)) is not None:
-                            yield chunk
+                        if isinstance(item, GatewayEvent):
+                            await self._emit(item)
+                        else:
+                            yield await self._tell_token(item)
         except SSEConnectorError as exc:
             raise convert_error(exc) from exc.__cause__
         yield await self._tell_token(self._build_final())
@@ -190,12 +188,6 @@ class AsyncModelCall(_CallBase):
             await self._manager.on_llm_error(exc, response=self.report_failure())
             raise
         await self._manager.on_llm_end(self.report_end())
-
-    async def _tell(self, item: Item) -> ChatGenerationChunk | None:
-        if isinstance(item, GatewayEvent):
-            await self._emit(item)
-            return None
-        return await self._tell_token(item)
 
     async def _tell_token(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
         token = self._stamp.token(chunk)  # stamps the chunk: always

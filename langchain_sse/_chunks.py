@@ -225,6 +225,23 @@ def _make_fast(
     )
 
 
+def _text_fast(content: str, message_id: str | None = None) -> ChatGenerationChunk:
+    """:func:`_make_fast` of a text delta alone (most chunks of a stream): no field to check."""
+    return _assemble(
+        content,
+        {},
+        {},
+        ([], []),
+        [],
+        {"content"} if message_id is None else {"content", "id"},
+        message_id,
+    )
+
+
+def _text_validated(content: str, message_id: str | None = None) -> ChatGenerationChunk:
+    return make_validated(content, message_id=message_id)
+
+
 def _fragment_fast(
     name: str | None,
     args: str,
@@ -381,6 +398,8 @@ CHUNKS = register(
 #: given as keywords, the others left to their defaults, the id as a run's stamp sets it),
 #: built without validation where that is exact and :data:`CHUNKS` is on.
 make_chunk: Callable[..., ChatGenerationChunk] = make_validated
+#: ``make_text_chunk(content, message_id=None)``: ``make_chunk(content, message_id=...)``.
+make_text_chunk: Callable[[str, str | None], ChatGenerationChunk] = _text_validated
 #: ``make_fragment_chunk(name, args, call_id, index, message_id=None)``: the chunk of one
 #: tool-call fragment, ``make_chunk("", tool_call_chunks=[tool_call_chunk(name=..., args=...,
 #: id=..., index=...)], message_id=message_id)``.
@@ -389,8 +408,9 @@ make_fragment_chunk: Callable[..., ChatGenerationChunk] = _fragment_validated
 
 def use(fast: bool) -> None:
     """Build chunks without validation (``fast``) or validated; decided once, at import."""
-    global make_chunk, make_fragment_chunk  # noqa: PLW0603 - chosen at import (tests switch it)
+    global make_chunk, make_text_chunk, make_fragment_chunk  # noqa: PLW0603 - tests switch it
     make_chunk = _make_fast if fast else make_validated
+    make_text_chunk = _text_fast if fast else _text_validated
     make_fragment_chunk = _fragment_fast if fast else _fragment_validated
 
 

@@ -98,7 +98,7 @@ def _wrap(message: AIMessageChunk) -> ChatGenerationChunk:
 
 
 def _make_text(event: TextDelta, message_id: str | None) -> ChatGenerationChunk:
-    return _chunks.make_chunk(event.text, message_id=message_id)
+    return _chunks.make_text_chunk(event.text, message_id)
 
 
 def _make_reasoning(event: ReasoningDelta, message_id: str | None) -> ChatGenerationChunk:
@@ -186,10 +186,15 @@ class ChunkMapper:
         of events, and chunks made all at once would outlive the collector's youngest
         generation together (full collections, pauses, with thousands of streams at once).
         """
+        message_id = self._message_id
         for event in events:
+            if type(event) is TextDelta and self._tagged:  # most events: the short way
+                if event.choice == followed:
+                    yield _chunks.make_text_chunk(event.text, message_id)
+                continue
             make = _PER_EVENT.get(type(event))
             if make is not None and getattr(event, "choice", followed) == followed:
-                item = make(event, self._message_id)
+                item = make(event, message_id)
                 if not self._tagged and type(item) is ChatGenerationChunk:
                     item.message.response_metadata = {"model_provider": PROVIDER}
                     self._tagged = True

@@ -247,7 +247,12 @@ class Stamp:
 
     def token(self, chunk: ChatGenerationChunk) -> Token:
         """Stamp ``chunk``; its token: the stamped content (blocks under v1)."""
-        return self(chunk).content
+        if self.v1:
+            return self(chunk).content
+        message = chunk.message  # __call__ without v1, inline: this runs for every chunk
+        if message.id is None:
+            message.id = self.id
+        return message.content
 
     def whole(self, message: AIMessageChunk) -> ChatGenerationChunk:
         """The generation of the whole answer, with the id and output version of the run."""
