@@ -21,7 +21,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.outputs import ChatGenerationChunk, LLMResult
 
 import langchain_sse
-from langchain_sse import ChatSSE
+from langchain_sse import ChatSSE, _loop
 from langchain_sse._call import AsyncModelCall, ModelCall
 from langchain_sse._loop import UNSTAMPED
 from langchain_sse._run import Stamp
@@ -74,7 +74,7 @@ def _model(*bodies: bytes, status: int = 200, **fields: Any) -> ChatSSE:
 def _open(model: ChatSSE, mode: str, handler: Tokens, emitted: list[GatewayEvent],
           *, quiet: bool = False, stamp: Any = UNSTAMPED) -> Any:  # fmt: skip
     """A call of ``model`` as ChatSSE plans it, telling ``handler`` and ``emitted``."""
-    plan = model._plan_call([HumanMessage("hi")], None, {}, stamp, quiet=quiet)
+    plan = _loop.plan_call(model, [HumanMessage("hi")], None, {}, stamp, quiet=quiet)
     outbound = plan.outbound
     if mode == "sync":
         manager = CallbackManagerForLLMRun(run_id=RUN_ID, handlers=[handler],

@@ -16,7 +16,7 @@ from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 from pydantic import Field
 
-from llamaindex_sse._inbound import ResponseStream
+from llamaindex_sse._inbound import ResponseMapper
 from llamaindex_sse._lazy import Build
 from llamaindex_sse.model import SSELLM
 from sse_core import Accumulator, GatewayEvent, StreamEvent, Timeouts, merge_read
@@ -131,12 +131,12 @@ def collect_events() -> Iterator[EventCollector]:
 
 
 class Feed:
-    """A :class:`ResponseStream` over its own accumulator, fed one read at a time the way the
+    """A :class:`ResponseMapper` over its own accumulator, fed one read at a time the way the
     transport feeds it: the events go into the accumulator first, then the read is mapped."""
 
     def __init__(self, build: Build | None = None) -> None:
         self.answer = Accumulator()
-        self.stream = ResponseStream(self.answer, build)
+        self.stream = ResponseMapper(self.answer, build)
         self.events: tuple[GatewayEvent, ...] = ()
 
     def add(self, batch: list[StreamEvent]) -> ChatResponse | None:

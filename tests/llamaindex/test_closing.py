@@ -1,4 +1,4 @@
-"""The closing layer: closing()/aclosing() close the wrapper and every tracked generator;
+"""The closing layer: close_after()/aclose_after() close the wrapper and every tracked generator;
 the llama-index-core behaviour it leans on, checked loudly; and its fallback."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from llama_index.core.llms import ChatMessage
 
 from llamaindex_sse import SSELLM, model
-from llamaindex_sse._closing import UNTRACKED, aclosing, closing, collecting, track
+from llamaindex_sse._closing import UNTRACKED, aclose_after, close_after, collecting, track
 from sse_emulator import Emulator
 from tests.llamaindex.li_support import (
     API_KEY,
@@ -56,7 +56,7 @@ def test_closing_closes_the_wrapper_then_the_tracked_newest_first() -> None:
     inner = [numbers(log, "first"), numbers(log, "second")]
     for generator in inner:
         next(generator)
-    stream = closing(numbers(log, "wrapper"), list(inner))
+    stream = close_after(numbers(log, "wrapper"), list(inner))
     assert next(stream) == 0
     stream.close()
     assert log == ["wrapper", "second", "first"]
@@ -66,7 +66,7 @@ def test_closing_passes_everything_through_and_closes_at_the_end() -> None:
     log: list[str] = []
     inner = numbers(log, "inner")
     next(inner)
-    assert list(closing(numbers(log, "wrapper"), [inner])) == [0, 1, 2]
+    assert list(close_after(numbers(log, "wrapper"), [inner])) == [0, 1, 2]
     assert log == ["wrapper", "inner"]
 
 
@@ -75,19 +75,19 @@ def test_a_failing_close_still_closes_the_rest_and_raises_the_first() -> None:
     inner = [numbers(log, "a", fail_on_close=True), numbers(log, "b", fail_on_close=True)]
     for generator in inner:
         next(generator)
-    stream = closing(numbers(log, "wrapper"), inner)
+    stream = close_after(numbers(log, "wrapper"), inner)
     next(stream)
     with pytest.raises(RuntimeError, match="b failed"):
         stream.close()
     assert log == ["wrapper", "b", "a"]
 
 
-async def test_aclosing_closes_the_wrapper_then_the_tracked_newest_first() -> None:
+async def test_aclose_after_closes_the_wrapper_then_the_tracked_newest_first() -> None:
     log: list[str] = []
     inner = [anumbers(log, "first"), anumbers(log, "second")]
     for generator in inner:
         await anext(generator)
-    stream = aclosing(anumbers(log, "wrapper"), list(inner))
+    stream = aclose_after(anumbers(log, "wrapper"), list(inner))
     assert await anext(stream) == 0
     await stream.aclose()
     assert log == ["wrapper", "second", "first"]
@@ -98,7 +98,7 @@ async def test_a_failing_aclose_still_closes_the_rest_and_raises_the_first() -> 
     inner = [anumbers(log, "a", fail_on_close=True), anumbers(log, "b", fail_on_close=True)]
     for generator in inner:
         await anext(generator)
-    stream = aclosing(anumbers(log, "wrapper"), inner)
+    stream = aclose_after(anumbers(log, "wrapper"), inner)
     await anext(stream)
     with pytest.raises(RuntimeError, match="b failed"):
         await stream.aclose()
@@ -120,7 +120,7 @@ async def test_a_generator_another_closer_is_closing_is_left_to_it() -> None:
     await anext(inner)
     closer = asyncio.create_task(inner.aclose())  # as the loop's shutdown_asyncgens() does
     await asyncio.sleep(0)  # it is inside its finally now: "already running"
-    stream = aclosing(anumbers(log, "wrapper"), [inner])
+    stream = aclose_after(anumbers(log, "wrapper"), [inner])
     await anext(stream)
     await stream.aclose()  # leaves the inner one to its closer, without an error
     release.set()

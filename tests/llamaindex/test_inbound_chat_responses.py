@@ -1,4 +1,4 @@
-"""Core values to ChatResponses (pure): the per-chunk contract of ResponseStream, over the
+"""Core values to ChatResponses (pure): the per-chunk contract of ResponseMapper, over the
 core's accumulator, with lazy and with plain messages; and a whole Completion (chat)."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ USAGE = Usage(
 
 @pytest.fixture(params=[True, False], ids=["lazy", "plain"])
 def stream(request: pytest.FixtureRequest) -> Feed:
-    """A fed ResponseStream; every contract holds with lazy messages and with the fallback."""
+    """A fed ResponseMapper; every contract holds with lazy messages and with the fallback."""
     return Feed(Build(lazy=request.param))
 
 
