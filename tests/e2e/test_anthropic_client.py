@@ -25,7 +25,9 @@ from sse_core import (
     StreamError,
     TextDelta,
     decode,
+    fast_paths,
 )
+from sse_core.transport.keepalive import REUSE
 from tests.anthropic_http import (
     CAPTURES,
     KEY,
@@ -58,12 +60,17 @@ def failure(mode: str, base_url: str) -> StreamError:
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("framing", ["chunked", "until close"])
+@pytest.mark.parametrize("reuse", [True, False], ids=["reuse", "no-reuse"])
 def test_message_stop_ends_the_stream_while_the_gateway_keeps_the_socket_open(
-    mode: str, framing: str
+    mode: str, framing: str, reuse: bool
 ) -> None:
+    """On both paths of the fast path transport.reuse (off: httpx's public API only)."""
     body = text_stream("still ", "open")
     head, data = (CHUNKED, chunk(body)) if framing == "chunked" else (UNTIL_CLOSE, body)
-    with serving(lambda n, r: hold_open(head, data, HOLD)) as served:
+    with (
+        fast_paths.forced(REUSE.name, reuse),
+        serving(lambda n, r: hold_open(head, data, HOLD)) as served,
+    ):
         began = time.monotonic()
         completion = call(mode, base_url=served.url)
         took = time.monotonic() - began

@@ -27,6 +27,8 @@ from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, as_bytes
 __all__ = ["StreamSession", "decode"]
 
 _PREVIEW = 120
+#: What a protocol's endpoint is called, for messages.
+_API = {"chat_completions": "chat completions", "anthropic": "Messages API (/v1/messages)"}
 #: Content types that are never an event stream (besides anything HTML or XML).
 _NOT_A_STREAM = ("image/", "audio/", "video/", "application/pdf", "application/zip", "font/")
 
@@ -274,7 +276,7 @@ class StreamSession:
         )
         error = UnexpectedResponseError(
             f"expected an event stream from {self._source}, got {what}: check base_url and "
-            "path (do they point at the gateway's chat completions?)",
+            f"path (do they point at the gateway's {_API.get(self._protocol, self._protocol)}?)",
             status_code=status,
             error_message=what,
             headers=dict(self.answer.headers),

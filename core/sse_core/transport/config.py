@@ -133,8 +133,8 @@ def _check_auth(base_url: str, api_key: SecretStr | None, from_env: bool) -> Non
         where = "api_key (from SSE_API_KEY)" if from_env else "api_key"
         raise ConfigurationError(
             f"base_url holds user info (user:password@) and {where} is set: the user info "
-            "would be sent as Basic auth in place of the Bearer key; give one of them (the "
-            "values are not shown)"
+            "would be sent as Basic auth, in place of a Bearer key or beside an x-api-key; "
+            "give one of them (the values are not shown)"
         )
 
 

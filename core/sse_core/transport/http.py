@@ -177,7 +177,8 @@ _HINTS: dict[type[GatewayHTTPError], str] = {
 
 _NOT_IMPLEMENTED = (
     "the server does not implement this request (501 Not Implemented), so it is not "
-    "retried: check base_url and path, or whether the server offers chat completions"
+    "retried: check base_url and path, or whether the server offers the protocol asked for "
+    "(chat completions, or Anthropic Messages)"
 )
 
 

@@ -26,6 +26,7 @@ from sse_core import (
     GatewayHTTPError,
     RateLimitError,
     ServerError,
+    UnexpectedResponseError,
     recording_client,
 )
 from sse_core.transport.wire import ANTHROPIC_VERSION
@@ -34,6 +35,7 @@ from tests.anthropic_http import (
     PAYLOAD,
     call,
     error_body,
+    head_of,
     headers_of,
     json_of,
     message,
@@ -392,3 +394,13 @@ def test_a_recording_keeps_no_key_and_no_x_api_key_header(tmp_path: Path, auth: 
     meta = json.loads(written[0].read_text())
     sent = {name.lower() for name in meta["request"]["headers"]}
     assert "anthropic-version" in sent and not sent & {"x-api-key", "authorization"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_web_page_where_messages_were_expected_names_the_messages_api(mode: str) -> None:
+    page = b"<html><title>Sign in</title></html>"
+    answer = head_of("200 OK", "content-type: text/html", f"content-length: {len(page)}") + page
+    with serving(lambda n, r: answer) as served, pytest.raises(UnexpectedResponseError) as caught:
+        call(mode, base_url=served.url)
+    assert "Messages API (/v1/messages)" in str(caught.value)
+    assert "Sign in" in caught.value.error_message
