@@ -9,6 +9,7 @@ captures decode through the transport as ``sse_core.decode`` decodes them."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import time
 from collections.abc import Callable
@@ -34,9 +35,12 @@ from tests.anthropic_http import (
     PAYLOAD,
     call,
     chunk,
+    error_body,
     frames,
     head_of,
     hold_open,
+    json_of,
+    message,
     start,
     stream_answer,
     text_stream,
@@ -272,3 +276,24 @@ def test_a_cut_tool_input_is_a_flagged_call_not_repaired_arguments(mode: str) ->
     [tool] = completion.tool_calls
     assert (completion.finish_reason, tool.arguments) == ("length", '{"city": "Os')
     assert tool.arguments_error is not None
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_whole_message_answered_where_a_stream_was_asked_is_decoded(mode: str) -> None:
+    answer = json_of("200 OK", json.dumps(message("as JSON")).encode())
+    with serving(lambda n, r: answer) as served:
+        completion = call(mode, base_url=served.url)
+    assert (completion.content, completion.stop_reason) == ("as JSON", "tool_use")
+    assert [tool.name for tool in completion.tool_calls] == ["get_weather"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("streaming", [True, False])
+def test_an_error_object_in_a_200_json_body_is_a_gateway_stream_error(
+    mode: str, streaming: bool
+) -> None:
+    answer = json_of("200 OK", error_body("overloaded_error", "Overloaded"))
+    with serving(lambda n, r: answer) as served, pytest.raises(GatewayStreamError) as caught:
+        call(mode, base_url=served.url, streaming=streaming)
+    assert caught.value.type == "overloaded_error" and "Overloaded" in str(caught.value)
+    assert len(served.requests) == 1
