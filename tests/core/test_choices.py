@@ -8,7 +8,6 @@ import asyncio
 from typing import Any
 
 import pytest
-from core_frames import delta, sse
 
 from sse_core import (
     AsyncChatClient,
@@ -21,6 +20,7 @@ from sse_core import (
 from sse_core._choices import check_choices, refuse_choices
 from sse_core.transport.http import build_payload
 from sse_emulator import Emulator
+from tests.core.core_frames import delta, sse
 
 PAYLOAD = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 

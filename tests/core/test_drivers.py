@@ -18,7 +18,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from core_frames import delta, sse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +38,7 @@ from sse_core import (
 )
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 from sse_emulator.pytest_plugin import ReplayFactory
+from tests.core.core_frames import delta, sse
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fuzz.py"
 Verdict = tuple[str, Completion | None]

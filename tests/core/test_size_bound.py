@@ -17,11 +17,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from core_frames import chop, outcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
+from tests.core.core_frames import chop, outcome
 
 SMALL = 256
 _CONTENT = b'data: {"choices":[{"delta":{"content":"'

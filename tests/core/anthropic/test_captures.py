@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from messages_wire import outcome
-
 from sse_core import Completion, ReasoningBlock, ToolCall
+from tests.core.anthropic.messages_wire import outcome
 
 FOLDER = Path(__file__).resolve().parents[2] / "fixtures" / "real" / "anthropic"
 

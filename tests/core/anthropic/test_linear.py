@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from messages_wire import (
+
+import sse_core
+from tests.core.anthropic.messages_wire import (
     STOP,
     block,
     frame,
@@ -20,8 +22,6 @@ from messages_wire import (
     text,
     thinking,
 )
-
-import sse_core
 
 
 def _decode(*parts: bytes) -> sse_core.Completion:

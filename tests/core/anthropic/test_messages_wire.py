@@ -7,7 +7,13 @@ hand, decoded with ``sse_core.decode(body, protocol="anthropic")``.
 from __future__ import annotations
 
 import pytest
-from messages_wire import (
+
+from sse_core import (
+    Completion,
+    ReasoningBlock,
+    ToolCall,
+)
+from tests.core.anthropic.messages_wire import (
     PING,
     STOP,
     block,
@@ -22,12 +28,6 @@ from messages_wire import (
     stop_block,
     text,
     thinking,
-)
-
-from sse_core import (
-    Completion,
-    ReasoningBlock,
-    ToolCall,
 )
 
 SIGNATURE = "EqQBCkgIARABGAIiQL+/=="  # base64, with the characters a careless copy would alter

@@ -7,19 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from messages_wire import (
-    PING,
-    STOP,
-    block,
-    body,
-    frame,
-    message_delta,
-    signature,
-    start,
-    text,
-    thinking,
-)
-from test_messages_wire import THINKING, TOOL
 
 from sse_core import (
     ConfigurationError,
@@ -38,6 +25,19 @@ from sse_core import (
     UsageUpdate,
     decode,
 )
+from tests.core.anthropic.messages_wire import (
+    PING,
+    STOP,
+    block,
+    body,
+    frame,
+    message_delta,
+    signature,
+    start,
+    text,
+    thinking,
+)
+from tests.core.anthropic.test_messages_wire import THINKING, TOOL
 
 CHAT = b'data: {"choices":[{"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
 

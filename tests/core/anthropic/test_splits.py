@@ -12,9 +12,6 @@ from collections.abc import Iterable
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from messages_wire import Outcome, chop, outcome
-from test_captures import CAPTURES
-from test_messages_wire import BODIES
 
 from sse_core import (
     Accumulator,
@@ -23,6 +20,9 @@ from sse_core import (
     StreamError,
     StreamSession,
 )
+from tests.core.anthropic.messages_wire import Outcome, chop, outcome
+from tests.core.anthropic.test_captures import CAPTURES
+from tests.core.anthropic.test_messages_wire import BODIES
 
 ALL = {**BODIES, **{f"capture:{name}": data for name, data in CAPTURES.items()}}
 

@@ -4,7 +4,6 @@ rule, and the O(1) views the adapters read (followed, usage, metadata, marks, sn
 from __future__ import annotations
 
 import pytest
-from core_frames import delta, sse
 
 from sse_core import (
     Accumulator,
@@ -26,6 +25,7 @@ from sse_core import (
     UsageUpdate,
     decode,
 )
+from tests.core.core_frames import delta, sse
 
 # --- moved from the decoder suite: usage and the end-of-stream rule -----------------------------
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from core_frames import delta, sse, tool
 
 from sse_core import (
     ChunkDecoder,
@@ -29,6 +28,7 @@ from sse_core import (
     UsageUpdate,
     decode,
 )
+from tests.core.core_frames import delta, sse, tool
 
 # --- text, reasoning, think tags -------------------------------------------------------------
 

@@ -4,7 +4,6 @@ decoder together; ``[DONE]`` ends it; a protocol error keeps the events decoded 
 from __future__ import annotations
 
 import pytest
-from core_frames import delta, sse
 
 from sse_core import (
     Done,
@@ -15,6 +14,7 @@ from sse_core import (
     TextDelta,
     decode,
 )
+from tests.core.core_frames import delta, sse
 
 FRAME = b'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n'
 

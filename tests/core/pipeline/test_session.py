@@ -8,7 +8,6 @@ import ast
 from pathlib import Path
 
 import pytest
-from core_frames import delta, sse
 
 import sse_core.pipeline
 from sse_core import (
@@ -24,6 +23,7 @@ from sse_core import (
     UnexpectedResponseError,
     decode,
 )
+from tests.core.core_frames import delta, sse
 
 SECRET = "sk-session-canary-9f8e7d"
 SSE = {"content-type": "text/event-stream"}
