@@ -182,11 +182,17 @@ def test_the_request_id_of_a_good_stream_is_on_the_completion(mode: str) -> None
     assert completion.headers["request-id"] == "req_good"
 
 
+@pytest.mark.parametrize("reuse", [True, False], ids=["reuse", "faithful"])
 @pytest.mark.parametrize("mode", MODES)
-def test_a_connection_is_reused_after_message_stop_when_the_body_ended(mode: str) -> None:
-    with serving(lambda n, r: stream_answer(text_stream(f"answer {n}"))) as served:
+def test_a_connection_is_reused_after_message_stop_when_the_body_ended(
+    mode: str, reuse: bool
+) -> None:
+    """Where the reuse fast path is on; the faithful transport asks for a new connection
+    every time (``connection: close``)."""
+    answer = lambda n, r: stream_answer(text_stream(f"answer {n}"))  # noqa: E731
+    with fast_paths.forced(REUSE.name, reuse), serving(answer) as served:
         assert two_answers(mode, served.url) == ["answer 0", "answer 1"]
-    assert served.connections == 1
+    assert served.connections == (1 if reuse else 2)
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from sse_emulator.assistant.anthropic import MessagesAnswer
+from sse_emulator.assistant.reply import Reply
 from sse_emulator.wire.dialects import Dialect
 from sse_emulator.wire.frames import Frame, FrameKind, dumps
 
@@ -89,8 +90,8 @@ class MessagesWriter:
         self.dialect = dialect
         self.answer = answer
         self.variants = variants
-        self.reply = answer.reply
-        self.id = short_id(dialect.id_prefix, self.reply.digest)
+        self.reply: Reply = answer.reply
+        self.id: str = short_id(dialect.id_prefix, self.reply.digest)
         self._text_index = 1 if self.reply.reasoning else 0
 
     @property
