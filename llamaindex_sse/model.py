@@ -237,7 +237,7 @@ class SSELLM(FunctionCallingLLM):
             "temperature": self.temperature,
             "reasoning_effort": self.reasoning_effort,
             "max_tokens": self.max_tokens,
-            "stop": self.stop,
+            "stop": self.stop or None,  # an empty list is no setting
             **self.additional_kwargs,
         }
         return build_request(

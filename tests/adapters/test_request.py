@@ -57,10 +57,15 @@ def test_the_request_carries_the_settings_and_the_call_arguments(
 
 
 def test_unset_settings_are_not_sent(driver: Driver, on_emulator: Any, emulator: Emulator) -> None:
-    """(An empty ``stop`` list: ChatSSE leaves it out, tests/langchain/test_chatsse_model.py;
-    SSELLM sends ``"stop": []``.)"""
     driver.ask(on_emulator())
     assert not {"temperature", "max_tokens", "stop", "reasoning_effort"} & set(_sent(emulator))
+
+
+def test_an_empty_stop_list_is_not_sent(
+    driver: Driver, on_emulator: Any, emulator: Emulator
+) -> None:
+    driver.ask(on_emulator(stop=[]))
+    assert "stop" not in _sent(emulator)
 
 
 def test_usage_can_be_switched_off(driver: Driver, on_emulator: Any, emulator: Emulator) -> None:

@@ -91,12 +91,6 @@ def test_request_fields(make_model: ModelFactory, emulator: Emulator) -> None:
     assert sent(emulator)["stop"] == ["X"]
 
 
-def test_an_empty_stop_list_is_not_sent(make_model: ModelFactory, emulator: Emulator) -> None:
-    """(Unset settings left out, for both adapters: tests/adapters/test_request.py.)"""
-    make_model(stop=[]).invoke("hi")
-    assert not {"temperature", "max_tokens", "stop", "reasoning_effort"} & set(sent(emulator))
-
-
 def test_disabled_params(make_model: ModelFactory, emulator: Emulator) -> None:
     def f(x: int) -> int:
         """F."""
