@@ -25,10 +25,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.utils import secret_from_env
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from sse_core import ClientPool
-from sse_core._names import refuse_unknown
+from sse_core._names import refuse_unknown, validation_summary
 from sse_core.transport.config import ConfigCache, public_url
 
 if TYPE_CHECKING:
@@ -43,15 +43,6 @@ __all__ = [
     "share_clients",
     "validation_summary",
 ]
-
-
-def validation_summary(owner: str, error: ValidationError) -> str:
-    """A pydantic error as one line per field, without the input (it may be a secret)."""
-    parts = [
-        f"{'.'.join(str(p) for p in item['loc']) or 'settings'}: {item['msg']}"
-        for item in error.errors(include_input=False, include_url=False)
-    ]
-    return f"{owner} settings rejected: " + "; ".join(parts)
 
 
 #: ChatOpenAI's names for settings ChatSSE names otherwise.

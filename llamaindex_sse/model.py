@@ -36,6 +36,7 @@ from llama_index.core.bridge.pydantic import (
     Field,
     PrivateAttr,
     SecretStr,
+    ValidationError,
     field_serializer,
     model_validator,
 )
@@ -63,8 +64,16 @@ from llamaindex_sse._tools import (
     select_tool_calls,
     streaming_program,
 )
-from sse_core import AsyncChatClient, ChatClient, ClientConfig, ClientPool, Timeouts
+from sse_core import (
+    AsyncChatClient,
+    ChatClient,
+    ClientConfig,
+    ClientPool,
+    ConfigurationError,
+    Timeouts,
+)
 from sse_core._choices import refuse_choices
+from sse_core._names import validation_summary
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 
 if TYPE_CHECKING:
@@ -192,8 +201,13 @@ class SSELLM(FunctionCallingLLM):
         **data: Any,
     ) -> None:
         # Checked before pydantic sees the data, so a bad setting raises the core's
-        # ConfigurationError itself rather than a ValidationError wrapping it.
-        super().__init__(**_checked(data, type(self).model_fields))
+        # ConfigurationError itself rather than a ValidationError wrapping it; a value of the
+        # wrong type for any other field is pydantic's error, said as the same one kind.
+        checked = _checked(data, type(self).model_fields)
+        try:
+            super().__init__(**checked)
+        except ValidationError as exc:
+            raise ConfigurationError(validation_summary(type(self).__name__, exc)) from None
         self._pool = ClientPool(http_client, async_http_client)
 
     @model_validator(mode="before")

@@ -1,4 +1,5 @@
-"""Unknown constructor arguments refused by name, for the adapters' models.
+"""Unknown constructor arguments refused by name, and pydantic's errors said as the core's,
+for the adapters' models.
 
 Pydantic models ignore keywords they do not know, so ``SSELLM(api_bse=...)`` or
 ``ChatSSE(top_p=0.9)`` would be dropped without a word and the request sent without them.
@@ -12,9 +13,21 @@ from __future__ import annotations
 import difflib
 from collections.abc import Collection, Iterable, Mapping
 
+from pydantic import ValidationError
+
 from .errors import ConfigurationError
 
-__all__ = ["refuse_unknown"]
+__all__ = ["refuse_unknown", "validation_summary"]
+
+
+def validation_summary(owner: str, error: ValidationError) -> str:
+    """A pydantic error as one line per field, without the input (it may be a secret): the
+    message of the ``ConfigurationError`` an adapter raises in its place."""
+    parts = [
+        f"{'.'.join(str(p) for p in item['loc']) or 'settings'}: {item['msg']}"
+        for item in error.errors(include_input=False, include_url=False)
+    ]
+    return f"{owner} settings rejected: " + "; ".join(parts)
 
 
 def refuse_unknown(

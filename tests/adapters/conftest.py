@@ -20,13 +20,12 @@ from langchain_core import exceptions as lc
 from langchain_core.callbacks import BaseCallbackHandler
 from llama_index.core.llms import ChatMessage
 from llama_index.core.tools import FunctionTool
-from pydantic import ValidationError
 
 import langchain_sse
 import llamaindex_sse
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM, SSEGatewayEvent
-from sse_core import ChatClient, ClientConfig, ConfigurationError
+from sse_core import ChatClient, ClientConfig
 from sse_emulator import Emulator
 from tests.llamaindex.li_support import collect_events
 
@@ -142,7 +141,6 @@ class Driver:
 
     errors: ClassVar[Any]
     #: What the constructor raises for a setting of the wrong type.
-    settings_error: ClassVar[type[Exception]]
 
 
 class _CustomEvents(BaseCallbackHandler):
@@ -163,7 +161,6 @@ class _CustomEvents(BaseCallbackHandler):
 class LangChainDriver(Driver):
     name = "ChatSSE"
     errors = langchain_sse
-    settings_error = ConfigurationError  # pydantic's error recast, one kind for every setting
     framework_errors: ClassVar[dict[str, type[BaseException]]] = {
         "RateLimitError": lc.ModelRateLimitError,
         "ServerError": lc.ModelAPIError,
@@ -234,7 +231,6 @@ def _messages(text: str) -> list[ChatMessage]:
 class LlamaIndexDriver(Driver):
     name = "SSELLM"
     errors = llamaindex_sse
-    settings_error = ValidationError
     renamed: ClassVar[dict[str, str]] = {
         "http_async_client": "async_http_client",
         "model_kwargs": "additional_kwargs",
