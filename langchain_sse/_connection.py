@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.utils import secret_from_env
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 
 from sse_core import ClientPool
 from sse_core._names import refuse_unknown, validation_summary
@@ -119,6 +119,6 @@ def fresh_private() -> dict[str, Any]:
     return {"_pool": ClientPool(), "_configs": ConfigCache()}
 
 
-def key_from_env() -> Any:
+def key_from_env() -> SecretStr | None:
     """The key an unpickled model reads again: ``SSE_API_KEY``, or None."""
     return secret_from_env("SSE_API_KEY", default=None)()
