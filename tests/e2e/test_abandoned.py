@@ -18,6 +18,7 @@ import asyncio
 import gc
 import logging
 import sys
+import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
@@ -166,6 +167,40 @@ def test_a_stream_in_a_reference_cycle_is_closed_by_the_collector_without_deadlo
         run_rounds(emulator, 50, abandon_in_a_cycle)
     finally:
         gc.set_threshold(*previous)
+
+
+def collect_holding(lock: Any, collected: threading.Event) -> None:
+    with lock:
+        gc.collect()
+    collected.set()
+
+
+@pytest.mark.timeout(60)
+def test_a_collection_run_while_httpcore_holds_its_pool_lock_closes_a_cycle_without_deadlock(
+    emulator: Emulator, leftovers: Leftovers
+) -> None:
+    # The race the test above leaves to chance, made certain: the collection runs inside
+    # httpcore's pool lock (a plain lock, not reentrant). A sync stream's body generators,
+    # finalized there, would close httpcore's pool stream, which takes that lock: the
+    # collecting thread would wait for itself for ever. (The lock is httpcore's private
+    # name; only this test reaches for it, to hold it.)
+    client = ChatClient(base_url=emulator.base_url())
+    try:
+        for round_ in range(3):
+            abandon_in_a_cycle(client)
+            pool = client._http._transport._pool  # type: ignore[attr-defined]
+            collected = threading.Event()
+            threading.Thread(
+                target=collect_holding,
+                args=(pool._optional_thread_lock, collected),
+                name="collect-in-the-lock",
+                daemon=True,
+            ).start()
+            assert collected.wait(10), "the collection deadlocked on httpcore's pool lock"
+            seen_leaving(emulator, 2 * round_, time.monotonic())
+            assert client.complete(BODY).content == ANSWER
+    finally:
+        client.close()
 
 
 @pytest.mark.timeout(240)

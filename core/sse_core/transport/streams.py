@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import httpx
 
@@ -166,6 +166,7 @@ def _run(
     client: ChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
 ) -> Batches:
     response, body = _start_sync(client, prepared, session, outcome)
+    _Closer.reading[id(response)] = (response, body)
     try:
         for piece in body:
             if batch := session.step(piece, time.monotonic() if session.timed else None):
@@ -179,7 +180,8 @@ def _run(
         _raise_body_error(exc, outcome, session, client.config, prepared)
     finally:
         _disarm(outcome)
-        _close(response, body if outcome.completion is not None else None)
+        _Closer.reading.pop(id(response), None)
+        _close(response, body, ended_well=outcome.completion is not None)
 
 
 async def _arun(
@@ -393,11 +395,21 @@ class AsyncChatStream(_StreamBase):
 
 
 class _Closer:
-    """Closes responses abandoned inside a garbage collection, on a thread of its own."""
+    """Closes responses abandoned inside a garbage collection, on a thread of its own.
+
+    A sync stream's body is a chain of generators down to httpcore's pool stream, whose
+    own close takes the pool's lock when it is finalized. Were the chain part of the garbage
+    a collection finds, the collector would finalize it there, inside httpcore perhaps,
+    with the lock held: a deadlock. So :attr:`reading` holds each sync response with its
+    body while its read loop runs, which keeps them out of any garbage, and a loop
+    finalized by the collector hands both to this thread, where they are closed and
+    released.
+    """
 
     collecting = False  # a collection is running (set by the gc callback)
     started = False
-    pending: queue.SimpleQueue[httpx.Response] = queue.SimpleQueue()
+    pending: queue.SimpleQueue[tuple[httpx.Response, Any]] = queue.SimpleQueue()
+    reading: ClassVar[dict[int, tuple[httpx.Response, Iterator[bytes]]]] = {}
 
     @classmethod
     def on_gc(cls, phase: str, info: dict[str, Any]) -> None:
@@ -413,29 +425,34 @@ class _Closer:
     @classmethod
     def run(cls) -> None:
         while True:
-            _close_abandoned(cls.pending.get())
+            _close_abandoned(*cls.pending.get())
 
 
-def _close_abandoned(response: httpx.Response) -> None:
-    """Close a response abandoned in a collection. (A function of its own: a local of the
-    closer's loop would keep the last one, its connection and its pool, alive until the
-    next, and so its socket open.)"""
+def _close_abandoned(response: httpx.Response, body: Any) -> None:
+    """Close a response abandoned in a collection, and its body's generators (if here).
+    (A function of its own: a local of the closer's loop would keep the last one, its
+    connection and its pool, alive until the next, and so its socket open.)"""
     with contextlib.suppress(Exception):  # nobody to report to: it was abandoned
         response.close()
+    with contextlib.suppress(Exception):
+        close = getattr(body, "close", None)
+        if close is not None:
+            close()
 
 
 gc.callbacks.append(_Closer.on_gc)
 
 
-def _close(response: httpx.Response, body: Iterator[bytes] | None = None) -> None:
-    """Close ``response`` (after reading the end of ``body``, an answer that ended well, if it
-    is here: :mod:`.keepalive`); inside a garbage collection, on the closer thread instead."""
-    reuse = body is not None and is_on(REUSE.name)
+def _close(response: httpx.Response, body: Iterator[bytes], *, ended_well: bool) -> None:
+    """Close ``response`` (after reading the end of ``body``, for an answer that ended well:
+    :mod:`.keepalive`); inside a garbage collection, on the closer thread instead, with the
+    body (see :class:`_Closer`)."""
+    reuse = ended_well and is_on(REUSE.name)
     if not reuse:
         _hang_up(response)
     if _Closer.collecting:
-        _Closer.pending.put(response)
+        _Closer.pending.put((response, body))
         return
-    if reuse and body is not None:
+    if reuse:
         finish_body(response, body)
     response.close()

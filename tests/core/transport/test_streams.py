@@ -235,28 +235,32 @@ def test_async_until_done() -> None:
 
 
 def test_the_closer_keeps_no_response_it_closed() -> None:
-    """A response abandoned inside a collection is closed on the closer thread, which must
-    then let it go: the last one it held kept its connection, pool and socket alive (the
-    soak found one socket open after every client was closed)."""
+    """A response abandoned inside a collection is closed on the closer thread with its
+    body, which it must then let go: the last one it held kept its connection, pool and
+    socket alive (the soak found one socket open after every client was closed)."""
     from sse_core.transport.streams import _Closer
 
-    closed = []
+    closed: list[str] = []
 
     class Response:
         def close(self) -> None:
-            closed.append(True)
+            closed.append("response")
+
+    class Body:
+        def close(self) -> None:
+            closed.append("body")
 
     _Closer.start()
-    response = Response()
-    gone = weakref.ref(response)
-    _Closer.pending.put(response)  # type: ignore[arg-type]
-    del response
+    response, body = Response(), Body()
+    gone = [weakref.ref(response), weakref.ref(body)]
+    _Closer.pending.put((response, body))  # type: ignore[arg-type]
+    del response, body
     deadline = time.monotonic() + 5
-    while not closed and time.monotonic() < deadline:
+    while len(closed) < 2 and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert closed
+    assert closed == ["response", "body"]
     deadline = time.monotonic() + 5
-    while gone() is not None and time.monotonic() < deadline:
+    while any(ref() is not None for ref in gone) and time.monotonic() < deadline:
         gc.collect()
         time.sleep(0.01)
-    assert gone() is None
+    assert all(ref() is None for ref in gone)
