@@ -19,12 +19,24 @@ way (issue #22), so the rules here are the Messages API's own:
 Tools become ``{"name", "description", "input_schema"}`` and ``tool_choice`` Anthropic's
 ``auto`` / ``any`` / ``none`` / ``{"type": "tool", "name": ...}``, with
 ``disable_parallel_tool_use`` for ``parallel_tool_calls=False``.
+
+Reasoning goes back as the model sent it: ChatSSE keeps a signed answer's blocks in
+``additional_kwargs["reasoning_blocks"]`` (Anthropic's own ``thinking`` /
+``redacted_thinking`` dicts); ChatAnthropic's messages hold them in ``content`` (with a
+stream's ``index``, which is dropped); v1 content holds ``reasoning`` blocks with the
+signature in ``extras`` and redacted ones as ``non_standard``. Unsigned reasoning is not
+sent: the API would refuse it.
+
+:func:`anthropic_outbound` builds a call's whole request from these: ``max_tokens`` (a
+default: the protocol requires it), ``system``, ``messages``, ``stop_sequences``,
+``temperature``, ``thinking``, then ``model_kwargs`` (``top_k``, ``top_p``, ``metadata``),
+the call's kwargs, tools and choice in either shape, ``disabled_params``, ``extra_body``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import (
     AIMessage,
@@ -36,11 +48,28 @@ from langchain_core.messages import (
 )
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-__all__ = ["anthropic_tool_choice", "convert_anthropic_messages", "format_anthropic_tools"]
+from langchain_sse._outbound import Outbound, check_query, drop_disabled, pop_call_options
+
+if TYPE_CHECKING:
+    from langchain_sse.model import ChatSSE
+
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "anthropic_outbound",
+    "anthropic_tool_choice",
+    "convert_anthropic_messages",
+    "format_anthropic_tools",
+]
 
 Block = dict[str, Any]
+#: ``max_tokens`` when the model sets none (the protocol requires one; ChatAnthropic's).
+DEFAULT_MAX_TOKENS = 1024
 #: Blocks a model produced that never go back as content (tool calls go as ``tool_use``).
-_NOT_SENT = frozenset({"tool_call", "tool_call_chunk", "invalid_tool_call", "reasoning"})
+_NOT_SENT = frozenset(
+    {"tool_call", "tool_call_chunk", "invalid_tool_call", "server_tool_call_chunk", "refusal"}
+)
+#: Reasoning blocks (in any of their shapes), sent back only from where they are kept whole.
+_REASONING = frozenset({"reasoning", "thinking", "redacted_thinking"})
 
 
 def _image(block: Mapping[str, Any]) -> Block | None:
@@ -69,6 +98,36 @@ def _image_from_url(url: str) -> Block:
     return {"type": "image", "source": {"type": "url", "url": url}}
 
 
+def _document(block: Mapping[str, Any]) -> Block | None:
+    """A ``document`` block (PDF or text) from LangChain's file blocks (v0, v1) or OpenAI's
+    ``file`` part; None if ``block`` is none of those."""
+    kind = block.get("type")
+    if kind == "text-plain" and "text" in block:
+        source: Block = {"type": "text", "media_type": "text/plain", "data": block["text"]}
+        return {"type": "document", "source": source}
+    if kind != "file":
+        return None
+    found = block.get("file")
+    if isinstance(found, Mapping):  # OpenAI's part: a data URL
+        url = str(found.get("file_data") or "")
+        media, _, data = url[5:].partition(";base64,") if url.startswith("data:") else ("", "", "")
+        if not data:
+            return None
+        source = {"type": "base64", "media_type": media, "data": data}
+    elif block.get("source_type") == "base64" or "base64" in block:
+        media = block.get("mime_type") or "application/pdf"
+        source = {
+            "type": "base64",
+            "media_type": media,
+            "data": block.get("base64") or block.get("data"),
+        }
+    elif block.get("source_type") == "url" or "url" in block:
+        source = {"type": "url", "url": block.get("url")}
+    else:
+        return None
+    return {"type": "document", "source": source}
+
+
 def _user_blocks(content: str | list[Any]) -> list[Block]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
@@ -79,14 +138,29 @@ def _user_blocks(content: str | list[Any]) -> list[Block]:
             continue
         if not isinstance(part, Mapping):
             raise ValueError(f"a message content part must be a str or a dict, not {part!r}")
-        image = _image(part)
-        if image is not None:
+        made = _image(part) or _document(part)
+        if made is not None:
             if "cache_control" in part:
-                image["cache_control"] = part["cache_control"]
-            blocks.append(image)
+                made["cache_control"] = part["cache_control"]
+            blocks.append(made)
         elif part.get("type") not in _NOT_SENT:
             blocks.append(dict(part))
     return blocks
+
+
+def _reasoning_block(part: Mapping[str, Any]) -> Block | None:
+    """A reasoning block of the content as the API takes it back; None if it cannot be
+    (unsigned)."""
+    kind = part.get("type")
+    if kind == "reasoning":  # v1: the signature in extras
+        extras = part.get("extras")
+        signature = extras.get("signature") if isinstance(extras, Mapping) else None
+        if not signature:
+            return None
+        return {"type": "thinking", "thinking": part.get("reasoning", ""), "signature": signature}
+    if kind == "thinking" and not part.get("signature"):
+        return None
+    return {k: v for k, v in part.items() if k != "index"}
 
 
 def _assistant_block(part: str | Mapping[str, Any]) -> Block | None:
@@ -97,15 +171,31 @@ def _assistant_block(part: str | Mapping[str, Any]) -> Block | None:
     if kind == "text":  # without the stream's bookkeeping (index, id)
         text = {k: v for k, v in part.items() if k not in ("index", "id")}
         return text if part.get("text") else None
+    if kind in _REASONING:
+        return _reasoning_block(part)
+    if kind == "non_standard":  # v1: a block LangChain has no type for (redacted thinking)
+        value = part.get("value")
+        return dict(value) if isinstance(value, Mapping) else None
     if kind in _NOT_SENT:
         return None
-    return dict(part)  # thinking and redacted thinking byte-exact; tool_use; others as given
+    return {k: v for k, v in part.items() if k != "index"}  # tool_use; others as given
+
+
+def _kept_reasoning(message: AIMessage) -> list[Block]:
+    """The reasoning blocks ChatSSE kept whole, byte-exact."""
+    kept = message.additional_kwargs.get("reasoning_blocks")
+    if not isinstance(kept, list):
+        return []
+    return [dict(block) for block in kept if isinstance(block, Mapping)]
 
 
 def _assistant_blocks(message: AIMessage) -> list[Block]:
     content = message.content
     parts = [content] if isinstance(content, str) else content
     blocks = [block for part in parts if (block := _assistant_block(part)) is not None]
+    kept = _kept_reasoning(message)
+    if kept:  # first, as the model sent them; not twice
+        blocks = kept + [b for b in blocks if b.get("type") not in _REASONING]
     used = {str(block.get("id")) for block in blocks if block.get("type") == "tool_use"}
     blocks.extend(
         {"type": "tool_use", "id": call.get("id"), "name": call["name"], "input": call["args"]}
@@ -227,3 +317,82 @@ def anthropic_tool_choice(
     if parallel_tool_calls is False and result["type"] != "none":
         result["disable_parallel_tool_use"] = True
     return result
+
+
+def _tools_and_choice(payload: dict[str, Any]) -> None:
+    """Bound tools and ``tool_choice`` in Anthropic's shape, whichever shape they came in
+    (``bind_tools`` gives Anthropic's; an agent may pass OpenAI's); ``parallel_tool_calls``
+    folded into the choice. Without tools, no choice is sent."""
+    parallel = payload.pop("parallel_tool_calls", None)
+    tools = payload.get("tools")
+    if not tools:
+        payload.pop("tools", None)
+        payload.pop("tool_choice", None)
+        return
+    payload["tools"] = format_anthropic_tools(tools)
+    choice = payload.get("tool_choice")
+    if isinstance(choice, Mapping) and choice.get("type") in ("auto", "any", "none", "tool"):
+        if parallel is False and choice["type"] != "none":
+            payload["tool_choice"] = {**choice, "disable_parallel_tool_use": True}
+        return
+    made = anthropic_tool_choice(choice, parallel)
+    if made is None:
+        payload.pop("tool_choice", None)
+    else:
+        payload["tool_choice"] = made
+
+
+def _default_max_tokens(thinking: Mapping[str, Any] | None) -> int:
+    """:data:`DEFAULT_MAX_TOKENS`, past a thinking budget (the API wants ``max_tokens``
+    above ``budget_tokens``, the answer's room beside the reasoning)."""
+    budget = thinking.get("budget_tokens") if thinking else None
+    if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
+        return budget + DEFAULT_MAX_TOKENS
+    return DEFAULT_MAX_TOKENS
+
+
+def anthropic_outbound(
+    model: ChatSSE, messages: Sequence[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+) -> Outbound:
+    """The Messages request of one call of ``model`` (pops what is not a request field from
+    ``kwargs``, as :func:`~langchain_sse._outbound.build_outbound` does).
+
+    Raises:
+        ValueError: For a message the protocol cannot carry, an ``extra_query`` that is not
+            a mapping of names to strings, or a ``response_format`` (no such field).
+    """
+    options = pop_call_options(kwargs)
+    system, converted = convert_anthropic_messages(messages)
+    payload: dict[str, Any] = {
+        "model": model.model_name,
+        "max_tokens": model.max_tokens or _default_max_tokens(model.thinking),
+        "messages": converted,
+    }
+    settings = {
+        "system": system,
+        "stop_sequences": stop if stop is not None else model.stop,
+        "temperature": model.temperature,
+        "thinking": model.thinking,
+    }
+    payload.update((key, value) for key, value in settings.items() if value not in (None, []))
+    payload.update(model.model_kwargs)
+    payload.update(kwargs)
+    if "response_format" in payload:
+        raise ValueError(
+            "response_format is not part of the Anthropic Messages API: use "
+            "with_structured_output(schema) (a forced tool call) instead"
+        )
+    _tools_and_choice(payload)
+    if options["strict"] is not None and payload.get("tools"):
+        payload["tools"] = [{"strict": options["strict"], **tool} for tool in payload["tools"]]
+    drop_disabled(payload, model.disabled_params)
+    call_body = options["extra_body"]
+    if call_body:
+        payload.update({**(model.extra_body or {}), **call_body})
+    return Outbound(
+        payload=payload,
+        headers=options["extra_headers"],
+        whole_body=bool(call_body),
+        timeout=options["timeout"],
+        query=check_query(options["extra_query"]),
+    )

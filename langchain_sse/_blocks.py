@@ -30,17 +30,43 @@ def _make_block(**fields: Any) -> types.ContentBlock:
     return cast("types.ContentBlock", fields)
 
 
-def _translate_leading(message: AIMessage) -> list[types.ContentBlock]:
+def _translate_leading(message: AIMessage, *, whole: bool = True) -> list[types.ContentBlock]:
     """The reasoning and text blocks; list content is left to LangChain's own parsing."""
     if not isinstance(message.content, str):
         # Not ChatSSE's shape (a hand-built message, or v1 content): best-effort parsing.
         raise NotImplementedError
-    blocks: list[types.ContentBlock] = []
-    reasoning = message.additional_kwargs.get("reasoning_content")
-    if isinstance(reasoning, str) and reasoning:
-        blocks.append(_make_block(type="reasoning", reasoning=reasoning))
+    blocks = _translate_reasoning(message, whole=whole)
     if message.content:
         blocks.append(_make_block(type="text", text=message.content))
+    return blocks
+
+
+def _translate_reasoning(message: AIMessage, *, whole: bool) -> list[types.ContentBlock]:
+    """The reasoning: one block of ``reasoning_content``, or, for a whole message that kept
+    its signed blocks (Anthropic), one per block as langchain-core's anthropic translator
+    gives them (the signature in ``extras``, a redacted block as ``non_standard``), with any
+    unsigned rest after them. A stream's last chunk alone holds the blocks but not their
+    text, which its deltas carried: of a chunk without ``reasoning_content``, only the
+    redacted blocks are given (a merged stream has both, and gives what a message does)."""
+    reasoning = message.additional_kwargs.get("reasoning_content")
+    text = reasoning if isinstance(reasoning, str) else ""
+    kept = message.additional_kwargs.get("reasoning_blocks")
+    if not isinstance(kept, list) or not kept:
+        return [_make_block(type="reasoning", reasoning=text)] if text else []
+    blocks: list[types.ContentBlock] = []
+    signed = 0
+    for block in kept:
+        if block.get("type") == "redacted_thinking":
+            blocks.append(_make_block(type="non_standard", value=dict(block)))
+            continue
+        if not (whole or text):
+            continue
+        thought = block.get("thinking") or ""
+        signed += len(thought)
+        extras = {"signature": block.get("signature")}
+        blocks.append(_make_block(type="reasoning", reasoning=thought, extras=extras))
+    if text[signed:]:
+        blocks.append(_make_block(type="reasoning", reasoning=text[signed:]))
     return blocks
 
 
@@ -103,7 +129,7 @@ def translate_content_chunk(chunk: AIMessageChunk) -> list[types.ContentBlock]:
     """
     last = chunk.chunk_position == "last"
     calls = _translate_calls(chunk) if last else _translate_call_chunks(chunk)
-    return [*_translate_leading(chunk), *calls, *_translate_refusal(chunk)]
+    return [*_translate_leading(chunk, whole=False), *calls, *_translate_refusal(chunk)]
 
 
 def register() -> None:

@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 from langchain_sse._custom_events import LINK_KEY
-from langchain_sse._outbound import Outbound, model_outbound
+from langchain_sse._outbound import Outbound
+from langchain_sse._request import model_request
 from sse_core.transport.config import public_url
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def model_cache_key(model: ChatSSE, stop: list[str] | None, kwargs: dict[str, An
     kwargs.pop(LINK_KEY, None)  # differs per call: it would defeat the cache
     call_headers = kwargs.get("extra_headers") or {}
     call_body = kwargs.get("extra_body") or {}
-    outbound = model_outbound(model, [], stop, kwargs)
+    outbound = model_request(model, [], stop, kwargs)
     include_usage = outbound.include_usage
     return build_cache_key(
         outbound,

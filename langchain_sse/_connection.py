@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "check_arguments",
     "fresh_private",
+    "identity_of",
     "key_from_env",
     "pickled_state",
     "settings_of",
@@ -82,7 +83,9 @@ def settings_of(model: ChatSSE) -> dict[str, Any]:
     return {
         "base_url": model.base_url,
         "api_key": model.api_key,
-        "path": model.path,
+        "path": request_path(model),
+        "protocol": model.protocol,
+        "auth": model.auth,
         "default_query": model.default_query,
         "default_headers": model.default_headers,
         "secret_headers": tuple(model.default_headers or ()),
@@ -93,6 +96,33 @@ def settings_of(model: ChatSSE) -> dict[str, Any]:
         "max_event_bytes": model.max_event_bytes,
         "max_connections": model.max_connections,
     }
+
+
+def request_path(model: ChatSSE) -> str | None:
+    """The ``path`` the core joins: the model's, or None (the protocol's own) for an
+    Anthropic model whose ``path`` was not set."""
+    if model.protocol == "anthropic" and "path" not in model.model_fields_set:
+        return None
+    return model.path
+
+
+def identity_of(model: ChatSSE) -> dict[str, Any]:
+    """What identifies a model in traces (``_identifying_params``): no key, headers or body
+    extras."""
+    identity: dict[str, Any] = {
+        "model_name": model.model_name,
+        "base_url": public_url(model.base_url or ""),
+        "path": model._resolve_config().path,
+        "temperature": model.temperature,
+        "max_tokens": model.max_tokens,
+        "stop": model.stop,
+        "reasoning_effort": model.reasoning_effort,
+        "stream_usage": model.stream_usage,
+        "coalesce": model.coalesce,
+    }
+    if model.protocol != "chat_completions":
+        identity.update(protocol=model.protocol, thinking=model.thinking)
+    return identity
 
 
 def share_clients(model: ChatSSE, memo: dict[int, Any] | None) -> dict[int, Any]:

@@ -29,6 +29,7 @@ from sse_core import (
     Completion,
     GatewayEvent,
     ReadDelta,
+    ReasoningBlock,
     ReasoningDelta,
     RefusalDelta,
     StreamEvent,
@@ -212,15 +213,22 @@ class ChunkMapper:
         return [_merge_delta(delta, tag=tag, message_id=self._message_id), *delta.events]
 
     def build_final(self, completion: Completion, followed: int | None) -> ChatGenerationChunk:
-        """The one last chunk: usage (mapped once) and the response metadata.
+        """The one last chunk: usage (mapped once), the response metadata, and the signed
+        reasoning blocks whole (the deltas carried their text; a signature closes a block).
 
         Args:
             completion: What the stream delivered, as the core assembled it.
             followed: The choice the chunks followed.
         """
+        fields: dict[str, Any] = {}
+        choice = next((c for c in completion.choices if c.index == followed), None)
+        if choice is not None and choice.reasoning_blocks:
+            blocks = _reasoning_blocks(choice.reasoning_blocks)
+            fields["additional_kwargs"] = {"reasoning_blocks": blocks}
         return _wrap(
             AIMessageChunk(
                 content="",
+                **fields,
                 chunk_position="last",
                 usage_metadata=map_usage(completion.usage) if completion.usage else None,
                 response_metadata=_build_response_metadata(
@@ -287,6 +295,8 @@ def build_whole_chunk(
             extra["reasoning_content"] = followed.reasoning
         if followed.refusal:
             extra["refusal"] = followed.refusal
+        if followed.reasoning_blocks:
+            extra["reasoning_blocks"] = _reasoning_blocks(followed.reasoning_blocks)
         fields["tool_call_chunks"] = [
             tool_call_chunk(name=c.name, args=c.arguments, id=c.id, index=c.index)
             for c in followed.tool_calls
@@ -299,6 +309,16 @@ def build_whole_chunk(
         ),
         chunk_position="last" if last else None,
     )
+
+
+def _reasoning_blocks(blocks: Sequence[ReasoningBlock]) -> list[dict[str, Any]]:
+    """Signed and redacted reasoning in Anthropic's own block shape, to pass back as is."""
+    return [
+        {"type": "redacted_thinking", "data": block.redacted}
+        if block.redacted is not None
+        else {"type": "thinking", "thinking": block.text, "signature": block.signature}
+        for block in blocks
+    ]
 
 
 def map_usage(usage: Usage) -> UsageMetadata | None:
@@ -343,6 +363,9 @@ def _build_response_metadata(
     finish = followed.finish_reason if followed is not None else completion.finish_reason
     if finish is not None:
         meta["finish_reason"] = finish
+    if followed is not None and followed.stop_reason is not None:
+        meta["stop_reason"] = followed.stop_reason
+        meta["stop_sequence"] = followed.stop_sequence
     name = completion.model or model
     if name:
         meta["model_name"] = name

@@ -33,7 +33,16 @@ from langchain_core.messages import (
 if TYPE_CHECKING:
     from langchain_sse.model import ChatSSE
 
-__all__ = ["RUN_OPTIONS", "Outbound", "build_outbound", "convert_messages", "model_outbound"]
+__all__ = [
+    "RUN_OPTIONS",
+    "Outbound",
+    "build_outbound",
+    "check_query",
+    "convert_messages",
+    "drop_disabled",
+    "model_outbound",
+    "pop_call_options",
+]
 
 #: Blocks a model produced that are not sent back as content.
 _OUTPUT_ONLY = frozenset(
@@ -116,7 +125,7 @@ def build_outbound(
     Raises:
         ValueError: For an ``extra_query`` that is not a mapping of names to strings.
     """
-    options = _pop_call_options(call_kwargs)
+    options = pop_call_options(call_kwargs)
     payload: dict[str, Any] = {
         "model": model,
         "messages": convert_messages(messages, reasoning_passback=reasoning_passback),
@@ -129,9 +138,7 @@ def build_outbound(
             payload.pop(key, None)
     if options["strict"] is not None:
         _apply_strict(payload, options["strict"])
-    for key, values in (disabled_params or {}).items():
-        if key in payload and (values is None or payload[key] in values):
-            del payload[key]
+    drop_disabled(payload, disabled_params)
     call_body = options["extra_body"]
     if call_body:
         payload.update({**(extra_body or {}), **call_body})
@@ -141,11 +148,11 @@ def build_outbound(
         include_usage=_resolve_usage(options["stream_usage"], payload.get("stream_options")),
         whole_body=bool(call_body),
         timeout=options["timeout"],
-        query=_check_query(options["extra_query"]),
+        query=check_query(options["extra_query"]),
     )
 
 
-def _pop_call_options(call_kwargs: dict[str, Any]) -> dict[str, Any]:
+def pop_call_options(call_kwargs: dict[str, Any]) -> dict[str, Any]:
     """Pop what is not a request field; the call options ChatSSE honours, by name."""
     for key in _NOT_PAYLOAD:
         call_kwargs.pop(key, None)
@@ -153,7 +160,14 @@ def _pop_call_options(call_kwargs: dict[str, Any]) -> dict[str, Any]:
     return {name: call_kwargs.pop(name, None) for name in names}
 
 
-def _check_query(query: object) -> dict[str, str] | None:
+def drop_disabled(payload: dict[str, Any], disabled_params: Mapping[str, Any] | None) -> None:
+    """Drop the fields (or only the values) ``disabled_params`` names."""
+    for key, values in (disabled_params or {}).items():
+        if key in payload and (values is None or payload[key] in values):
+            del payload[key]
+
+
+def check_query(query: object) -> dict[str, str] | None:
     """An ``extra_query`` call option: names to string values (as ``default_query``)."""
     if not query:
         return None

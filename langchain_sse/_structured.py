@@ -97,6 +97,11 @@ def build_structured_output(
     """The runnable ``ChatSSE.with_structured_output`` returns (see there)."""
     if strict is not None and method == "json_mode":
         raise ValueError("strict is not supported with method='json_mode'")
+    if model.protocol == "anthropic" and method != "function_calling":
+        raise ValueError(
+            f"with_structured_output(method={method!r}) needs response_format, which the "
+            "Anthropic Messages API does not have: use method='function_calling'"
+        )
     bound = _bind_request(model, schema, method, strict, **kwargs)
     parser = _pick_parser(schema, method)
     if not include_raw:

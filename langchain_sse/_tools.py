@@ -1,14 +1,16 @@
-"""Tools in the OpenAI chat-completions shape (pure helpers for ``bind_tools``).
+"""Tools for ``bind_tools``: in the OpenAI chat-completions shape, or Anthropic's.
 
 Tool schemas by ``convert_to_openai_tool``, ``tool_choice`` normalised the way ChatOpenAI
 does it (``"any"``/``True`` -> ``"required"``, a name -> a function choice), and
-``response_format`` as a ``json_schema`` object.
+``response_format`` as a ``json_schema`` object. With ``protocol="anthropic"``, the tools
+and choice in the Messages API's shape (:mod:`._anthropic_outbound`), as ChatAnthropic
+binds them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import (
@@ -16,8 +18,18 @@ from langchain_core.utils.function_calling import (
     convert_to_openai_tool,
 )
 
+from langchain_sse._anthropic_outbound import anthropic_tool_choice, format_anthropic_tools
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import LanguageModelInput
+    from langchain_core.messages import AIMessage
+    from langchain_core.runnables import Runnable
+
+    from langchain_sse.model import ChatSSE
+
 __all__ = [
     "ToolLike",
+    "bind_tools",
     "build_response_format",
     "format_tools",
     "list_tool_names",
@@ -84,3 +96,52 @@ def build_response_format(
     if strict is not None:
         spec["strict"] = strict
     return {"type": "json_schema", "json_schema": spec}
+
+
+def bind_tools(
+    model: ChatSSE,
+    tools: Sequence[ToolLike],
+    tool_choice: dict[str, Any] | str | bool | None,
+    strict: bool | None,
+    parallel_tool_calls: bool | None,
+    response_format: dict[str, Any] | type | None,
+    kwargs: dict[str, Any],
+) -> Runnable[LanguageModelInput, AIMessage]:
+    """What ``ChatSSE.bind_tools`` returns (see there)."""
+    if model.protocol == "anthropic":
+        return _bind_anthropic(
+            model, tools, tool_choice, strict, parallel_tool_calls, response_format, kwargs
+        )
+    formatted = format_tools(tools, strict=strict)
+    choice = normalize_tool_choice(tool_choice, list_tool_names(formatted))
+    if choice is not None:
+        kwargs["tool_choice"] = choice
+    if parallel_tool_calls is not None:
+        kwargs["parallel_tool_calls"] = parallel_tool_calls
+    if response_format is not None:
+        kwargs["response_format"] = build_response_format(response_format, strict=strict)
+    return model.bind(tools=formatted, **kwargs)
+
+
+def _bind_anthropic(
+    model: ChatSSE,
+    tools: Sequence[ToolLike],
+    tool_choice: dict[str, Any] | str | bool | None,
+    strict: bool | None,
+    parallel_tool_calls: bool | None,
+    response_format: dict[str, Any] | type | None,
+    kwargs: dict[str, Any],
+) -> Runnable[LanguageModelInput, AIMessage]:
+    """Tools and ``tool_choice`` in the Messages API's shape (``strict`` on each tool)."""
+    if response_format is not None:
+        raise ValueError(
+            "response_format is not part of the Anthropic Messages API: use "
+            "with_structured_output(schema) (a forced tool call) instead"
+        )
+    formatted = format_anthropic_tools(tools)
+    if strict is not None:
+        formatted = [{**tool, "strict": strict} for tool in formatted]
+    choice = anthropic_tool_choice(tool_choice, parallel_tool_calls)
+    if choice is not None:
+        kwargs["tool_choice"] = choice
+    return model.bind(tools=formatted, **kwargs)

@@ -78,9 +78,14 @@ class ChatSSE(BaseChatModel):
     api_key: SecretStr | None = Field(default_factory=secret_from_env("SSE_API_KEY", default=None))
     """Sent as ``Authorization: Bearer`` (env ``SSE_API_KEY``); surrounding whitespace is
     stripped; never shown, traced or pickled."""
+    protocol: Literal["chat_completions", "anthropic"] = "chat_completions"
+    """The wire: OpenAI chat completions, or Anthropic Messages (``"anthropic"``: the root
+    ``base_url`` such as ``https://openrouter.ai/api``, ``/v1/messages`` appended)."""
+    auth: Literal["bearer", "x-api-key"] | None = None
+    """How the key is sent; None: the protocol's way (Bearer; Anthropic ``x-api-key``)."""
     path: str = "/chat/completions"
     """Joined onto ``base_url``'s path, before its query (SPASS: ``base_url="https://host"``,
-    ``path="/c1/chat"``)."""
+    ``path="/c1/chat"``); unless set, Anthropic's ``/v1/messages``."""
     default_query: dict[str, str] | None = Field(default=None, repr=False, exclude=True)
     """Query parameters sent with every request (Azure-style gateways: ``{"api-version":
     "2024-10-21"}``), besides any in ``base_url``: may hold credentials, so never dumped,
@@ -115,6 +120,8 @@ class ChatSSE(BaseChatModel):
     stop: list[str] | None = Field(default=None, alias="stop_sequences")
     reasoning_effort: str | None = None
     """``reasoning_effort`` for gateways that take it (``low``, ``medium``, ``high``)."""
+    thinking: dict[str, Any] | None = None
+    """Anthropic's ``thinking`` (``{"type": "enabled", "budget_tokens": 2048}``)."""
     model_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Further request fields (``top_p``, ``seed``, ...), overridden by call kwargs."""
     streaming: bool = False
@@ -221,17 +228,7 @@ class ChatSSE(BaseChatModel):
     @override
     def _identifying_params(self) -> dict[str, Any]:
         """What identifies the model in traces and caches: no key, headers or body extras."""
-        return {
-            "model_name": self.model_name,
-            "base_url": public_url(self.base_url or ""),
-            "path": self.path,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "stop": self.stop,
-            "reasoning_effort": self.reasoning_effort,
-            "stream_usage": self.stream_usage,
-            "coalesce": self.coalesce,
-        }
+        return _connection.identity_of(self)
 
     @override
     def _combine_llm_outputs(self, llm_outputs: list[dict[str, Any] | None], /) -> dict[str, Any]:
@@ -459,15 +456,9 @@ class ChatSSE(BaseChatModel):
                 answer when the model does not call a tool.
             **kwargs: Further request fields bound with the tools.
         """
-        formatted = _tools.format_tools(tools, strict=strict)
-        choice = _tools.normalize_tool_choice(tool_choice, _tools.list_tool_names(formatted))
-        if choice is not None:
-            kwargs["tool_choice"] = choice
-        if parallel_tool_calls is not None:
-            kwargs["parallel_tool_calls"] = parallel_tool_calls
-        if response_format is not None:
-            kwargs["response_format"] = _tools.build_response_format(response_format, strict=strict)
-        return self.bind(tools=formatted, **kwargs)
+        return _tools.bind_tools(
+            self, tools, tool_choice, strict, parallel_tool_calls, response_format, kwargs
+        )
 
     @override
     def with_structured_output(

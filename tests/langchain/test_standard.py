@@ -1,5 +1,6 @@
 """LangChain's standard test suites for ChatSSE: unit tests, and integration tests against the
-emulator in every dialect (plain OpenAI and the five seed gateways).
+emulator in every dialect (plain OpenAI, the five seed gateways, and Anthropic Messages with
+``protocol="anthropic"``).
 
 Offline stand-ins, not skips: ``test_image_inputs`` and ``test_image_tool_message`` (an image
 from raw.githubusercontent.com), ``test_pdf_inputs`` (a PDF from w3.org) and
@@ -13,7 +14,9 @@ What the suite skips through its own switches, and why:
 - ``test_serdes``: ChatSSE is not ``lc_serializable`` (langchain-core's load allowlist has no
   third-party chat models; the key never goes into a serialized form).
 - ``test_stream_time``: needs VCR cassettes (``enable_vcr_tests``); the emulator is live.
-- ``test_anthropic_inputs``: Anthropic-format content is for Anthropic-compatible APIs.
+- ``test_anthropic_inputs``: Anthropic-format content is for Anthropic-compatible APIs (run
+  with ``protocol="anthropic"``); there, ``test_json_mode`` and ``test_audio_inputs`` are
+  skipped: the Messages API has no ``response_format`` and takes no audio.
 """
 
 from __future__ import annotations
@@ -96,6 +99,18 @@ class TestChatSSEUnit(ChatModelUnitTests):
         env = {"SSE_API_KEY": "sk-from-env", "SSE_BASE_URL": "http://env.test/v1"}
         return env, {"model": "emulator"}, {"api_key": "sk-from-env",
                                             "base_url": "http://env.test/v1"}  # fmt: skip
+
+
+class TestChatSSEAnthropicUnit(TestChatSSEUnit):
+    """The standard unit tests with ``protocol="anthropic"``."""
+
+    @property
+    def chat_model_params(self) -> dict[str, Any]:
+        return {"model": "claude", "base_url": "http://127.0.0.1:9", "protocol": "anthropic"}
+
+    @property
+    def supports_json_mode(self) -> bool:
+        return False
 
 
 class _Integration(ChatModelIntegrationTests):
@@ -218,3 +233,40 @@ def test_offline_media_are_valid_files() -> None:
     assert media[0].startswith(b"\x89PNG") and media[1].startswith(b"%PDF")
     assert media[2][:4] == b"RIFF" and media[2][8:12] == b"WAVE"
     assert base64.b64encode(media[0])
+
+
+class TestStandardAnthropic(_Integration):
+    """Anthropic Messages (``protocol="anthropic"``): thinking with signatures, tool_use
+    blocks, usage in ``message_start`` and a cumulative ``message_delta``, cache tokens."""
+
+    dialect = "anthropic"
+    model_name = "claude-emulator"
+    usage_details = ("cache_read_input", "cache_creation_input")
+
+    @property
+    def chat_model_params(self) -> dict[str, Any]:
+        return {**super().chat_model_params, "protocol": "anthropic"}
+
+    @property
+    def supports_json_mode(self) -> bool:
+        return False  # no response_format in the Messages API
+
+    @property
+    def supports_audio_inputs(self) -> bool:
+        return False  # the Messages API takes no audio
+
+    @property
+    def supports_anthropic_inputs(self) -> bool:
+        return True
+
+    @property
+    def supports_pdf_tool_message(self) -> bool:
+        return True
+
+    @property
+    def model_override_value(self) -> str:
+        return "claude-emulator-2"
+
+    def invoke_with_reasoning_output(self, *, stream: bool = False) -> AIMessage:
+        thinking = {"type": "enabled", "budget_tokens": 1024}
+        return self._ask(stream, "Why is the sky blue?", thinking=thinking)

@@ -72,12 +72,60 @@ def check_body(body: Any) -> str | None:
     return wrong or _check_thinking(body.get("thinking"), max_tokens)
 
 
+#: The content block types the API takes in a request (others are refused, as it does:
+#: a client that sends OpenAI's or LangChain's block shapes must be told).
+CONTENT_TYPES = frozenset(
+    {
+        "text",
+        "image",
+        "document",
+        "search_result",
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "container_upload",
+    }
+)
+
+
 def _check_messages(messages: Any) -> str | None:
     if not isinstance(messages, list) or not messages:
         return "messages: at least one message is required"
     for i, message in enumerate(messages):
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
             return f"messages.{i}.role: Input should be 'user' or 'assistant'"
+        content = message.get("content")
+        if isinstance(content, str):
+            continue
+        if not isinstance(content, list):
+            return f"messages.{i}.content: Input should be a valid string or list"
+        wrong = _check_blocks(content, f"messages.{i}.content")
+        if wrong is not None:
+            return wrong
+    return None
+
+
+def _check_blocks(blocks: list[Any], where: str) -> str | None:
+    for j, block in enumerate(blocks):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind not in CONTENT_TYPES:
+            expected = ", ".join(f"'{name}'" for name in sorted(CONTENT_TYPES))
+            return (
+                f"{where}.{j}: Input tag '{kind}' found using 'type' does not match any of "
+                f"the expected tags: {expected}"
+            )
+        inner = block.get("content") if kind == "tool_result" else None
+        if isinstance(inner, list):
+            wrong = _check_blocks(inner, f"{where}.{j}.content")
+            if wrong is not None:
+                return wrong
     return None
 
 
