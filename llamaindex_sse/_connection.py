@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from sse_core import ClientConfig
+from sse_core import ClientConfig, ConfigurationError
+from sse_core._choices import refuse_choices
 from sse_core._names import refuse_unknown
 from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, ConfigCache, public_url
 
@@ -27,6 +28,7 @@ __all__ = [
     "CONNECTION_FIELDS",
     "ConfigCache",
     "build_config",
+    "check_fields",
     "check_settings",
     "config_settings",
     "connection_settings",
@@ -39,6 +41,8 @@ CONNECTION_FIELDS = (
     "base_url",
     "api_key",
     "path",
+    "protocol",
+    "auth",
     "default_query",
     "default_headers",
     "timeout",
@@ -120,3 +124,26 @@ def drop_secrets(state: dict[Any, Any]) -> dict[Any, Any]:
     if isinstance(fields.get("base_url"), str):
         fields["base_url"] = public_url(fields["base_url"])
     return {**state, "__dict__": fields}
+
+
+def check_fields(data: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """SSELLM's arguments checked: :func:`check_settings`, ``n`` refused where it is a
+    request parameter set for every call, and chat-completions-only settings refused on
+    Anthropic Messages.
+
+    Raises:
+        ConfigurationError: A bad setting, ``n`` other than 1 in ``additional_kwargs`` or
+            ``extra_body`` (SSELLM shows one answer per request), or ``reasoning_effort``
+            with ``protocol="anthropic"``.
+    """
+    data = check_settings(data, fields)
+    for name in ("additional_kwargs", "extra_body"):
+        parameters = data.get(name)
+        if isinstance(parameters, Mapping):
+            refuse_choices(parameters, f"SSELLM's {name}")
+    if data.get("protocol") == "anthropic" and data.get("reasoning_effort") is not None:
+        raise ConfigurationError(
+            "reasoning_effort is a chat-completions setting; with protocol='anthropic' "
+            "set thinking_dict={'type': 'enabled', 'budget_tokens': ...}"
+        )
+    return data

@@ -28,7 +28,16 @@ from llama_index.core.base.llms.types import (
 )
 
 from llamaindex_sse._lazy import Build, default_build
-from sse_core import Accumulator, Completion, ReadDelta, ToolCall, ToolCallDelta, Usage
+from sse_core import (
+    Accumulator,
+    Choice,
+    Completion,
+    ReadDelta,
+    ReasoningBlock,
+    ToolCall,
+    ToolCallDelta,
+    Usage,
+)
 from sse_core.pipeline.accumulator import Mark
 
 __all__ = [
@@ -63,18 +72,51 @@ def _to_tool_call_dict(call: ToolCall) -> dict[str, Any]:
     }
 
 
+def thinking_blocks(reasoning: str, closed: Sequence[ReasoningBlock]) -> list[ContentBlock]:
+    """The ThinkingBlocks of ``reasoning``: one per block the gateway signed or redacted,
+    as llama-index's Anthropic LLM keeps them (``additional_information``: ``type`` and
+    ``signature``, or a redacted block's ``data``), and the text after them unsigned.
+
+    ``closed`` may hold blocks that closed after ``reasoning`` was taken (a stream's
+    snapshot): a block whose text goes past ``reasoning`` is shown as far as it goes,
+    unsigned. No closed block at all (chat completions): one ThinkingBlock, if any text.
+    """
+    blocks: list[ContentBlock] = []
+    at = 0
+    for block in closed:
+        if block.redacted is not None:
+            info = {"type": "redacted_thinking", "data": block.redacted}
+            blocks.append(ThinkingBlock(content="", additional_information=info))
+            continue
+        end = at + len(block.text)
+        if end > len(reasoning):
+            break
+        signed = {} if block.signature is None else _signed(block.signature)
+        blocks.append(ThinkingBlock(content=block.text, additional_information=signed))
+        at = end
+    if at < len(reasoning):
+        blocks.append(ThinkingBlock(content=reasoning[at:]))
+    return blocks
+
+
+def _signed(signature: str) -> dict[str, Any]:
+    return {"type": "thinking", "signature": signature}
+
+
 def build_message_parts(
-    content: str, reasoning: str, refusal: str, tool_calls: Sequence[ToolCall]
+    content: str,
+    reasoning: str,
+    refusal: str,
+    tool_calls: Sequence[ToolCall],
+    reasoning_blocks: Sequence[ReasoningBlock] = (),
 ) -> tuple[list[ContentBlock], dict[str, Any]]:
     """The blocks and ``additional_kwargs`` of an assistant message.
 
-    Blocks: a ThinkingBlock (if there is reasoning), exactly one TextBlock, a ToolCallBlock
-    per call (arguments as the JSON text the model wrote); additional_kwargs: OpenAI-shaped
-    ``tool_calls`` and the ``refusal``, when there are any.
+    Blocks: the ThinkingBlocks (:func:`thinking_blocks`), exactly one TextBlock, a
+    ToolCallBlock per call (arguments as the JSON text the model wrote); additional_kwargs:
+    OpenAI-shaped ``tool_calls`` and the ``refusal``, when there are any.
     """
-    blocks: list[ContentBlock] = []
-    if reasoning:
-        blocks.append(ThinkingBlock(content=reasoning))
+    blocks = thinking_blocks(reasoning, reasoning_blocks)
     blocks.append(TextBlock(text=content))
     kwargs: dict[str, Any] = {}
     if tool_calls:
@@ -115,6 +157,20 @@ def to_token_kwargs(usage: Usage) -> dict[str, int | None]:
     }
 
 
+def stop_fields(choice: Choice) -> dict[str, Any]:
+    """The protocol's own stop reason and stop sequence (Anthropic's), when it sent one."""
+    if choice.stop_reason is None:
+        return _NO_USAGE
+    return {"stop_reason": choice.stop_reason, "stop_sequence": choice.stop_sequence}
+
+
+def message_extras(usage: Usage | None, stop_reason: str | None) -> dict[str, Any]:
+    """What llama-index's Anthropic LLM keeps in a message's ``additional_kwargs``: the
+    usage as the gateway counted it (input tokens without the cached ones, cache reads and
+    writes apart), and the stop reason."""
+    return {"usage": None if usage is None else dict(usage.raw), "stop_reason": stop_reason}
+
+
 def _to_fragment(delta: ToolCallDelta) -> dict[str, Any]:
     function: dict[str, Any] = {"arguments": delta.arguments}
     if delta.name is not None:
@@ -152,11 +208,24 @@ class ResponseMapper:
         yielded: How many responses :meth:`respond` and :meth:`last` have made.
     """
 
-    __slots__ = ("_answer", "_build", "_usage", "_usage_kwargs", "_usage_payload", "yielded")
+    __slots__ = (
+        "_answer",
+        "_anthropic",
+        "_build",
+        "_stop",
+        "_usage",
+        "_usage_kwargs",
+        "_usage_payload",
+        "yielded",
+    )
 
-    def __init__(self, answer: Accumulator, build: Build | None = None) -> None:
+    def __init__(
+        self, answer: Accumulator, build: Build | None = None, *, anthropic: bool = False
+    ) -> None:
         self._answer = answer
         self._build = default_build() if build is None else build
+        self._anthropic = anthropic  # messages carry usage and stop_reason, as Anthropic's
+        self._stop: dict[str, Any] | None = None
         self._usage: Usage | None = None
         self._usage_kwargs: dict[str, Any] = _NO_USAGE
         self._usage_payload: dict[str, Any] | None = None
@@ -183,8 +252,11 @@ class ResponseMapper:
             self._take_usage(answer.usage)
         kwargs: dict[str, Any] = {}
         finish_reason = answer.finish_reason()
+        stop = _NO_USAGE
         if finish_reason is not None:
             kwargs["finish_reason"] = finish_reason
+            stop = self._stop_fields()
+            kwargs.update(stop)
         kwargs.update(self._usage_kwargs)
         if reasoning:
             kwargs["thinking_delta"] = reasoning
@@ -198,6 +270,7 @@ class ResponseMapper:
                 {"index": answer.followed or 0, "delta": delta, "finish_reason": finish_reason}
             ],
             "usage": self._usage_payload,
+            **stop,
         }
         self.yielded += 1
         message = self._build.make_message(self, answer.mark())
@@ -208,20 +281,43 @@ class ResponseMapper:
         self._usage_kwargs = _NO_USAGE if usage is None else to_token_kwargs(usage)
         self._usage_payload = None if usage is None else to_usage_dict(usage)
 
+    def _stop_fields(self) -> dict[str, Any]:
+        """The stop fields, read once the choice finished (a snapshot joins its text)."""
+        if self._stop is None:
+            mark = self._answer.mark()
+            self._stop = _NO_USAGE if mark is None else stop_fields(self._answer.snapshot(mark))
+        return self._stop
+
     def assemble(self, mark: Mark | None) -> tuple[list[ContentBlock], dict[str, Any]]:
         """The blocks and additional_kwargs of the message as of ``mark``."""
         if mark is None:  # no choice had arrived yet
-            return build_message_parts("", "", "", ())
-        choice = self._answer.snapshot(mark)
-        return build_message_parts(
-            choice.content, choice.reasoning, choice.refusal, choice.tool_calls
-        )
+            blocks, kwargs = build_message_parts("", "", "", ())
+            stop_reason = None
+        else:
+            choice = self._answer.snapshot(mark)
+            stop_reason = choice.stop_reason
+            blocks, kwargs = build_message_parts(
+                choice.content,
+                choice.reasoning,
+                choice.refusal,
+                choice.tool_calls,
+                choice.reasoning_blocks,
+            )
+        if self._anthropic:
+            kwargs.update(message_extras(self._answer.usage, stop_reason))
+        return blocks, kwargs
 
 
-def to_chat_response(completion: Completion) -> ChatResponse:
-    """The ChatResponse for a whole answer (``chat``/``achat``, and partial answers)."""
+def to_chat_response(completion: Completion, *, anthropic: bool = False) -> ChatResponse:
+    """The ChatResponse for a whole answer (``chat``/``achat``, and partial answers);
+    ``anthropic``: the message carries usage and stop_reason, as Anthropic's LLM's do."""
+    first = completion.choices[0] if completion.choices else Choice()
     blocks, kwargs = build_message_parts(
-        completion.content, completion.reasoning, completion.refusal, completion.tool_calls
+        completion.content,
+        completion.reasoning,
+        completion.refusal,
+        completion.tool_calls,
+        completion.reasoning_blocks,
     )
     message: dict[str, Any] = {"role": "assistant", "content": completion.content or None}
     if completion.reasoning:
@@ -231,6 +327,8 @@ def to_chat_response(completion: Completion) -> ChatResponse:
     extra: dict[str, Any] = {} if usage is None else to_token_kwargs(usage)
     if completion.finish_reason is not None:
         extra["finish_reason"] = completion.finish_reason
+    stop = stop_fields(first)
+    extra.update(stop)
     raw = {
         "id": completion.id,
         "object": "chat.completion",
@@ -238,7 +336,10 @@ def to_chat_response(completion: Completion) -> ChatResponse:
         "model": completion.model,
         "choices": [{"index": 0, "message": message, "finish_reason": completion.finish_reason}],
         "usage": None if usage is None else to_usage_dict(usage),
+        **stop,
     }
+    if anthropic:
+        kwargs.update(message_extras(usage, first.stop_reason))
     return ChatResponse(
         message=ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks, additional_kwargs=kwargs),
         raw=raw,

@@ -68,7 +68,7 @@ WRITTEN_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
 #: The fields of the blocks a message holds that this adapter sets (built validated).
 BLOCK_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
     TextBlock: ("block_type", "text"),
-    ThinkingBlock: ("block_type", "content"),
+    ThinkingBlock: ("block_type", "content", "additional_information"),
     ToolCallBlock: ("block_type", "tool_call_id", "tool_name", "tool_kwargs"),
 }
 _new = object.__new__

@@ -31,7 +31,7 @@ from llamaindex_sse._tools import to_call_dict
 from sse_core import ConfigurationError
 from sse_core._choices import refuse_choices
 
-__all__ = ["Headers", "build_request", "to_openai_messages"]
+__all__ = ["Headers", "as_message", "build_request", "to_openai_messages"]
 
 #: Per-call headers (``extra_headers=``), or None.
 Headers = dict[str, str] | None
@@ -51,10 +51,10 @@ def to_openai_messages(
             turn that takes text only.
         TypeError: A message is neither a ChatMessage nor a mapping of its fields.
     """
-    return [_to_openai_message(_as_message(message), reasoning_passback) for message in messages]
+    return [_to_openai_message(as_message(message), reasoning_passback) for message in messages]
 
 
-def _as_message(message: object) -> ChatMessage:
+def as_message(message: object) -> ChatMessage:
     """A ChatMessage, or a mapping of its fields (``{"role": "user", "content": "hi"}``)."""
     if isinstance(message, ChatMessage):
         return message

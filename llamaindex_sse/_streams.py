@@ -43,6 +43,10 @@ def _dispatch_named(event: StreamEvent, span_id: str | None) -> None:
         dispatch_gateway_events((event,), span_id)
 
 
+def _is_anthropic(client: ChatClient | AsyncChatClient) -> bool:
+    return client.config.protocol == "anthropic"
+
+
 def _require_completion(completion: Completion | None) -> Completion:
     assert completion is not None, "the transport sets the completion when the stream ends"
     return completion
@@ -53,7 +57,7 @@ def stream_responses(
 ) -> Generator[ChatResponse, None, None]:
     """The ChatResponses of one answer; the request is sent on the first ``next()``."""
     with translate_errors(), client.stream(body, headers=headers) as stream:
-        mapper = ResponseMapper(stream.answer)
+        mapper = ResponseMapper(stream.answer, anthropic=_is_anthropic(client))
         for batch in stream.batches():
             if (response := _respond(mapper, batch, span_id)) is not None:
                 yield response
@@ -67,7 +71,7 @@ async def astream_responses(
     """Async twin of :func:`stream_responses`."""
     with translate_errors():
         async with client.stream(body, headers=headers) as stream:
-            mapper = ResponseMapper(stream.answer)
+            mapper = ResponseMapper(stream.answer, anthropic=_is_anthropic(client))
             async for batch in stream.batches():
                 if (response := _respond(mapper, batch, span_id)) is not None:
                     yield response
@@ -82,7 +86,7 @@ def read_whole(
     with translate_errors(), client.stream(body, headers=headers, streaming=streaming) as stream:
         for event in stream:
             _dispatch_named(event, span_id)
-    return to_chat_response(_require_completion(stream.completion))
+    return to_chat_response(_require_completion(stream.completion), anthropic=_is_anthropic(client))
 
 
 async def aread_whole(
@@ -93,4 +97,4 @@ async def aread_whole(
         async with client.stream(body, headers=headers, streaming=streaming) as stream:
             async for event in stream:
                 _dispatch_named(event, span_id)
-    return to_chat_response(_require_completion(stream.completion))
+    return to_chat_response(_require_completion(stream.completion), anthropic=_is_anthropic(client))

@@ -10,8 +10,8 @@ requests are built by :mod:`._outbound` and :mod:`._tools`, answers mapped by
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import httpx
 from llama_index.core.base.llms.generic_utils import (
@@ -45,12 +45,13 @@ from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_ca
 from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import ToolSelection
 
+from llamaindex_sse._anthropic import DEFAULT_MAX_TOKENS, build_anthropic_request
 from llamaindex_sse._closing import aclose_after, close_after, collecting, track
 from llamaindex_sse._connection import (
     MAX_CONNECTIONS,
     MAX_CONNECTIONS_DOC,
     ConfigCache,
-    check_settings,
+    check_fields,
     connection_settings,
     drop_secrets,
     public_url,
@@ -72,7 +73,6 @@ from sse_core import (
     ConfigurationError,
     Timeouts,
 )
-from sse_core._choices import refuse_choices
 from sse_core._names import validation_summary
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 
@@ -130,9 +130,18 @@ class SSELLM(FunctionCallingLLM):
         repr=False,
         description="Bearer key (default: SSE_API_KEY); never serialized, shown or pickled.",
     )
-    path: str = Field(
-        default="/chat/completions",
-        description="Joined onto base_url's path, before base_url's query.",
+    path: str | None = Field(
+        default=None,
+        description="Joined onto base_url's path, before base_url's query (None: the "
+        "protocol's, /chat/completions, or /v1/messages: /messages after a base_url in /v1).",
+    )
+    protocol: Literal["chat_completions", "anthropic"] = Field(
+        default="chat_completions",
+        description="The gateway's API: OpenAI chat completions, or Anthropic Messages.",
+    )
+    auth: Literal["bearer", "x-api-key"] | None = Field(
+        default=None,
+        description="How api_key is sent (None: the protocol's; bearer, anthropic x-api-key).",
     )
     default_query: dict[str, str] = Field(
         default_factory=dict,
@@ -148,7 +157,16 @@ class SSELLM(FunctionCallingLLM):
         description="reasoning_effort for gateways that take it (low, medium, high); "
         "not sent when None.",
     )
-    max_tokens: int | None = Field(default=None, description="Most tokens to generate.")
+    max_tokens: int | None = Field(
+        default=None,
+        description="Most tokens to generate (None: not sent; on protocol='anthropic', "
+        "which requires it, 512 as llama-index's Anthropic LLM).",
+    )
+    thinking_dict: dict[str, Any] | None = Field(
+        default=None,
+        description="protocol='anthropic': the request's thinking, e.g. {'type': 'enabled', "
+        "'budget_tokens': 1024} (below max_tokens), as llama-index's Anthropic LLM names it.",
+    )
     stop: list[str] | None = Field(default=None, description="Stop sequences.")
     timeout: float | Timeouts | None = Field(
         default_factory=Timeouts, description="Seconds for every phase, or sse_core.Timeouts."
@@ -203,7 +221,7 @@ class SSELLM(FunctionCallingLLM):
         # Checked before pydantic sees the data, so a bad setting raises the core's
         # ConfigurationError itself rather than a ValidationError wrapping it; a value of the
         # wrong type for any other field is pydantic's error, said as the same one kind.
-        checked = _checked(data, type(self).model_fields)
+        checked = check_fields(data, type(self).model_fields)
         try:
             super().__init__(**checked)
         except ValidationError as exc:
@@ -214,7 +232,7 @@ class SSELLM(FunctionCallingLLM):
     @classmethod
     def _check_connection(cls, data: Any) -> Any:
         # model_validate() does not go through __init__: check there too.
-        return _checked(data, cls.model_fields) if isinstance(data, dict) else data
+        return check_fields(data, cls.model_fields) if isinstance(data, dict) else data
 
     @field_serializer("base_url")
     def _serialize_base_url(self, base_url: str) -> str:
@@ -237,7 +255,7 @@ class SSELLM(FunctionCallingLLM):
         """What LlamaIndex needs to know about the model."""
         return LLMMetadata(
             context_window=self.context_window,
-            num_output=self.max_tokens or -1,
+            num_output=self.max_tokens or (DEFAULT_MAX_TOKENS if self._anthropic else -1),
             is_chat_model=True,
             is_function_calling_model=self.is_function_calling_model,
             model_name=self.model,
@@ -247,6 +265,17 @@ class SSELLM(FunctionCallingLLM):
         self, messages: Sequence[ChatMessage], kwargs: dict[str, Any]
     ) -> tuple[dict[str, Any], Headers]:
         """The request body and per-call headers (``extra_headers=``)."""
+        if self._anthropic:
+            settings: dict[str, Any] = {
+                "max_tokens": self.max_tokens,
+                "temperature": self.temperature,
+                "stop": self.stop or None,
+                "thinking": self.thinking_dict,
+                **self.additional_kwargs,
+            }
+            return build_anthropic_request(
+                self.model, messages, settings=settings, call_kwargs=kwargs
+            )
         settings = {
             "temperature": self.temperature,
             "reasoning_effort": self.reasoning_effort,
@@ -261,6 +290,10 @@ class SSELLM(FunctionCallingLLM):
             call_kwargs=kwargs,
             reasoning_passback=self.reasoning_passback,
         )
+
+    @property
+    def _anthropic(self) -> bool:
+        return self.protocol == "anthropic"
 
     def _make_config(self) -> ClientConfig:
         return self._configs.get(connection_settings(self))
@@ -456,18 +489,3 @@ class SSELLM(FunctionCallingLLM):
         if not selections and error_on_no_tool_call:
             raise ValueError("expected at least one tool call in the response, got none")
         return selections
-
-
-def _checked(data: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
-    """``check_settings``, and ``n`` refused where it is a request parameter set for every call.
-
-    Raises:
-        ConfigurationError: A bad setting, or ``n`` other than 1 in ``additional_kwargs`` or
-            ``extra_body`` (SSELLM shows one answer per request).
-    """
-    data = check_settings(data, fields)
-    for name in ("additional_kwargs", "extra_body"):
-        parameters = data.get(name)
-        if isinstance(parameters, Mapping):
-            refuse_choices(parameters, f"SSELLM's {name}")
-    return data

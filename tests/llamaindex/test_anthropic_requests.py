@@ -1,0 +1,416 @@
+"""SSELLM(protocol="anthropic")'s requests: the pure Messages mapping of LlamaIndex messages,
+tools and settings, and the bodies, paths and headers the emulator's anthropic dialect saw."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import httpx
+import pytest
+from llama_index.core.base.llms.types import (
+    AudioBlock,
+    CacheControl,
+    CachePoint,
+    ChatMessage,
+    DocumentBlock,
+    ImageBlock,
+    MessageRole,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+from llama_index.core.tools import FunctionTool
+
+from llamaindex_sse import SSELLM
+from llamaindex_sse._anthropic import (
+    DEFAULT_MAX_TOKENS,
+    anthropic_tool_choice,
+    anthropic_tools,
+    build_anthropic_request,
+    to_anthropic_messages,
+)
+from sse_core import ConfigurationError
+from sse_emulator import Emulator
+from tests.llamaindex.li_support import API_KEY, TIMEOUT, frame, sse_transport
+
+SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+/=="
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+def user(text: str) -> ChatMessage:
+    return ChatMessage(role=MessageRole.USER, content=text)
+
+
+def weather(city: str) -> str:
+    """Get the weather for a city."""
+    return f"sunny in {city}"
+
+
+def anthropic_llm(emulator: Emulator, **fields: Any) -> SSELLM:
+    params: dict[str, Any] = {
+        "protocol": "anthropic",
+        "model": "claude-emulated",
+        "base_url": emulator.base_url("anthropic"),
+        "api_key": API_KEY,
+        "timeout": TIMEOUT,
+        "max_retries": 0,
+    }
+    return SSELLM(**(params | fields))
+
+
+# -- the pure mapping --------------------------------------------------------------------
+
+
+def test_system_goes_on_top_and_roles_alternate_with_merged_turns() -> None:
+    system, turns = to_anthropic_messages(
+        [
+            ChatMessage(role="system", content="Be terse."),
+            user("one"),
+            user("two"),
+            ChatMessage(role="assistant", content="ok"),
+            ChatMessage(role="developer", content="Mind the rules."),
+            user("three"),
+        ]
+    )
+    assert system == [
+        {"type": "text", "text": "Be terse."},
+        {"type": "text", "text": "Mind the rules."},
+    ]
+    assert turns == [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}],
+        },
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+        {"role": "user", "content": [{"type": "text", "text": "three"}]},
+    ]
+    one_system, _ = to_anthropic_messages(
+        [ChatMessage(role="system", content="Be terse."), user("x")]
+    )
+    assert one_system == "Be terse."
+    assert to_anthropic_messages([user("x")])[0] is None
+
+
+def test_thinking_is_passed_back_byte_exact_and_unsigned_thinking_is_left_out() -> None:
+    signed = ThinkingBlock(
+        content="Let me think…\n  about it ", additional_information={"signature": SIGNATURE}
+    )
+    redacted = ThinkingBlock(
+        content="", additional_information={"type": "redacted_thinking", "data": "EmwKAhgB=="}
+    )
+    unsigned = ThinkingBlock(content="reasoning from another provider")
+    answer = ChatMessage(
+        role="assistant", blocks=[signed, redacted, unsigned, TextBlock(text="Done.")]
+    )
+    _, turns = to_anthropic_messages([user("q"), answer, user("next")])
+    assert turns[1]["content"] == [
+        {"type": "thinking", "thinking": "Let me think…\n  about it ", "signature": SIGNATURE},
+        {"type": "redacted_thinking", "data": "EmwKAhgB=="},
+        {"type": "text", "text": "Done."},
+    ]
+
+
+def test_tool_calls_and_parallel_results_round_trip() -> None:
+    call = ChatMessage(
+        role="assistant",
+        blocks=[
+            TextBlock(text=""),  # an empty text block is not sent: the API refuses it
+            ToolCallBlock(
+                tool_call_id="toolu_1", tool_name="weather", tool_kwargs='{"city": "Paris"}'
+            ),
+            ToolCallBlock(
+                tool_call_id="toolu_2", tool_name="weather", tool_kwargs={"city": "Tokyo"}
+            ),
+        ],
+    )
+    paris = ChatMessage(role="tool", content="sunny", additional_kwargs={"tool_call_id": "toolu_1"})
+    tokyo = ChatMessage(
+        role="tool",
+        content="no such city",
+        additional_kwargs={"tool_call_id": "toolu_2", "is_error": True},
+    )
+    _, turns = to_anthropic_messages([user("weather in Paris and Tokyo"), call, paris, tokyo])
+    assert turns[1] == {
+        "role": "assistant",
+        "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {"city": "Paris"}},
+            {"type": "tool_use", "id": "toolu_2", "name": "weather", "input": {"city": "Tokyo"}},
+        ],
+    }
+    assert turns[2] == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"},
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_2",
+                "content": "no such city",
+                "is_error": True,
+            },
+        ],
+    }
+    assert len(turns) == 3
+
+
+@pytest.mark.parametrize(
+    "legacy",
+    [
+        {
+            "id": "toolu_9",
+            "type": "function",
+            "function": {"name": "weather", "arguments": '{"city": "Oslo"}'},
+        },
+        {"id": "toolu_9", "type": "tool_use", "name": "weather", "input": {"city": "Oslo"}},
+    ],
+)
+def test_legacy_tool_calls_in_additional_kwargs(legacy: dict[str, Any]) -> None:
+    message = ChatMessage(role="assistant", content="", additional_kwargs={"tool_calls": [legacy]})
+    _, turns = to_anthropic_messages([user("q"), message])
+    assert turns[1]["content"] == [
+        {"type": "tool_use", "id": "toolu_9", "name": "weather", "input": {"city": "Oslo"}}
+    ]
+
+
+def test_a_tool_result_without_its_call_id_is_a_clear_error() -> None:
+    with pytest.raises(ConfigurationError, match="tool_call_id"):
+        to_anthropic_messages([user("q"), ChatMessage(role="tool", content="x")])
+
+
+def test_images_and_documents() -> None:
+    encoded = base64.b64encode(PNG).decode()
+    message = ChatMessage(
+        role="user",
+        blocks=[
+            TextBlock(text="what is this?"),
+            ImageBlock(image=PNG, image_mimetype="image/png"),
+            ImageBlock(url="https://example.com/cat.jpg"),
+            ImageBlock(url=f"data:image/png;base64,{encoded}"),
+            DocumentBlock(data=b"plain words", document_mimetype="text/plain"),
+        ],
+    )
+    _, turns = to_anthropic_messages([message])
+    assert turns[0]["content"][1:] == [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": encoded}},
+        {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.jpg"}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": encoded}},
+        {
+            "type": "document",
+            "source": {"type": "text", "media_type": "text/plain", "data": "plain words"},
+        },
+    ]
+    with pytest.raises(ConfigurationError, match="AudioBlock"):
+        to_anthropic_messages([ChatMessage(role="user", blocks=[AudioBlock(audio=b"RIFF")])])
+    with pytest.raises(ConfigurationError, match="assistant message"):
+        to_anthropic_messages([ChatMessage(role="assistant", blocks=[ImageBlock(image=PNG)])])
+
+
+def test_cache_control_from_cache_points_and_message_kwargs() -> None:
+    system = ChatMessage(
+        role="system",
+        blocks=[
+            TextBlock(text="long context"),
+            CachePoint(cache_control=CacheControl(type="ephemeral")),
+        ],
+    )
+    question = ChatMessage(
+        role="user",
+        blocks=[TextBlock(text="a"), TextBlock(text="b")],
+        additional_kwargs={"cache_control": {"type": "ephemeral", "ttl": "1h"}},
+    )
+    system_blocks, turns = to_anthropic_messages([system, question])
+    assert system_blocks == [
+        {
+            "type": "text",
+            "text": "long context",
+            "cache_control": {"type": "ephemeral", "ttl": "5m"},
+        }
+    ]
+    assert turns[0]["content"] == [
+        {"type": "text", "text": "a"},
+        {"type": "text", "text": "b", "cache_control": {"type": "ephemeral", "ttl": "1h"}},
+    ]
+    with pytest.raises(ConfigurationError, match="CachePoint"):
+        to_anthropic_messages(
+            [
+                ChatMessage(
+                    role="user", blocks=[CachePoint(cache_control=CacheControl(type="ephemeral"))]
+                )
+            ]
+        )
+
+
+def test_tools_in_anthropic_shape() -> None:
+    tool = FunctionTool.from_defaults(weather)
+    openai_shaped = tool.metadata.to_openai_tool()
+    server_tool = {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}
+    formatted = anthropic_tools([openai_shaped, tool, server_tool])
+    expected = {
+        "name": "weather",
+        "description": openai_shaped["function"]["description"],
+        "input_schema": openai_shaped["function"]["parameters"],
+    }
+    assert formatted == [expected, expected, server_tool]
+
+
+@pytest.mark.parametrize(
+    ("choice", "parallel", "expected"),
+    [
+        (None, None, None),
+        (None, True, None),
+        (None, False, {"type": "auto", "disable_parallel_tool_use": True}),
+        ("auto", None, {"type": "auto"}),
+        ("required", None, {"type": "any"}),
+        ("any", False, {"type": "any", "disable_parallel_tool_use": True}),
+        ("none", False, {"type": "none"}),
+        ("weather", None, {"type": "tool", "name": "weather"}),
+        (
+            {"type": "function", "function": {"name": "weather"}},
+            None,
+            {"type": "tool", "name": "weather"},
+        ),
+        ({"type": "tool", "name": "weather"}, None, {"type": "tool", "name": "weather"}),
+    ],
+)
+def test_tool_choice(choice: Any, parallel: bool | None, expected: dict[str, Any] | None) -> None:
+    assert anthropic_tool_choice(choice, parallel) == expected
+
+
+def test_a_tool_choice_that_names_nothing_is_refused() -> None:
+    with pytest.raises(ConfigurationError, match="tool_choice"):
+        anthropic_tool_choice(3, None)
+
+
+def test_the_request_body_settings_then_call_arguments() -> None:
+    body, headers = build_anthropic_request(
+        "claude-x",
+        [ChatMessage(role="system", content="sys"), user("hi")],
+        settings={
+            "max_tokens": None,
+            "temperature": 0.5,
+            "stop": ["END"],
+            "thinking": None,
+            "top_k": 5,
+            "metadata": {"user_id": "u-1"},
+        },
+        call_kwargs={"top_p": 0.9, "stop": "STOP", "extra_headers": {"anthropic-beta": "b-1"}},
+    )
+    assert body == {
+        "model": "claude-x",
+        "max_tokens": DEFAULT_MAX_TOKENS,
+        "temperature": 0.5,
+        "stop_sequences": ["STOP"],
+        "top_k": 5,
+        "metadata": {"user_id": "u-1"},
+        "top_p": 0.9,
+        "system": "sys",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+    }
+    assert headers == {"anthropic-beta": "b-1"}
+
+
+def test_reasoning_effort_is_refused_with_the_anthropic_protocol() -> None:
+    with pytest.raises(ConfigurationError, match="thinking_dict"):
+        SSELLM(
+            protocol="anthropic",
+            model="m",
+            base_url="http://127.0.0.1:9/",
+            reasoning_effort="low",
+        )
+
+
+def test_a_protocol_or_auth_that_does_not_exist_is_refused() -> None:
+    with pytest.raises(ConfigurationError, match="protocol"):
+        SSELLM(protocol="responses", model="m", base_url="http://127.0.0.1:9")
+    with pytest.raises(ConfigurationError, match="auth"):
+        SSELLM(protocol="anthropic", auth="basic", model="m", base_url="http://127.0.0.1:9")
+
+
+# -- what the gateway saw --------------------------------------------------------------
+
+
+def test_the_emulator_sees_a_messages_request(emulator: Emulator) -> None:
+    llm = anthropic_llm(
+        emulator,
+        max_tokens=2048,
+        temperature=1.0,
+        stop=["9"],
+        thinking_dict={"type": "enabled", "budget_tokens": 1024},
+        additional_kwargs={"top_k": 40, "metadata": {"user_id": "u-7"}},
+        extra_body={"service_tier": "auto"},
+    )
+    llm.chat([ChatMessage(role="system", content="Be terse."), user("count to 3")])
+    record = emulator.last_request
+    assert record is not None and record.status == 200
+    assert record.path == "/anthropic/v1/messages"
+    assert record.json() == {
+        "model": "claude-emulated",
+        "max_tokens": 2048,
+        "temperature": 1.0,
+        "stop_sequences": ["9"],
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
+        "top_k": 40,
+        "metadata": {"user_id": "u-7"},
+        "system": "Be terse.",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "count to 3"}]}],
+        "service_tier": "auto",
+        "stream": True,
+    }
+    assert record.header("x-api-key") == "***" + API_KEY[-4:]
+    assert record.header("authorization") is None
+    assert record.header("anthropic-version") == "2023-06-01"
+
+
+def test_max_tokens_defaults_and_the_path_follows_a_base_url_in_v1(emulator: Emulator) -> None:
+    llm = anthropic_llm(emulator, base_url=emulator.base_url("anthropic") + "/v1")
+    llm.chat([user("echo: hi")])
+    record = emulator.last_request
+    assert record is not None and record.status == 200
+    assert record.path == "/anthropic/v1/messages"  # not /v1/v1/messages
+    assert record.json()["max_tokens"] == DEFAULT_MAX_TOKENS == 512
+    assert llm.metadata.num_output == DEFAULT_MAX_TOKENS
+
+
+def test_bearer_auth_and_an_explicit_path(emulator: Emulator) -> None:
+    llm = anthropic_llm(emulator, base_url=emulator.url, auth="bearer", path="/v1/messages")
+    llm.chat([user("echo: hi")])
+    record = emulator.last_request
+    assert record is not None and record.status == 200 and record.path == "/v1/messages"
+    assert record.header("authorization") == "Bearer ***" + API_KEY[-4:]
+    assert record.header("x-api-key") is None
+
+
+def test_the_key_goes_in_x_api_key_byte_exact() -> None:
+    seen: list[httpx.Request] = []
+    stop = frame({"type": "message_stop"}, "message_stop")
+    start = frame(
+        {"type": "message_start", "message": {"id": "msg_1", "usage": {}}}, "message_start"
+    )
+    llm = SSELLM(
+        protocol="anthropic",
+        model="claude-x",
+        base_url="http://gateway.test",
+        api_key=API_KEY,
+        http_client=httpx.Client(transport=sse_transport([start, stop], seen)),
+    )
+    llm.chat([user("hi")])
+    (request,) = seen
+    assert request.url == "http://gateway.test/v1/messages"
+    assert request.headers["x-api-key"] == API_KEY
+    assert "authorization" not in request.headers
+    assert API_KEY not in repr(llm) and API_KEY not in llm.to_json()
+
+
+def test_chat_completions_keep_their_path() -> None:
+    seen: list[httpx.Request] = []
+    llm = SSELLM(
+        model="m",
+        base_url="http://gateway.test/v1",
+        api_key=API_KEY,
+        http_client=httpx.Client(transport=sse_transport([b"data: [DONE]\n\n"], seen)),
+    )
+    llm.chat([user("hi")])
+    assert [str(r.url) for r in seen] == ["http://gateway.test/v1/chat/completions"]
+    assert seen[0].headers["authorization"] == f"Bearer {API_KEY}"
