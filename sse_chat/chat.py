@@ -19,17 +19,20 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import httpx
-from pydantic_core import to_json
 
 from sse_chat.demo_tool import WEATHER_TOOL, run_tool
 from sse_chat.extras import missing_extra
+from sse_chat.messages import first_payload, tool_turn
 from sse_chat.options import (
+    ANTHROPIC,
     add_gateway_arguments,
     api_key,
     dialect_of,
     dialect_refusal,
     fault_arg,
     fault_help,
+    path_of,
+    protocol_of,
     request_headers,
     seconds_arg,
 )
@@ -41,7 +44,6 @@ from sse_core import (
     SSEConnectorError,
     StreamError,
     Timeouts,
-    ToolCall,
 )
 from sse_core.transport.recording import recording_client
 
@@ -81,6 +83,13 @@ def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
         "LlamaIndex's SSELLM",
     )
     parser.add_argument(
+        "--max-tokens",
+        type=_count,
+        metavar="N",
+        help="the most tokens to generate (sent as max_tokens; --protocol anthropic "
+        "requires it and sends 4096 when not given)",
+    )
+    parser.add_argument(
         "--idle-timeout",
         type=seconds_arg,
         metavar="S",
@@ -94,6 +103,17 @@ def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
         help="record every model call into DIR as NNN.sse + NNN.json, for "
         "'sse-chat emulator --replay DIR' or Emulator(replay=DIR); keys are never written",
     )
+
+
+def _count(text: str) -> int:
+    """An argparse type: a positive number of tokens."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 def _driver(via: str) -> Callable[..., None]:
@@ -112,11 +132,38 @@ def _refusal(args: argparse.Namespace) -> str | None:
         return said
     if args.via != "core" and (said := missing_extra(args.via, f"--via {args.via}")):
         return said
+    if args.via != "core" and (said := _adapter_refusal(args)):
+        return said
     if args.record and args.via != "core" and not _takes_http_client(args.via):
         module = f"sse_chat/via_{args.via}.py"
         return f"--record with --via {args.via} needs an http_client parameter in {module}"
     if not args.base_url:
         return missing_extra("cli", "without --base-url it starts the gateway emulator, which")
+    return None
+
+
+def _adapter_fields(via: str) -> frozenset[str]:
+    """The settings the adapter behind ``--via`` takes (its pydantic fields)."""
+    if via == "langchain":
+        from langchain_sse import ChatSSE
+
+        return frozenset(ChatSSE.model_fields)
+    from llamaindex_sse import SSELLM
+
+    return frozenset(SSELLM.model_fields)
+
+
+def _adapter_refusal(args: argparse.Namespace) -> str | None:
+    """Why the adapter behind ``--via`` cannot speak the protocol, or send the key, asked."""
+    adapter = "ChatSSE" if args.via == "langchain" else "SSELLM"
+    fields = _adapter_fields(args.via)
+    if protocol_of(args) == ANTHROPIC and "protocol" not in fields:
+        return (
+            f"--via {args.via} --protocol anthropic is not supported yet: {adapter} has no "
+            "protocol setting in this version; use --via core"
+        )
+    if args.auth is not None and "auth" not in fields:
+        return f"--auth is not supported with --via {args.via} yet ({adapter} has no auth setting)"
     return None
 
 
@@ -174,26 +221,6 @@ def _showing_retries(view: Renderer) -> Iterator[None]:
         logger.setLevel(level)
 
 
-def _tool_messages(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
-    assistant = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in calls
-        ],
-    }
-    results = [
-        {
-            "role": "tool",
-            "tool_call_id": call.id,
-            "content": to_json(run_tool(call.name or "", call.arguments)).decode(),
-        }
-        for call in calls
-    ]
-    return [assistant, *results]
-
-
 def _turn(client: ChatClient, payload: dict[str, Any], view: Renderer) -> Completion:
     view.wait()
     with client.stream(payload) as stream:
@@ -202,22 +229,28 @@ def _turn(client: ChatClient, payload: dict[str, Any], view: Renderer) -> Comple
     completion = stream.completion
     assert completion is not None  # the stream ended well, or raised
     finish = completion.finish_reason or ("[DONE]" if completion.done else None)
-    view.summary(finish, completion.usage)
+    view.summary(finish, completion.usage, stop_reason=completion.stop_reason)
     return completion
 
 
 def _run_core(
     args: argparse.Namespace, settings: dict[str, Any], view: Renderer, http: httpx.Client | None
 ) -> None:
-    messages: list[dict[str, Any]] = [{"role": "user", "content": args.prompt}]
-    payload: dict[str, Any] = {"model": args.model, "messages": messages}
-    if not args.no_tools:
-        payload["tools"] = [WEATHER_TOOL]
+    protocol = settings["protocol"]
+    payload = first_payload(
+        protocol,
+        model=args.model,
+        prompt=args.prompt,
+        tool=None if args.no_tools else WEATHER_TOOL,
+        max_tokens=args.max_tokens,
+    )
     headers = settings.pop("headers")
-    with ChatClient(**settings, default_headers=headers, http_client=http) as client:
+    with ChatClient(
+        **settings, auth=args.auth, default_headers=headers, http_client=http
+    ) as client:
         completion = _turn(client, payload, view)
         if completion.tool_calls:
-            messages += _tool_messages(completion.tool_calls)
+            messages = [*payload["messages"], *tool_turn(protocol, completion, run_tool)]
             view.note("ran the tool locally; sending its result back")
             _turn(client, {**payload, "messages": messages}, view)
 
@@ -225,7 +258,13 @@ def _run_core(
 def _run_framework(
     args: argparse.Namespace, settings: dict[str, Any], view: Renderer, http: httpx.Client | None
 ) -> None:
-    extra = {} if http is None else {"http_client": http}
+    extra: dict[str, Any] = {} if http is None else {"http_client": http}
+    if settings.pop("protocol") != "chat_completions":
+        extra["protocol"] = protocol_of(args)  # only to an adapter that has the setting
+    if args.auth is not None:
+        extra["auth"] = args.auth
+    if args.max_tokens is not None:
+        extra["max_tokens"] = args.max_tokens
     _driver(args.via)(
         **settings,
         model=args.model,
@@ -242,7 +281,8 @@ def _converse(args: argparse.Namespace, view: Renderer, http: httpx.Client | Non
         settings: dict[str, Any] = {
             "base_url": base_url,
             "api_key": api_key(args, emulated=not args.base_url),
-            "path": args.path,
+            "path": path_of(args),
+            "protocol": protocol_of(args),
             "headers": request_headers(args, fault=args.fault),
         }
         if args.idle_timeout is not None:
@@ -251,10 +291,12 @@ def _converse(args: argparse.Namespace, view: Renderer, http: httpx.Client | Non
         run(args, settings, view, http)
 
 
-def _why_cut(error: IncompleteStreamError) -> str:
+def _why_cut(error: IncompleteStreamError, protocol: str) -> str:
     cause = error.__cause__
     if cause is not None:
         return f"the connection broke ({type(cause).__name__})"
+    if protocol == ANTHROPIC:
+        return "the gateway ended it without a stop_reason and without message_stop"
     return "the gateway ended it without a finish_reason and without [DONE]"
 
 
@@ -283,7 +325,8 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
                 stack.enter_context(http)
             _converse(args, view, http)
     except IncompleteStreamError as exc:
-        view.line(f"error: the stream was cut before the answer finished: {_why_cut(exc)}")
+        why = _why_cut(exc, protocol_of(args))
+        view.line(f"error: the stream was cut before the answer finished: {why}")
         render_partial(exc.partial, view)
         code = 1
     except StreamError as exc:

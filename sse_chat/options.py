@@ -13,6 +13,7 @@ from sse_core.errors import ConfigurationError
 from sse_core.transport.config import check_header
 
 __all__ = [
+    "ANTHROPIC",
     "DIALECT_NAMES",
     "add_gateway_arguments",
     "api_key",
@@ -21,12 +22,20 @@ __all__ = [
     "fault_arg",
     "fault_help",
     "header_arg",
+    "path_of",
+    "protocol_of",
     "request_headers",
     "seconds_arg",
 ]
 
 #: The emulator's dialects (kept here so the parser builds without the emulator installed).
 DIALECT_NAMES = ("openai", "shroud", "streamchat", "spass", "gateway", "aivene")
+#: The emulator's dialect, and the protocol, of Anthropic's Messages API.
+ANTHROPIC = "anthropic"
+#: The protocols the app speaks (sse_core's names); the first is the default.
+PROTOCOL_NAMES = ("chat_completions", ANTHROPIC)
+#: How the key can be sent (sse_core's ``auth``).
+AUTH_NAMES = ("bearer", "x-api-key")
 #: The key the emulator is sent when the user gave none (it accepts any).
 EMULATOR_KEY = "demo-key"
 
@@ -95,19 +104,29 @@ def fault_help() -> str:
 def add_gateway_arguments(
     parser: argparse.ArgumentParser, *, model_default: str | None, model_help: str
 ) -> None:
-    """Add --base-url, --model, --path, --header, --api-key and --dialect to ``parser``."""
+    """Add --base-url, --model, --protocol, --path, --header, --api-key, --auth and
+    --dialect to ``parser``."""
     parser.add_argument(
         "--base-url",
         default=os.environ.get("SSE_BASE_URL"),
         metavar="URL",
-        help="the gateway URL with its version prefix, e.g. https://host/v1 (default: "
+        help="the gateway URL: with its version prefix for chat completions, e.g. "
+        "https://host/v1; the root (or the /v1 URL) for --protocol anthropic (default: "
         "$SSE_BASE_URL; without either, the built-in gateway emulator is started)",
     )
     parser.add_argument("--model", default=model_default, help=model_help)
     parser.add_argument(
+        "--protocol",
+        default=None,
+        choices=PROTOCOL_NAMES,
+        help="what the gateway speaks: OpenAI's chat completions (the default) or "
+        "Anthropic's Messages API (POST /v1/messages; implied by --dialect anthropic)",
+    )
+    parser.add_argument(
         "--path",
-        default="/chat/completions",
-        help="appended to the base URL (default: /chat/completions; SPASS: /c1/chat)",
+        default=None,
+        help="appended to the base URL (default: the protocol's: /chat/completions; "
+        "anthropic /v1/messages, or /messages after a base URL ending in /v1; SPASS: /c1/chat)",
     )
     parser.add_argument(
         "--header",
@@ -121,32 +140,66 @@ def add_gateway_arguments(
         "--api-key",
         default=None,
         metavar="KEY",
-        help="the bearer key (default: $SSE_API_KEY); never printed",
+        help="the key (default: $SSE_API_KEY); never printed",
+    )
+    parser.add_argument(
+        "--auth",
+        default=None,
+        choices=AUTH_NAMES,
+        help="how the key is sent: Authorization: Bearer, or x-api-key (default: the "
+        "protocol's own: bearer; anthropic x-api-key)",
     )
     parser.add_argument(
         "--dialect",
         default=None,
-        choices=DIALECT_NAMES,
-        help="the emulator's dialect, without --base-url (default: openai); spass also "
-        "sends the SPASS-User-Id header it requires; refused with --base-url",
+        choices=(*DIALECT_NAMES, ANTHROPIC),
+        help="the emulator's dialect, without --base-url (default: openai; anthropic with "
+        "--protocol anthropic); spass also sends the SPASS-User-Id header it requires; "
+        "anthropic implies --protocol anthropic; refused with --base-url",
     )
+
+
+def protocol_of(args: argparse.Namespace) -> str:
+    """The protocol chosen: --protocol, else anthropic for --dialect anthropic, else chat
+    completions."""
+    if args.protocol:
+        return str(args.protocol)
+    return ANTHROPIC if args.dialect == ANTHROPIC else PROTOCOL_NAMES[0]
 
 
 def dialect_of(args: argparse.Namespace) -> str:
-    """The emulator dialect chosen (openai unless --dialect says otherwise)."""
-    return str(args.dialect or "openai")
+    """The emulator dialect chosen: --dialect, else the protocol's (openai or anthropic)."""
+    if args.dialect:
+        return str(args.dialect)
+    return ANTHROPIC if args.protocol == ANTHROPIC else "openai"
+
+
+def path_of(args: argparse.Namespace) -> str | None:
+    """--path, else chat completions' path, else None: sse_core's default for Anthropic
+    (``/v1/messages``, or ``/messages`` after a base URL ending in ``/v1``)."""
+    if args.path is not None:
+        return str(args.path)
+    return None if protocol_of(args) == ANTHROPIC else "/chat/completions"
 
 
 def dialect_refusal(args: argparse.Namespace) -> str | None:
-    """Why --dialect cannot go with a gateway URL, or None: it only picks what the built-in
-    emulator speaks, and would otherwise be silently ignored."""
-    if args.dialect is None or not args.base_url:
+    """Why --dialect cannot go with a gateway URL (it only picks what the built-in emulator
+    speaks, and would otherwise be silently ignored) or with the protocol asked, or None."""
+    if args.dialect is None:
         return None
-    return (
-        f"--dialect {args.dialect} picks the built-in emulator's dialect, and a gateway URL "
-        "is set (--base-url or $SSE_BASE_URL): the gateway speaks its own. Drop --dialect "
-        "(for SPASS's user id, add --header 'SPASS-User-Id: ...')"
-    )
+    if args.base_url:
+        return (
+            f"--dialect {args.dialect} picks the built-in emulator's dialect, and a gateway URL "
+            "is set (--base-url or $SSE_BASE_URL): the gateway speaks its own. Drop --dialect "
+            "(for SPASS's user id, add --header 'SPASS-User-Id: ...')"
+        )
+    if (args.dialect == ANTHROPIC) != (protocol_of(args) == ANTHROPIC):
+        speaks = "Anthropic's Messages API" if args.dialect == ANTHROPIC else "chat completions"
+        return (
+            f"--dialect {args.dialect} speaks {speaks}, not --protocol {args.protocol}: "
+            "drop one of them"
+        )
+    return None
 
 
 def api_key(args: argparse.Namespace, *, emulated: bool) -> str:

@@ -15,6 +15,7 @@ from pydantic_core import to_json
 
 from sse_chat.waiting import WaitIndicator
 from sse_core import (
+    Choice,
     Completion,
     Done,
     ErrorFrame,
@@ -22,6 +23,7 @@ from sse_core import (
     GatewayEvent,
     Metadata,
     ReasoningDelta,
+    RedactedReasoning,
     RefusalDelta,
     StreamEvent,
     TextDelta,
@@ -155,18 +157,31 @@ class Renderer:
                 self.text(text)
             case RefusalDelta(text=text):
                 self.refusal(text)
+            case RedactedReasoning(data=data):
+                self.reasoning(f"(redacted thinking, {len(data)} characters)")
             case ToolCallDelta(name=name, arguments=arguments):
                 self.tool_call(name, arguments)
             case GatewayEvent(name=name, data=data):
                 self.gateway_event(name, data)
             case Finish() | UsageUpdate() | Metadata() | Done() | ErrorFrame():
-                pass
+                pass  # said in the summary, or by the error the stream raises
 
-    def summary(self, finish_reason: str | None, usage: Usage | str | None) -> None:
-        """The end of a turn: finish reason and usage (a Usage, or a line already made)."""
+    def summary(
+        self,
+        finish_reason: str | None,
+        usage: Usage | str | None,
+        *,
+        stop_reason: str | None = None,
+    ) -> None:
+        """The end of a turn: finish reason (and the protocol's own stop reason, when it
+        sent one: Anthropic's ``end_turn``, ``tool_use``, ``refusal``, ...) and usage (a
+        Usage, or a line already made)."""
         line = usage if isinstance(usage, str) else usage_line(usage)
+        finish = f"finish_reason={finish_reason}"
+        if stop_reason is not None:
+            finish += f" stop_reason={stop_reason}"
         self.end_line()
-        self._write(self._style("2", f"finish_reason={finish_reason}  {line}") + "\n")
+        self._write(self._style("2", f"{finish}  {line}") + "\n")
 
 
 def usage_line(usage: Usage | None) -> str:
@@ -203,21 +218,37 @@ def render_completion(completion: Completion, out: TextIO, *, ended: str | None 
     for choice in completion.choices:
         if len(completion.choices) > 1:
             out.write(f"--- choice {choice.index}\n")
-        for label, text in (
-            ("reasoning", choice.reasoning),
-            ("content", choice.content),
-            ("refusal", choice.refusal),
-        ):
-            if text:
-                out.write(f"[{label}]\n{text}\n")
-        for call in choice.tool_calls:
-            out.write(f"[tool call {call.index}] {call.name}({call.arguments}) id={call.id}\n")
-        out.write(finish_line(completion, choice.finish_reason, ended=ended) + "\n")
+        _render_choice(completion, choice, out, ended=ended)
     if not completion.choices:
         out.write("(no choice arrived)\n")
     for event in completion.events:
         out.write(f"[event {event.name}] {to_json(event.data).decode()}\n")
     out.write(f"[usage] {usage_line(completion.usage).removeprefix('usage: ')}\n")
+
+
+def _render_choice(
+    completion: Completion, choice: Choice, out: TextIO, *, ended: str | None
+) -> None:
+    for label, text in (
+        ("reasoning", choice.reasoning),
+        ("content", choice.content),
+        ("refusal", choice.refusal),
+    ):
+        if text:
+            out.write(f"[{label}]\n{text}\n")
+    for block in choice.reasoning_blocks:
+        if block.redacted is not None:
+            out.write(f"[redacted thinking] {len(block.redacted)} characters\n")
+        elif block.signature:
+            out.write(f"[thinking signature] {len(block.signature)} characters\n")
+    for call in choice.tool_calls:
+        out.write(f"[tool call {call.index}] {call.name}({call.arguments}) id={call.id}\n")
+    finish = finish_line(completion, choice.finish_reason, ended=ended)
+    if choice.stop_reason is not None:
+        finish += f" (stop_reason {choice.stop_reason})"
+    if choice.stop_sequence is not None:
+        finish += f" (stop_sequence {choice.stop_sequence!r})"
+    out.write(finish + "\n")
 
 
 def render_partial(completion: Completion, view: Renderer) -> None:

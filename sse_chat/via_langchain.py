@@ -76,13 +76,31 @@ def _show(chunk: AIMessageChunk, view: Renderer) -> None:
     reasoning = chunk.additional_kwargs.get("reasoning_content")
     if reasoning:
         view.reasoning(reasoning)
-    if isinstance(chunk.content, str) and chunk.content:
-        view.text(chunk.content)
+    if isinstance(chunk.content, str):
+        if chunk.content:
+            view.text(chunk.content)
+    else:
+        _show_blocks(chunk.content, view)
     refusal = chunk.additional_kwargs.get("refusal")
     if refusal:
         view.refusal(refusal)
     for piece in chunk.tool_call_chunks:
         view.tool_call(piece.get("name"), piece.get("args") or "")
+
+
+def _show_blocks(blocks: list[Any], view: Renderer) -> None:
+    """Content given as blocks (as for Anthropic's wire): their reasoning and text."""
+    for block in blocks:
+        if isinstance(block, str):
+            view.text(block)
+        elif isinstance(block, dict):
+            kind = block.get("type")
+            if kind == "text" and block.get("text"):
+                view.text(block["text"])
+            elif kind in ("thinking", "reasoning"):
+                text = block.get(kind) or ""
+                if text:
+                    view.reasoning(text)
 
 
 def _turn(model: Any, messages: list[BaseMessage], view: Renderer) -> AIMessage:
@@ -92,7 +110,11 @@ def _turn(model: Any, messages: list[BaseMessage], view: Renderer) -> AIMessage:
         _show(chunk, view)
     assert last.message is not None  # the run ended well, or stream() raised
     meta = last.message.response_metadata
-    view.summary(meta.get("finish_reason"), usage_line(usage_of(last.message.usage_metadata)))
+    view.summary(
+        meta.get("finish_reason"),
+        usage_line(usage_of(last.message.usage_metadata)),
+        stop_reason=meta.get("stop_reason"),
+    )
     return last.message
 
 
@@ -101,7 +123,7 @@ def run_langchain_chat(
     base_url: str,
     api_key: str,
     model: str,
-    path: str,
+    path: str | None,
     headers: Mapping[str, str],
     prompt: str,
     tool: dict[str, Any] | None,
@@ -109,19 +131,24 @@ def run_langchain_chat(
     view: Renderer,
     http_client: httpx.Client | None = None,
     timeout: Timeouts | None = None,
+    **settings: Any,
 ) -> None:
     """Run the demo conversation through ChatSSE (errors propagate to the caller).
 
-    ``http_client``: the httpx client to send with (``--record`` passes its recorder).
+    ``http_client``: the httpx client to send with (``--record`` passes its recorder);
+    ``path`` None: the protocol's own; ``settings``: more ChatSSE fields (``protocol``,
+    ``auth``, ``max_tokens``), given only when asked for.
     """
+    if path is not None:
+        settings["path"] = path
     chat = ChatSSE(
         model=model,
         base_url=base_url,
         api_key=SecretStr(api_key),
-        path=path,
         default_headers=dict(headers),
         http_client=http_client,
         timeout=timeout or Timeouts(),
+        **settings,
     )
     runnable: Any = chat.bind_tools([tool]) if tool else chat
     messages: list[BaseMessage] = [HumanMessage(prompt)]

@@ -101,7 +101,12 @@ def _turn(
     assert last is not None  # SSELLM always yields at least one response
     for call in llm.get_tool_calls_from_response(last, error_on_no_tool_call=False):
         view.tool_call(call.tool_name, to_json(call.tool_kwargs).decode())
-    view.summary(last.additional_kwargs.get("finish_reason"), usage_line(usage_of(last)))
+    kwargs = last.additional_kwargs
+    view.summary(
+        kwargs.get("finish_reason"),
+        usage_line(usage_of(last)),
+        stop_reason=kwargs.get("stop_reason"),
+    )
     return last
 
 
@@ -110,7 +115,7 @@ def run_llamaindex_chat(
     base_url: str,
     api_key: str,
     model: str,
-    path: str,
+    path: str | None,
     headers: Mapping[str, str],
     prompt: str,
     tool: dict[str, Any] | None,
@@ -118,19 +123,24 @@ def run_llamaindex_chat(
     view: Renderer,
     http_client: httpx.Client | None = None,
     timeout: Timeouts | None = None,
+    **settings: Any,
 ) -> None:
     """Run the demo conversation through SSELLM (errors propagate to the caller).
 
-    ``http_client`` (``chat --record``'s recording client) carries every request.
+    ``http_client`` (``chat --record``'s recording client) carries every request;
+    ``path`` None: the protocol's own; ``settings``: more SSELLM fields (``protocol``,
+    ``auth``, ``max_tokens``), given only when asked for.
     """
+    if path is not None:
+        settings["path"] = path
     llm = SSELLM(
         model=model,
         base_url=base_url,
         api_key=api_key or None,
-        path=path,
         default_headers=dict(headers),
         http_client=http_client,
         timeout=timeout or Timeouts(),
+        **settings,
     )
     tools = []
     if tool:

@@ -9,21 +9,26 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from sse_chat.extras import missing_extra
 from sse_chat.options import (
+    ANTHROPIC,
     add_gateway_arguments,
     api_key,
     dialect_of,
     dialect_refusal,
+    path_of,
+    protocol_of,
     request_headers,
 )
 from sse_chat.probe.analyse import find
+from sse_chat.probe.messages import find_messages, messages_human, messages_json
 from sse_chat.probe.report import as_json, fatal_line, human
-from sse_chat.probe.steps import Target, run_probe_steps
+from sse_chat.probe.steps import Probe, Target, run_probe_steps
 from sse_core import ConfigurationError, GatewayConnectionError, SSEConnectorError
 from sse_core.transport.config import public_url
+from sse_core.transport.wire import default_path
 
 __all__ = ["add_probe_arguments", "run_probe"]
 
@@ -32,6 +37,8 @@ EXAMPLES = """\
 examples:
   sse-chat probe                                  the built-in emulator, dialect openai
   sse-chat probe --dialect streamchat --json
+  sse-chat probe --dialect anthropic              the emulator's Anthropic Messages API
+  sse-chat probe --protocol anthropic --base-url https://host --model my-model
   sse-chat probe --base-url https://host/v1 --model my-model --timeout 20
   sse-chat probe --base-url https://host/v1 --model m --header "X-Team: a" --record probe/
 """
@@ -132,14 +139,17 @@ def run_probe(
         print(f"sse-chat probe: {said}", file=sys.stderr)
         return 2
     emulated = not args.base_url
+    protocol = protocol_of(args)
     with _gateway(args) as base_url, _folder(args.record) as root:
         target = Target(
             base_url=base_url,
             model=args.model or EMULATOR_MODEL,
-            path=args.path,
+            path=path_of(args) or default_path(protocol, base_url.rstrip("/")),
             api_key=api_key(args, emulated=emulated),
             headers=request_headers(args),
             timeout=args.timeout,
+            protocol=protocol,
+            auth=args.auth,
         )
         try:
             probe = run_probe_steps(target, root)
@@ -150,15 +160,25 @@ def run_probe(
     if fatal is not None:
         _fatal(fatal, args, target, out if args.json else err)
         return 1
-    findings = find(probe.exchanges)
-    report = as_json(findings, target, requests=probe.requests, errors=probe.errors)
+    report, lines = _report(probe, target)
     if args.json:
         out.write(json.dumps(report, ensure_ascii=False) + "\n")
     else:
         if emulated:
             dialect = dialect_of(args)
             err.write(f"(no --base-url: probing the gateway emulator, dialect {dialect})\n")
-        out.write("\n".join(human(report, findings)) + "\n")
+        out.write("\n".join(lines) + "\n")
         if args.record:
             err.write(f"(the recordings are in {args.record}, one folder per request)\n")
     return 0
+
+
+def _report(probe: Probe, target: Target) -> tuple[dict[str, Any], list[str]]:
+    """The report as one JSON-ready object, and as lines for a person."""
+    if target.protocol == ANTHROPIC:
+        messages = find_messages(probe.exchanges, probe.ending)
+        report = messages_json(messages, target, requests=probe.requests, errors=probe.errors)
+        return report, messages_human(report, messages)
+    findings = find(probe.exchanges)
+    report = as_json(findings, target, requests=probe.requests, errors=probe.errors)
+    return report, human(report, findings)

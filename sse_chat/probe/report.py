@@ -18,7 +18,15 @@ from sse_core import (
 )
 from sse_core.transport.config import SECRET_HEADERS, public_url
 
-__all__ = ["as_json", "fatal_line", "human", "recommended", "recommended_llamaindex"]
+__all__ = [
+    "as_json",
+    "fatal_line",
+    "headers_worth_keeping",
+    "human",
+    "one_line",
+    "recommended",
+    "recommended_llamaindex",
+]
 
 _SECRET_NAME = re.compile(r"key|token|secret|password|auth", re.I)
 _NOT_SETTINGS = frozenset({"x-emulator-fault"})
@@ -38,7 +46,7 @@ TOOLS = {
 }
 
 
-def _headers(target: Target) -> dict[str, str]:
+def headers_worth_keeping(target: Target) -> dict[str, str]:
     """The --header values worth keeping as settings: no credential, no emulator fault."""
     return {
         name: value
@@ -51,7 +59,7 @@ def _common(findings: Findings, target: Target) -> dict[str, Any]:
     settings: dict[str, Any] = {"model": target.model, "base_url": target.base_url}
     if target.path != "/chat/completions":
         settings["path"] = target.path
-    if headers := _headers(target):
+    if headers := headers_worth_keeping(target):
         settings["default_headers"] = headers
     return settings
 
@@ -108,13 +116,13 @@ def as_json(
             "json_error": failure.json_error,
             "message": failure.message,
         },
-        "step_errors": {s: _one_line(e) for s, e in errors.items() if s != "failure"},
+        "step_errors": {s: one_line(e) for s, e in errors.items() if s != "failure"},
         "recommended": recommended(findings, target),
         "recommended_llamaindex": recommended_llamaindex(findings, target),
     }
 
 
-def _one_line(error: SSEConnectorError) -> str:
+def one_line(error: SSEConnectorError) -> str:
     return f"{type(error).__name__}: {' '.join(str(error).split())}"
 
 
@@ -129,7 +137,7 @@ def fatal_line(error: SSEConnectorError, timeout: float) -> str:
         return f"not an SSE chat gateway: {said}"
     if isinstance(error, GatewayHTTPError):
         return f"the first request was refused: {said}"
-    return f"the first request failed: {_one_line(error)}"
+    return f"the first request failed: {one_line(error)}"
 
 
 def _reasoning(findings: Findings) -> str:

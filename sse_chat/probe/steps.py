@@ -2,7 +2,10 @@
 
 Every request is small, bounded by the probe's timeout in every phase, and not retried
 (``ChatClient`` still drops ``stream_options`` once if the gateway rejects it: the
-recording then holds both answers, which is how the probe sees the rejection).
+recording then holds both answers, which is how the probe sees the rejection). An
+Anthropic gateway gets the Messages API's requests (``max_tokens``, ``thinking``, tools with
+``input_schema``) and one more, ``ending``, that reads on past ``message_stop``
+(:mod:`.ending`).
 """
 
 from __future__ import annotations
@@ -15,8 +18,12 @@ from typing import Any
 from pydantic_core import from_json
 
 from sse_chat.demo_tool import WEATHER_TOOL
+from sse_chat.messages import anthropic_tool
+from sse_chat.options import ANTHROPIC
 from sse_chat.probe.analyse import Exchange, exchange, reasoning_field
+from sse_chat.probe.ending import Ending, body_ending
 from sse_core import ChatClient, SSEConnectorError, Timeouts
+from sse_core.transport.config import ClientConfig
 from sse_core.transport.recording import recording_client
 
 __all__ = ["Probe", "Step", "Target", "plan", "run_probe_steps"]
@@ -35,6 +42,8 @@ class Target:
     api_key: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 30.0
+    protocol: str = "chat_completions"
+    auth: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,10 +63,13 @@ class Probe:
     exchanges: dict[str, tuple[Exchange, ...]]
     errors: dict[str, SSEConnectorError]
     requests: int
+    ending: Ending | None = None
 
 
-def plan(model: str) -> dict[str, Step]:
+def plan(model: str, protocol: str = "chat_completions") -> dict[str, Step]:
     """The steps by name, in the order they run (``thinking-kwargs`` only when needed)."""
+    if protocol == ANTHROPIC:
+        return plan_messages(model)
     ask = [{"role": "user", "content": PROMPT}]
     steps = [
         Step(name="plain", what="plain text", payload={"model": model, "messages": ask}),
@@ -95,6 +107,39 @@ def plan(model: str) -> dict[str, Step]:
     return {step.name: step for step in steps}
 
 
+def plan_messages(model: str) -> dict[str, Step]:
+    """The steps for a Messages API gateway (``max_tokens`` in each: the API requires it).
+    ``ending`` is the plain request again, read past ``message_stop``."""
+    ask = [{"role": "user", "content": PROMPT}]
+    plain = {"model": model, "max_tokens": 256, "messages": ask}
+    thinking = {"type": "enabled", "budget_tokens": 1024}
+    steps = [
+        Step(name="plain", what="plain text", payload=plain),
+        Step(name="ending", what="read past message_stop", payload=plain),
+        Step(
+            name="thinking",
+            what="thinking",
+            payload={"model": model, "max_tokens": 2048, "thinking": thinking, "messages": ask},
+        ),
+        Step(
+            name="tools",
+            what="a tool to call",
+            payload={
+                "model": model,
+                "max_tokens": 512,
+                "tools": [anthropic_tool(WEATHER_TOOL)],
+                "messages": [{"role": "user", "content": TOOL_PROMPT}],
+            },
+        ),
+        Step(
+            name="failure",
+            what="no messages",
+            payload={"model": model, "max_tokens": 16, "messages": []},
+        ),
+    ]
+    return {step.name: step for step in steps}
+
+
 def _load(directory: Path) -> tuple[Exchange, ...]:
     """The exchanges recorded in ``directory``, in order."""
     found = []
@@ -115,6 +160,8 @@ def run_step(target: Target, step: Step, directory: Path) -> SSEConnectorError |
             base_url=target.base_url,
             api_key=target.api_key or None,
             path=target.path,
+            protocol=target.protocol,
+            auth=target.auth,
             default_headers=dict(target.headers),
             timeout=timeouts,
             max_retries=0,
@@ -135,18 +182,37 @@ def run_probe_steps(target: Target, root: Path) -> Probe:
     Raises:
         ConfigurationError: The target's settings cannot work (a bad URL, key or header).
     """
-    steps = plan(target.model)
+    steps = plan(target.model, target.protocol)
     exchanges: dict[str, tuple[Exchange, ...]] = {}
     errors: dict[str, SSEConnectorError] = {}
+    ending: Ending | None = None
     for number, step in enumerate(steps.values(), start=1):
         if step.name == "thinking-kwargs" and reasoning_field(exchanges["thinking"]):
             continue  # the first switch worked: no need for the second
         directory = root / f"{number}-{step.name}"
-        error = run_step(target, step, directory)
+        error: SSEConnectorError | None = None
+        if step.name == "ending":
+            try:
+                ending = body_ending(_config(target), step.payload, directory, target.timeout)
+            except SSEConnectorError as failed:
+                error = failed
+        else:
+            error = run_step(target, step, directory)
         exchanges[step.name] = _load(directory)
         if error is not None:
             errors[step.name] = error
             if step.name == "plain":
                 break
     requests = sum(len(found) for found in exchanges.values())
-    return Probe(exchanges=exchanges, errors=errors, requests=requests)
+    return Probe(exchanges=exchanges, errors=errors, requests=requests, ending=ending)
+
+
+def _config(target: Target) -> ClientConfig:
+    return ClientConfig.build(
+        base_url=target.base_url,
+        api_key=target.api_key or None,
+        path=target.path,
+        protocol=target.protocol,
+        auth=target.auth,
+        default_headers=dict(target.headers),
+    )
