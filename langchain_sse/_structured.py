@@ -98,10 +98,13 @@ def build_structured_output(
     if strict is not None and method == "json_mode":
         raise ValueError("strict is not supported with method='json_mode'")
     if model.protocol == "anthropic" and method != "function_calling":
-        raise ValueError(
-            f"with_structured_output(method={method!r}) needs response_format, which the "
-            "Anthropic Messages API does not have: use method='function_calling'"
-        )
+        # The Messages API has no response_format: every method is a forced tool call.
+        if schema is None:
+            raise ValueError(
+                f"with_structured_output(method={method!r}) needs a schema with "
+                "protocol='anthropic' (the answer is a forced tool call)"
+            )
+        method = "function_calling"
     bound = _bind_request(model, schema, method, strict, **kwargs)
     parser = _pick_parser(schema, method)
     if not include_raw:

@@ -226,8 +226,13 @@ def test_structured_output_by_a_forced_tool_call(emulator: Emulator) -> None:
     person = model.with_structured_output(Person).invoke("Ada is 36")
     assert isinstance(person, Person)
     assert sent(emulator)["tool_choice"]["type"] == "tool"
-    with pytest.raises(ValueError, match="function_calling"):
-        model.with_structured_output(Person, method="json_schema")
+    for method in ("json_schema", "json_mode"):
+        also = model.with_structured_output(Person, method=method).invoke("Ada is 36")  # type: ignore[arg-type]
+        assert also == person
+        assert sent(emulator)["tool_choice"] == {"type": "tool", "name": "Person",
+                                                 "disable_parallel_tool_use": True}  # fmt: skip
+    with pytest.raises(ValueError, match="needs a schema"):
+        model.with_structured_output(None, method="json_mode")
 
 
 def test_an_error_event_after_200_is_typed_with_the_partial_answer(emulator: Emulator) -> None:

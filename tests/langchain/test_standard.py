@@ -15,8 +15,8 @@ What the suite skips through its own switches, and why:
   third-party chat models; the key never goes into a serialized form).
 - ``test_stream_time``: needs VCR cassettes (``enable_vcr_tests``); the emulator is live.
 - ``test_anthropic_inputs``: Anthropic-format content is for Anthropic-compatible APIs (run
-  with ``protocol="anthropic"``); there, ``test_json_mode`` and ``test_audio_inputs`` are
-  skipped: the Messages API has no ``response_format`` and takes no audio.
+  with ``protocol="anthropic"``); there, ``test_audio_inputs`` is skipped: the Messages
+  API takes no audio (JSON mode is a forced tool call there).
 """
 
 from __future__ import annotations
@@ -107,10 +107,6 @@ class TestChatSSEAnthropicUnit(TestChatSSEUnit):
     @property
     def chat_model_params(self) -> dict[str, Any]:
         return {"model": "claude", "base_url": "http://127.0.0.1:9", "protocol": "anthropic"}
-
-    @property
-    def supports_json_mode(self) -> bool:
-        return False
 
 
 class _Integration(ChatModelIntegrationTests):
@@ -246,10 +242,6 @@ class TestStandardAnthropic(_Integration):
     @property
     def chat_model_params(self) -> dict[str, Any]:
         return {**super().chat_model_params, "protocol": "anthropic"}
-
-    @property
-    def supports_json_mode(self) -> bool:
-        return False  # no response_format in the Messages API
 
     @property
     def supports_audio_inputs(self) -> bool:
