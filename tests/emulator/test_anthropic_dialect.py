@@ -462,6 +462,32 @@ def test_stream_false_is_the_whole_message(client: httpx.Client) -> None:
             {"thinking": {"type": "enabled", "budget_tokens": 4096}},
             "`max_tokens` must be greater than `thinking.budget_tokens`",
         ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}]},
+            "messages.0.content.0: Input tag 'image_url' found using 'type' does not match",
+        ),
+        (
+            {"messages": [{"role": "user", "content": 5}]},
+            "messages.0.content: Input should be a valid string or list",
+        ),
+        (
+            {
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "text", "text": "x"},
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": "t",
+                                "content": [{"type": "file"}],
+                            },
+                        ],
+                    }
+                ]
+            },
+            "messages.0.content.1.content.0: Input tag 'file' found",
+        ),
     ],
 )
 def test_a_bad_body_is_anthropic_s_invalid_request_error(

@@ -271,3 +271,25 @@ def test_the_protocol_and_thinking_are_in_the_cache_key(emulator: Emulator) -> N
     chat = ChatSSE(model="claude-emulated", base_url=emulator.base_url("anthropic"))
     keys = {m._get_llm_string() for m in (plain, thinking, chat)}
     assert len(keys) == 3
+
+
+def test_astream_events_carry_reasoning_text_and_usage(emulator: Emulator) -> None:
+    model = model_of(emulator, thinking=THINK)
+
+    async def main() -> list[Any]:
+        return [
+            event
+            async for event in model.astream_events("Why is the sky blue?", version="v2")
+            if event["event"] == "on_chat_model_stream"
+        ]
+
+    chunks = [event["data"]["chunk"] for event in asyncio.run(main())]
+    thought = "".join(c.additional_kwargs.get("reasoning_content", "") for c in chunks)
+    invoked = model.invoke("Why is the sky blue?")
+    assert thought == invoked.additional_kwargs["reasoning_content"]
+    assert "".join(c.text for c in chunks) == invoked.text
+    assert chunks[-1].usage_metadata == invoked.usage_metadata
+    assert (
+        chunks[-1].additional_kwargs["reasoning_blocks"]
+        == (invoked.additional_kwargs["reasoning_blocks"])
+    )
