@@ -132,38 +132,11 @@ def _refusal(args: argparse.Namespace) -> str | None:
         return said
     if args.via != "core" and (said := missing_extra(args.via, f"--via {args.via}")):
         return said
-    if args.via != "core" and (said := _adapter_refusal(args)):
-        return said
     if args.record and args.via != "core" and not _takes_http_client(args.via):
         module = f"sse_chat/via_{args.via}.py"
         return f"--record with --via {args.via} needs an http_client parameter in {module}"
     if not args.base_url:
         return missing_extra("cli", "without --base-url it starts the gateway emulator, which")
-    return None
-
-
-def _adapter_fields(via: str) -> frozenset[str]:
-    """The settings the adapter behind ``--via`` takes (its pydantic fields)."""
-    if via == "langchain":
-        from langchain_sse import ChatSSE
-
-        return frozenset(ChatSSE.model_fields)
-    from llamaindex_sse import SSELLM
-
-    return frozenset(SSELLM.model_fields)
-
-
-def _adapter_refusal(args: argparse.Namespace) -> str | None:
-    """Why the adapter behind ``--via`` cannot speak the protocol, or send the key, asked."""
-    adapter = "ChatSSE" if args.via == "langchain" else "SSELLM"
-    fields = _adapter_fields(args.via)
-    if protocol_of(args) == ANTHROPIC and "protocol" not in fields:
-        return (
-            f"--via {args.via} --protocol anthropic is not supported yet: {adapter} has no "
-            "protocol setting in this version; use --via core"
-        )
-    if args.auth is not None and "auth" not in fields:
-        return f"--auth is not supported with --via {args.via} yet ({adapter} has no auth setting)"
     return None
 
 
@@ -259,14 +232,11 @@ def _run_framework(
     args: argparse.Namespace, settings: dict[str, Any], view: Renderer, http: httpx.Client | None
 ) -> None:
     extra: dict[str, Any] = {} if http is None else {"http_client": http}
-    if settings.pop("protocol") != "chat_completions":
-        extra["protocol"] = protocol_of(args)  # only to an adapter that has the setting
-    if args.auth is not None:
-        extra["auth"] = args.auth
     if args.max_tokens is not None:
         extra["max_tokens"] = args.max_tokens
     _driver(args.via)(
         **settings,
+        auth=args.auth,
         model=args.model,
         prompt=args.prompt,
         tool=None if args.no_tools else WEATHER_TOOL,

@@ -137,7 +137,7 @@ def run_langchain_chat(
 
     ``http_client``: the httpx client to send with (``--record`` passes its recorder);
     ``path`` None: the protocol's own; ``settings``: more ChatSSE fields (``protocol``,
-    ``auth``, ``max_tokens``), given only when asked for.
+    ``auth``, and ``max_tokens`` when --max-tokens is given).
     """
     if path is not None:
         settings["path"] = path

@@ -151,10 +151,11 @@ def test_auth_bearer_and_a_base_url_ending_in_v1(
         ),
     ],
 )
+@pytest.mark.parametrize("via", ["core", "langchain", "llamaindex"])
 def test_errors_are_typed_on_stderr_with_exit_status_1(
-    fault: str, said: str, emulator: Emulator, capsys: pytest.CaptureFixture[str]
+    via: str, fault: str, said: str, emulator: Emulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = anthropic(emulator, "--no-tools", "--fault", fault, "hello")
+    argv = anthropic(emulator, "--via", via, "--no-tools", "--fault", fault, "hello")
     code, out, err = run(argv, capsys)
     assert code == 1
     (line,) = [line for line in err.splitlines() if line.startswith("error: ")]
@@ -205,3 +206,62 @@ def test_record_and_replay(
         replayed = ["chat", "--protocol", "anthropic", "--base-url", replay.base_url("anthropic")]
         code, out, _ = run([*replayed, "anything"], capsys)
     assert code == 0 and out == live
+
+
+# --- through the frameworks: ChatSSE and SSELLM with protocol="anthropic" ---
+
+
+@pytest.mark.parametrize("via", ["langchain", "llamaindex"])
+def test_a_tool_round_trip_through_each_framework(
+    via: str, emulator: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = anthropic(emulator, "--via", via, "--max-tokens", "2000", "weather in Paris and Tokyo")
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert out.count("[tool call] get_weather") == 2
+    assert out.startswith("[reasoning] The user wrote")
+    assert "finish_reason=tool_calls stop_reason=tool_use  usage: prompt=" in out
+    assert "[answer] Based on the tool results: get_weather returned" in out
+    assert "finish_reason=stop stop_reason=end_turn  usage: prompt=" in out
+    first, second = emulator.requests
+    assert first.path == second.path == "/anthropic/v1/messages"
+    assert first.header("anthropic-version") == "2023-06-01"
+    assert first.json()["max_tokens"] == 2000
+    assert [tool["name"] for tool in first.json()["tools"]] == ["get_weather"]
+    assert "input_schema" in first.json()["tools"][0]
+    results = second.json()["messages"][-1]
+    assert [block["type"] for block in results["content"]] == ["tool_result", "tool_result"]
+
+
+@pytest.mark.parametrize("via", ["langchain", "llamaindex"])
+def test_each_framework_records_for_replay(
+    via: str, emulator: Emulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = anthropic(emulator, "--via", via, "--record", str(tmp_path), "weather in Paris")
+    code, live, err = run(argv, capsys)
+    assert code == 0, err
+    assert err.splitlines()[-1].startswith(f"(recorded 2 model call(s) in {tmp_path}; ")
+    with Emulator(replay=tmp_path) as replay:
+        argv = ["chat", "--via", via, "--protocol", "anthropic"]
+        code, out, _ = run([*argv, "--base-url", replay.base_url("anthropic"), "anything"], capsys)
+    assert code == 0 and out == live
+
+
+@pytest.mark.parametrize("via", ["langchain", "llamaindex"])
+def test_auth_reaches_each_framework(
+    via: str, emulator: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = ["--api-key", "sk-ant-via-canary-1234"]
+    for auth, header, value in (
+        ("bearer", "authorization", "Bearer ***1234"),
+        (None, "x-api-key", "***1234"),
+    ):
+        option = ["--auth", auth] if auth else []
+        code, _, err = run(
+            anthropic(emulator, "--via", via, "--no-tools", *key, *option, "hi"), capsys
+        )
+        assert code == 0, err
+        assert emulator.last_request is not None
+        assert emulator.last_request.header(header) == value
+        other = "x-api-key" if header == "authorization" else "authorization"
+        assert emulator.last_request.header(other) is None
