@@ -22,7 +22,7 @@ import httpx
 
 from sse_chat.demo_tool import WEATHER_TOOL, run_tool
 from sse_chat.extras import missing_extra
-from sse_chat.messages import first_payload, tool_turn
+from sse_chat.messages import default_max_tokens, first_payload, thinking_of, tool_turn
 from sse_chat.options import (
     ANTHROPIC,
     add_gateway_arguments,
@@ -90,6 +90,14 @@ def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
         "requires it and sends 4096 when not given)",
     )
     parser.add_argument(
+        "--thinking",
+        type=_count,
+        metavar="BUDGET",
+        help="--protocol anthropic: ask for thinking with a budget of BUDGET tokens (sent as "
+        "thinking: {type: enabled, budget_tokens: BUDGET}; the API wants at least 1024, below "
+        "max_tokens)",
+    )
+    parser.add_argument(
         "--idle-timeout",
         type=seconds_arg,
         metavar="S",
@@ -130,6 +138,11 @@ def _refusal(args: argparse.Namespace) -> str | None:
     """Why the chat cannot start (a missing extra, --record not plumbed), or None."""
     if said := dialect_refusal(args):
         return said
+    if args.thinking is not None and protocol_of(args) != ANTHROPIC:
+        return (
+            "--thinking is Anthropic's setting (--protocol anthropic); chat completions "
+            "gateways have their own (reasoning_effort, chat_template_kwargs)"
+        )
     if args.via != "core" and (said := missing_extra(args.via, f"--via {args.via}")):
         return said
     if args.record and args.via != "core" and not _takes_http_client(args.via):
@@ -216,6 +229,7 @@ def _run_core(
         prompt=args.prompt,
         tool=None if args.no_tools else WEATHER_TOOL,
         max_tokens=args.max_tokens,
+        thinking=args.thinking,
     )
     headers = settings.pop("headers")
     with ChatClient(
@@ -234,6 +248,9 @@ def _run_framework(
     extra: dict[str, Any] = {} if http is None else {"http_client": http}
     if args.max_tokens is not None:
         extra["max_tokens"] = args.max_tokens
+    if args.thinking is not None:
+        extra["thinking"] = thinking_of(args.thinking)
+        extra.setdefault("max_tokens", default_max_tokens(args.thinking))
     _driver(args.via)(
         **settings,
         auth=args.auth,

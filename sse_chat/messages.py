@@ -18,7 +18,14 @@ from pydantic_core import from_json, to_json
 from sse_chat.options import ANTHROPIC
 from sse_core import Completion, ReasoningBlock, ToolCall
 
-__all__ = ["DEFAULT_MAX_TOKENS", "anthropic_tool", "first_payload", "tool_turn"]
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "anthropic_tool",
+    "default_max_tokens",
+    "first_payload",
+    "thinking_of",
+    "tool_turn",
+]
 
 #: Anthropic's API requires ``max_tokens``: the chat's default when --max-tokens is not given
 #: (room for a reasoning model's thinking and its answer).
@@ -44,11 +51,15 @@ def first_payload(
     prompt: str,
     tool: dict[str, Any] | None,
     max_tokens: int | None,
+    thinking: int | None = None,
 ) -> dict[str, Any]:
-    """The first request's body: the question, the tool if offered, ``max_tokens``."""
+    """The first request's body: the question, the tool if offered, ``max_tokens``, and
+    Anthropic's ``thinking`` with a budget of ``thinking`` tokens when asked."""
     payload: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": prompt}]}
     if protocol == ANTHROPIC:
-        payload["max_tokens"] = max_tokens or DEFAULT_MAX_TOKENS
+        payload["max_tokens"] = max_tokens or default_max_tokens(thinking)
+        if thinking is not None:
+            payload["thinking"] = thinking_of(thinking)
         if tool is not None:
             payload["tools"] = [anthropic_tool(tool)]
         return payload
@@ -57,6 +68,18 @@ def first_payload(
     if tool is not None:
         payload["tools"] = [tool]
     return payload
+
+
+def thinking_of(budget: int) -> dict[str, Any]:
+    """Anthropic's ``thinking`` setting for a budget of tokens."""
+    return {"type": "enabled", "budget_tokens": budget}
+
+
+def default_max_tokens(thinking: int | None) -> int:
+    """``max_tokens`` when none is given: the API wants it above the thinking budget."""
+    if thinking is None or thinking < DEFAULT_MAX_TOKENS:
+        return DEFAULT_MAX_TOKENS
+    return thinking + DEFAULT_MAX_TOKENS
 
 
 def tool_turn(protocol: str, completion: Completion, run_tool: RunTool) -> list[dict[str, Any]]:

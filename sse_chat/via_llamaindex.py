@@ -133,6 +133,8 @@ def run_llamaindex_chat(
     """
     if path is not None:
         settings["path"] = path
+    if "thinking" in settings:  # as llama-index's Anthropic LLM names it
+        settings["thinking_dict"] = settings.pop("thinking")
     llm = SSELLM(
         model=model,
         base_url=base_url,

@@ -265,3 +265,44 @@ def test_auth_reaches_each_framework(
         assert emulator.last_request.header(header) == value
         other = "x-api-key" if header == "authorization" else "authorization"
         assert emulator.last_request.header(other) is None
+
+
+@pytest.mark.parametrize("via", ["core", "langchain", "llamaindex"])
+@pytest.mark.parametrize(
+    ("options", "max_tokens"),
+    [([], 4096), (["--max-tokens", "3000"], 3000)],
+)
+def test_thinking_on_request(
+    via: str,
+    options: list[str],
+    max_tokens: int,
+    emulator: Emulator,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The emulator model thinks only when asked; max_tokens stays above the budget."""
+    argv = anthropic(emulator, "--via", via, "--model", "emulator", "--no-tools", *options)
+    code, out, err = run([*argv, "--thinking", "2048", "hi"], capsys)
+    assert code == 0, err
+    assert out.startswith("[reasoning] I can answer this directly.\n[answer] Hello!")
+    assert emulator.last_request is not None
+    body = emulator.last_request.json()
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert body["max_tokens"] == max_tokens
+
+
+def test_a_big_thinking_budget_raises_the_default_max_tokens(
+    emulator: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = anthropic(emulator, "--model", "emulator", "--no-tools", "--thinking", "5000", "hi")
+    assert run(argv, capsys)[0] == 0
+    assert emulator.last_request is not None
+    assert emulator.last_request.json()["max_tokens"] == 5000 + 4096
+
+
+def test_thinking_is_refused_for_chat_completions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["chat", "--thinking", "1024", "hi"], capsys) == (
+        2,
+        "",
+        "sse-chat chat: --thinking is Anthropic's setting (--protocol anthropic); chat "
+        "completions gateways have their own (reasoning_effort, chat_template_kwargs)\n",
+    )
