@@ -55,6 +55,7 @@ __all__ = [
     "anthropic_tool_choice",
     "anthropic_tools",
     "build_anthropic_request",
+    "default_max_tokens",
     "to_anthropic_messages",
 ]
 
@@ -296,6 +297,15 @@ def anthropic_tool_choice(choice: Any, parallel: bool | None) -> Block | None:
     return result
 
 
+def default_max_tokens(thinking: object) -> int:
+    """``max_tokens`` when none is set: :data:`DEFAULT_MAX_TOKENS` for the answer, after the
+    thinking budget when thinking is on (the API wants ``max_tokens`` above the budget)."""
+    budget = thinking.get("budget_tokens") if isinstance(thinking, Mapping) else None
+    if type(budget) is int and budget > 0:
+        return budget + DEFAULT_MAX_TOKENS
+    return DEFAULT_MAX_TOKENS
+
+
 def build_anthropic_request(
     model: str,
     messages: Sequence[ChatMessage],
@@ -317,13 +327,15 @@ def build_anthropic_request(
         ConfigurationError: A message, tool or tool choice the protocol cannot carry.
     """
     system, turns = to_anthropic_messages(messages)
-    body: dict[str, Any] = {"model": model, "max_tokens": DEFAULT_MAX_TOKENS}
+    body: dict[str, Any] = {"model": model}
     for source in (settings, call_kwargs):
         body.update(
             (_NAMES.get(key, key), value)
             for key, value in source.items()
             if value is not None and key != "extra_headers"
         )
+    if "max_tokens" not in body:
+        body["max_tokens"] = default_max_tokens(body.get("thinking"))
     if system is not None:
         body["system"] = system
     body["messages"] = turns

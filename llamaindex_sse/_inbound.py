@@ -10,6 +10,13 @@ them all. Per read the work is O(size of the read), whatever the length of the a
 
 Whole answers: :func:`to_chat_response` maps a :class:`~sse_core.Completion` (``chat``, and the
 ``partial_response`` of the stream errors), with blocks built as the streamed ones are.
+
+Anthropic Messages answers map the same way, and as llama-index's ``Anthropic`` LLM shows
+them: one ThinkingBlock per reasoning block, its signature in ``additional_information``
+(a redacted block's ``data`` there too), so the message goes back byte-exact next turn;
+the message's ``additional_kwargs`` hold ``usage`` (the gateway's counts) and
+``stop_reason``; ``raw`` and the response's ``additional_kwargs`` add ``stop_reason`` and
+``stop_sequence`` once the answer stopped.
 """
 
 from __future__ import annotations
@@ -34,11 +41,13 @@ from sse_core import (
     Completion,
     ReadDelta,
     ReasoningBlock,
+    ReasoningSignature,
+    RedactedReasoning,
+    StreamEvent,
     ToolCall,
     ToolCallDelta,
     Usage,
 )
-from sse_core.pipeline.accumulator import Mark
 
 __all__ = [
     "ResponseMapper",
@@ -49,6 +58,8 @@ __all__ = [
 ]
 
 _NO_USAGE: dict[str, Any] = {}
+#: The events that close a reasoning block.
+_CLOSING = (ReasoningSignature, RedactedReasoning)
 
 
 def _make_call_id(index: int, call_id: str | None) -> str:
@@ -212,6 +223,7 @@ class ResponseMapper:
         "_answer",
         "_anthropic",
         "_build",
+        "_closed",
         "_stop",
         "_usage",
         "_usage_kwargs",
@@ -226,6 +238,7 @@ class ResponseMapper:
         self._build = default_build() if build is None else build
         self._anthropic = anthropic  # messages carry usage and stop_reason, as Anthropic's
         self._stop: dict[str, Any] | None = None
+        self._closed = 0  # reasoning blocks closed (signed or redacted) so far
         self._usage: Usage | None = None
         self._usage_kwargs: dict[str, Any] = _NO_USAGE
         self._usage_payload: dict[str, Any] | None = None
@@ -236,8 +249,14 @@ class ResponseMapper:
         """The choice this stream shows (the first one seen; None before any arrived)."""
         return self._answer.followed
 
-    def respond(self, read: ReadDelta) -> ChatResponse | None:
-        """The ChatResponse for one read, or None if it changed nothing a reader sees."""
+    def respond(self, read: ReadDelta, batch: Sequence[StreamEvent] = ()) -> ChatResponse | None:
+        """The ChatResponse for one read, or None if it changed nothing a reader sees.
+
+        ``batch``: the read's events, where reasoning blocks close (Anthropic); a message
+        shows the blocks closed by its read, however late it is assembled.
+        """
+        if self._anthropic:
+            self._closed += sum(1 for event in batch if type(event) in _CLOSING)
         if not (read.has_delta or read.finished or read.usage):
             return None
         return self._response(read.text, read.reasoning, _to_delta_dict(read))
@@ -273,7 +292,10 @@ class ResponseMapper:
             **stop,
         }
         self.yielded += 1
-        message = self._build.make_message(self, answer.mark())
+        mark: Any = answer.mark()
+        if self._anthropic:  # with what the message must show as of this read
+            mark = (mark, self._closed, self._usage, stop.get("stop_reason"))
+        message = self._build.make_message(self, mark)
         return self._build.make_response(message, text, raw, kwargs)
 
     def _take_usage(self, usage: Usage | None) -> None:
@@ -288,24 +310,31 @@ class ResponseMapper:
             self._stop = _NO_USAGE if mark is None else stop_fields(self._answer.snapshot(mark))
         return self._stop
 
-    def assemble(self, mark: Mark | None) -> tuple[list[ContentBlock], dict[str, Any]]:
-        """The blocks and additional_kwargs of the message as of ``mark``."""
-        if mark is None:  # no choice had arrived yet
-            blocks, kwargs = build_message_parts("", "", "", ())
-            stop_reason = None
-        else:
-            choice = self._answer.snapshot(mark)
-            stop_reason = choice.stop_reason
-            blocks, kwargs = build_message_parts(
-                choice.content,
-                choice.reasoning,
-                choice.refusal,
-                choice.tool_calls,
-                choice.reasoning_blocks,
-            )
-        if self._anthropic:
-            kwargs.update(message_extras(self._answer.usage, stop_reason))
+    def assemble(self, mark: Any) -> tuple[list[ContentBlock], dict[str, Any]]:
+        """The blocks and additional_kwargs of the message as of ``mark`` (Anthropic: with
+        the number of reasoning blocks closed, the usage and the stop reason then)."""
+        if not self._anthropic:
+            return _message_parts(None if mark is None else self._answer.snapshot(mark), None)
+        at, closed, usage, stop_reason = mark
+        blocks, kwargs = _message_parts(None if at is None else self._answer.snapshot(at), closed)
+        kwargs.update(message_extras(usage, stop_reason))
         return blocks, kwargs
+
+
+def _message_parts(
+    choice: Choice | None, closed: int | None
+) -> tuple[list[ContentBlock], dict[str, Any]]:
+    """:func:`build_message_parts` of a snapshot (None: no choice had arrived yet), with
+    its first ``closed`` reasoning blocks (None: all)."""
+    if choice is None:
+        return build_message_parts("", "", "", ())
+    return build_message_parts(
+        choice.content,
+        choice.reasoning,
+        choice.refusal,
+        choice.tool_calls,
+        choice.reasoning_blocks[:closed],
+    )
 
 
 def to_chat_response(completion: Completion, *, anthropic: bool = False) -> ChatResponse:

@@ -35,7 +35,7 @@ def _respond(
     """Dispatch the named events of one read; its ChatResponse, or None."""
     read = merge_read(batch, mapper.followed)
     dispatch_gateway_events(read.events, span_id)
-    return mapper.respond(read)
+    return mapper.respond(read, batch)
 
 
 def _dispatch_named(event: StreamEvent, span_id: str | None) -> None:

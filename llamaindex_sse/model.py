@@ -4,8 +4,9 @@ The framework class and nothing else: its fields, the eight chat/completion endp
 to LlamaIndex's callbacks and the closing layer (:mod:`._closing`), and the function-calling
 hooks. Connection settings are checked and kept secret by :mod:`._connection` (with
 :meth:`sse_core.ClientConfig.build`) and clients come from one :class:`sse_core.ClientPool`;
-requests are built by :mod:`._outbound` and :mod:`._tools`, answers mapped by
-:mod:`._inbound`, I/O done by :mod:`._streams`, stream errors raised as :mod:`._errors`.
+requests are built by :mod:`._outbound` and :mod:`._tools` (Anthropic Messages by
+:mod:`._anthropic`), answers mapped by :mod:`._inbound`, I/O done by :mod:`._streams`,
+stream errors raised as :mod:`._errors`.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_ca
 from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import ToolSelection
 
-from llamaindex_sse._anthropic import DEFAULT_MAX_TOKENS, build_anthropic_request
+from llamaindex_sse._anthropic import build_anthropic_request, default_max_tokens
 from llamaindex_sse._closing import aclose_after, close_after, collecting, track
 from llamaindex_sse._connection import (
     MAX_CONNECTIONS,
@@ -90,7 +91,9 @@ DEFAULT_CONTEXT_WINDOW = 128_000
 
 
 class SSELLM(FunctionCallingLLM):
-    """Chat with any OpenAI-compatible streaming gateway, as a LlamaIndex function-calling LLM.
+    """Chat with any OpenAI-compatible streaming gateway, as a LlamaIndex function-calling LLM;
+    with ``protocol="anthropic"``, with an Anthropic Messages gateway (``/v1/messages``,
+    requests mapped by :mod:`._anthropic`), in place of llama-index's ``Anthropic`` LLM.
 
     Reasoning arrives as ``ThinkingBlock``s and ``thinking_delta``, tool calls as
     ``ToolCallBlock``s, usage in ``raw["usage"]`` and ``additional_kwargs``; named SSE
@@ -160,7 +163,7 @@ class SSELLM(FunctionCallingLLM):
     max_tokens: int | None = Field(
         default=None,
         description="Most tokens to generate (None: not sent; on protocol='anthropic', "
-        "which requires it, 512 as llama-index's Anthropic LLM).",
+        "which requires it, 512 as llama-index's Anthropic LLM, after thinking's budget).",
     )
     thinking_dict: dict[str, Any] | None = Field(
         default=None,
@@ -255,7 +258,8 @@ class SSELLM(FunctionCallingLLM):
         """What LlamaIndex needs to know about the model."""
         return LLMMetadata(
             context_window=self.context_window,
-            num_output=self.max_tokens or (DEFAULT_MAX_TOKENS if self._anthropic else -1),
+            num_output=self.max_tokens
+            or (default_max_tokens(self.thinking_dict) if self._anthropic else -1),
             is_chat_model=True,
             is_function_calling_model=self.is_function_calling_model,
             model_name=self.model,

@@ -4,6 +4,8 @@ tools and settings, and the bodies, paths and headers the emulator's anthropic d
 from __future__ import annotations
 
 import base64
+import json
+import pickle
 from typing import Any
 
 import httpx
@@ -21,6 +23,7 @@ from llama_index.core.base.llms.types import (
     ToolCallBlock,
 )
 from llama_index.core.tools import FunctionTool
+from pydantic import SecretStr
 
 from llamaindex_sse import SSELLM
 from llamaindex_sse._anthropic import (
@@ -414,3 +417,19 @@ def test_chat_completions_keep_their_path() -> None:
     llm.chat([user("hi")])
     assert [str(r.url) for r in seen] == ["http://gateway.test/v1/chat/completions"]
     assert seen[0].headers["authorization"] == f"Bearer {API_KEY}"
+
+
+def test_the_protocol_survives_to_dict_and_pickle(emulator: Emulator) -> None:
+    llm = anthropic_llm(emulator, thinking_dict={"type": "enabled", "budget_tokens": 1024})
+    dumped = llm.to_dict()
+    assert (dumped["protocol"], dumped["auth"], dumped["path"]) == ("anthropic", None, None)
+    assert API_KEY not in json.dumps(dumped)
+    for again in (SSELLM(**dumped, api_key=API_KEY), pickle.loads(pickle.dumps(llm))):
+        again.api_key = again.api_key or SecretStr(API_KEY)
+        assert again.chat([user("echo: back")]).message.content == "back"
+        record = emulator.last_request
+        assert record is not None and record.path == "/anthropic/v1/messages"
+        assert record.json()["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+        # No max_tokens given: room for the answer after the thinking budget.
+        assert record.json()["max_tokens"] == 1024 + DEFAULT_MAX_TOKENS
+    assert llm.metadata.num_output == 1024 + DEFAULT_MAX_TOKENS

@@ -285,3 +285,21 @@ def test_a_529_is_a_typed_error_with_its_request_id_and_no_key(emulator: Emulato
     shown = [str(error), repr(error), repr(llm), llm.to_json(), *map(repr, events.events)]
     assert not [text for text in shown if API_KEY in text]
     assert json.dumps(llm.to_dict()).count(API_KEY) == 0
+
+
+@pytest.mark.parametrize("mode", ["chat", "achat"])
+def test_a_whole_json_answer_maps_as_a_streamed_one(emulator: Emulator, mode: str) -> None:
+    llm = anthropic_llm(emulator, thinking_dict=THINK, invoke_streaming=False)
+    whole = read(llm, ask("echo: hi"), mode)[-1]
+    record = emulator.last_request
+    assert record is not None and record.json()["stream"] is False
+    streamed = read(anthropic_llm(emulator, thinking_dict=THINK), ask("echo: hi"), mode)[-1]
+    assert whole.message.blocks == streamed.message.blocks
+    assert counts(whole.message.additional_kwargs) == counts(streamed.message.additional_kwargs)
+
+
+def test_complete_and_stream_complete(emulator: Emulator) -> None:
+    llm = anthropic_llm(emulator)
+    assert llm.complete("echo: done").text == "done"
+    pieces = list(llm.stream_complete("count to 3"))
+    assert "".join(p.delta or "" for p in pieces) == pieces[-1].text == "1 2 3"
