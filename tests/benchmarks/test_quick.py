@@ -29,6 +29,7 @@ ROW = re.compile(r"^\s*\S.*\d+\.\d+")
 def test_every_benchmark_is_covered() -> None:
     assert {path.name for path in SCRIPTS} >= {
         "bench_accumulator.py",
+        "bench_anthropic.py",
         "bench_concurrency.py",
         "bench_decoder.py",
         "bench_first_token.py",
