@@ -18,7 +18,6 @@ from sse_chat.options import (
     api_key,
     dialect_of,
     dialect_refusal,
-    path_of,
     protocol_of,
     request_headers,
 )
@@ -26,7 +25,13 @@ from sse_chat.probe.analyse import find
 from sse_chat.probe.messages import find_messages, messages_human, messages_json
 from sse_chat.probe.report import as_json, fatal_line, human
 from sse_chat.probe.steps import Probe, Target, run_probe_steps
-from sse_core import ConfigurationError, GatewayConnectionError, SSEConnectorError
+from sse_core import (
+    ConfigurationError,
+    GatewayConnectionError,
+    GatewayHTTPError,
+    SSEConnectorError,
+    UnexpectedResponseError,
+)
 from sse_core.transport.config import public_url
 from sse_core.transport.wire import default_path
 
@@ -138,21 +143,9 @@ def run_probe(
     if said := _refusal(args):
         print(f"sse-chat probe: {said}", file=sys.stderr)
         return 2
-    emulated = not args.base_url
-    protocol = protocol_of(args)
     with _gateway(args) as base_url, _folder(args.record) as root:
-        target = Target(
-            base_url=base_url,
-            model=args.model or EMULATOR_MODEL,
-            path=path_of(args) or default_path(protocol, base_url.rstrip("/")),
-            api_key=api_key(args, emulated=emulated),
-            headers=request_headers(args),
-            timeout=args.timeout,
-            protocol=protocol,
-            auth=args.auth,
-        )
         try:
-            probe = run_probe_steps(target, root)
+            probe, target, detected = _probe(args, base_url, root)
         except ConfigurationError as error:
             print(f"sse-chat probe: {error}", file=sys.stderr)
             return 2
@@ -161,16 +154,68 @@ def run_probe(
         _fatal(fatal, args, target, out if args.json else err)
         return 1
     report, lines = _report(probe, target)
+    if detected:
+        report["detected"] = detected
     if args.json:
         out.write(json.dumps(report, ensure_ascii=False) + "\n")
     else:
-        if emulated:
+        if not args.base_url:
             dialect = dialect_of(args)
             err.write(f"(no --base-url: probing the gateway emulator, dialect {dialect})\n")
+        if detected:
+            err.write(f"({detected})\n")
         out.write("\n".join(lines) + "\n")
         if args.record:
             err.write(f"(the recordings are in {args.record}, one folder per request)\n")
     return 0
+
+
+def _target(args: argparse.Namespace, base_url: str, protocol: str) -> Target:
+    return Target(
+        base_url=base_url,
+        model=args.model or EMULATOR_MODEL,
+        path=args.path or default_path(protocol, base_url.rstrip("/")),
+        api_key=api_key(args, emulated=not args.base_url),
+        headers=request_headers(args),
+        timeout=args.timeout,
+        protocol=protocol,
+        auth=args.auth,
+    )
+
+
+def _elsewhere(error: SSEConnectorError) -> bool:
+    """Whether the first request's error says no chat completions are served at that path
+    (a 404 or 405, or an answer that is no event stream)."""
+    if isinstance(error, GatewayHTTPError):
+        return error.status_code in (404, 405)
+    return isinstance(error, UnexpectedResponseError)
+
+
+def _probe(args: argparse.Namespace, base_url: str, root: Path) -> tuple[Probe, Target, str]:
+    """Probe with the protocol asked; when none was asked (nor a path) and the gateway has
+    no chat completions where they would be, the Messages API where it would be. The third
+    value says when the protocol was found so (else ``""``).
+
+    Raises:
+        ConfigurationError: The settings cannot work (a bad URL, key or header).
+    """
+    target = _target(args, base_url, protocol_of(args))
+    probe = run_probe_steps(target, root)
+    fatal = probe.errors.get("plain")
+    asked = args.protocol or args.path is not None or not args.base_url
+    if fatal is None or asked or not _elsewhere(fatal):
+        return probe, target, ""
+    other = _target(args, base_url, ANTHROPIC)
+    found = run_probe_steps(other, root / ANTHROPIC)
+    if "plain" in found.errors:
+        return probe, target, ""
+    said = f"HTTP {fatal.status_code}" if isinstance(fatal, GatewayHTTPError) else "no stream"
+    detected = (
+        f"no chat completions at {public_url(target.base_url + target.path)} ({said}); "
+        f"Anthropic's Messages API answers at {public_url(other.base_url + other.path)}: "
+        "probed as --protocol anthropic"
+    )
+    return found, other, detected
 
 
 def _report(probe: Probe, target: Target) -> tuple[dict[str, Any], list[str]]:

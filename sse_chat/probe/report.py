@@ -97,6 +97,7 @@ def as_json(
     return {
         "url": public_url(target.base_url + target.path),
         "model": target.model,
+        "protocol": target.protocol,
         "requests": requests,
         "content_type": findings.content_type,
         "done_sentinel": findings.done_sentinel,

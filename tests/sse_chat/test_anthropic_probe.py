@@ -216,3 +216,44 @@ def test_real_captures_through_the_analysis() -> None:
     framed = b"".join(b"data: " + line + b"\n\n" for line in raw.splitlines() if line.strip())
     found = find_messages({"tools": (exchange(meta, framed),)}, None)
     assert (found.event_lines, found.tool_input, found.pings) == ("none", "whole", True)
+
+
+def test_without_protocol_a_messages_api_gateway_is_detected(
+    emulator: Emulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No chat completions at the base URL (a 404), the Messages API there: probed as such,
+    and said so."""
+    base = emulator.base_url("anthropic")
+    argv = ["--base-url", base, "--model", "m", "--record", str(tmp_path)]
+    code, out, err = probe(argv, capsys)
+    assert code == 0
+    assert err.splitlines()[0] == (
+        f"(no chat completions at {base}/chat/completions (HTTP 404); Anthropic's Messages API "
+        f"answers at {base}/v1/messages: probed as --protocol anthropic)"
+    )
+    assert out.startswith(f"probed {base}/v1/messages (model m, 5 requests)\n")
+    assert "  protocol       Anthropic Messages API\n" in out
+    assert (tmp_path / "1-plain").is_dir() and (tmp_path / "anthropic" / "2-ending").is_dir()
+    report = probe_json(["--base-url", base, "--model", "m"], capsys)
+    assert report["protocol"] == "anthropic" and report["detected"].startswith("no chat")
+    assert report["recommended"]["protocol"] == "anthropic"
+
+
+def test_a_gateway_with_neither_protocol_gets_the_first_error(
+    emulator: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = emulator.url + "/nothing"
+    code, out, err = probe(["--base-url", base, "--model", "m"], capsys)
+    assert (code, out) == (1, "")
+    assert err.startswith(
+        f"sse-chat probe: the first request was refused: the gateway answered HTTP 404 from "
+        f"{base}/chat/completions: "
+    )
+
+
+def test_a_gateway_with_chat_completions_is_not_probed_twice(
+    emulator: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = probe_json(["--base-url", emulator.base_url(), "--model", "m"], capsys)
+    assert report["protocol"] == "chat_completions" and "detected" not in report
+    assert all(not r.path.endswith("/messages") for r in emulator.requests)
