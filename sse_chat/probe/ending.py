@@ -71,6 +71,8 @@ async def _read(
         recording_async_client(folder, secrets=secrets) as http,
         http.stream("POST", config.url, json=body, headers=headers, timeout=limit) as response,
     ):
+        if response.status_code >= 300:
+            raise SSEConnectorError(f"the gateway answered HTTP {response.status_code}")
         chunks = response.aiter_bytes()
         try:
             if not await asyncio.wait_for(_until_stop(chunks), limit):

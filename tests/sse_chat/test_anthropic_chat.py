@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sse_chat.cli import main
+from sse_core import decode
 from sse_emulator import Emulator
 
 pytestmark = pytest.mark.timeout(60)
@@ -306,3 +307,19 @@ def test_thinking_is_refused_for_chat_completions(capsys: pytest.CaptureFixture[
         "sse-chat chat: --thinking is Anthropic's setting (--protocol anthropic); chat "
         "completions gateways have their own (reasoning_effort, chat_template_kwargs)\n",
     )
+
+
+def test_redacted_thinking_goes_back_byte_exact(
+    emulator: Emulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The API's test string makes the emulator answer with a redacted_thinking block: shown
+    as such, and passed back whole with the tool results."""
+    prompt = "ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING weather in Paris"
+    code, out, err = run(anthropic(emulator, "--record", str(tmp_path), prompt), capsys)
+    assert code == 0, err
+    assert out.startswith("[reasoning] (redacted thinking, ")
+    answered = decode((tmp_path / "001.sse").read_bytes(), protocol="anthropic")
+    (block,) = answered.reasoning_blocks
+    assert block.redacted
+    assistant = emulator.requests[1].json()["messages"][1]
+    assert assistant["content"][0] == {"type": "redacted_thinking", "data": block.redacted}

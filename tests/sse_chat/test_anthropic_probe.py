@@ -13,7 +13,10 @@ import pytest
 
 from sse_chat.cli import main
 from sse_chat.probe.analyse import exchange
+from sse_chat.probe.ending import GRACE, body_ending
 from sse_chat.probe.messages import find_messages
+from sse_core import SSEConnectorError
+from sse_core.transport.config import ClientConfig
 from sse_emulator import Emulator
 
 pytestmark = pytest.mark.timeout(120)
@@ -257,3 +260,39 @@ def test_a_gateway_with_chat_completions_is_not_probed_twice(
     report = probe_json(["--base-url", emulator.base_url(), "--model", "m"], capsys)
     assert report["protocol"] == "chat_completions" and "detected" not in report
     assert all(not r.path.endswith("/messages") for r in emulator.requests)
+
+
+@pytest.mark.parametrize(
+    ("fault", "ending"),
+    [
+        (None, "closes"),
+        ("hold-open; seconds=30", "held_open"),
+        ("truncate; after=3", "no_message_stop"),
+        ("data-only", "closes"),
+    ],
+)
+def test_how_the_body_ends_after_message_stop(
+    fault: str | None, ending: str, emulator: Emulator, tmp_path: Path
+) -> None:
+    headers = {"X-Emulator-Fault": fault} if fault else {}
+    config = ClientConfig.build(
+        base_url=emulator.base_url("anthropic"), protocol="anthropic", default_headers=headers
+    )
+    payload = {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}
+    started = time.monotonic()
+    assert body_ending(config, payload, tmp_path, 20.0) == ending
+    assert time.monotonic() - started < GRACE + 5
+    assert len(list(tmp_path.glob("*.sse"))) == 1  # recorded as the other steps
+
+
+def test_an_error_answer_to_the_ending_request_is_an_error(
+    emulator: Emulator, tmp_path: Path
+) -> None:
+    config = ClientConfig.build(
+        base_url=emulator.base_url("anthropic"),
+        protocol="anthropic",
+        default_headers={"X-Emulator-Fault": "overloaded"},
+    )
+    payload = {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(SSEConnectorError, match="the gateway answered HTTP 529"):
+        body_ending(config, payload, tmp_path, 20.0)
