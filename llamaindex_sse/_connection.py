@@ -90,6 +90,10 @@ _HINTS = {
     "http_async_client": "use async_http_client",
     "request_timeout": "use timeout",
     "api_version": "pass default_query={'api-version': ...}",
+    # llama-index's Anthropic LLM
+    "thinking": "use thinking_dict, as llama-index's Anthropic LLM names it",
+    "cache_idx": "put a CachePoint block, or additional_kwargs={'cache_control': {...}}, "
+    "on the message to cache up to",
 }
 _OTHERWISE = "request parameters (top_p, seed, ...) go in additional_kwargs"
 

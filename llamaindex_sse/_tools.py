@@ -17,6 +17,8 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallB
 from llama_index.core.llms.llm import ToolSelection
 from llama_index.core.llms.utils import parse_partial_json
 
+from sse_core import ToolCall
+
 if TYPE_CHECKING:
     from llama_index.core.llms.llm import LLM
     from llama_index.core.prompts import BasePromptTemplate
@@ -156,7 +158,13 @@ def to_call_dict(call: Any) -> dict[str, Any]:
 
 def select_tool_calls(message: ChatMessage) -> list[ToolSelection]:
     """The tool calls of an assistant message; arguments still streaming parse as far as
-    they go (an unparsable prefix gives ``{}``), so this never raises on a partial call."""
+    they go (an unparsable prefix gives ``{}``), so this never raises on a partial call.
+
+    Raises:
+        ValueError: The answer stopped (an Anthropic message's ``stop_reason``) with a
+            call whose arguments are not a JSON object, as when it was cut at
+            ``max_tokens``: such arguments are never repaired into usable-looking ones.
+    """
     calls: list[tuple[str, str, Any]] = [
         (block.tool_call_id or "", block.tool_name, block.tool_kwargs)
         for block in message.blocks
@@ -169,10 +177,25 @@ def select_tool_calls(message: ChatMessage) -> list[ToolSelection]:
             calls.append(
                 (str(data.get("id") or ""), function.get("name") or "", function.get("arguments"))
             )
+    stop_reason = message.additional_kwargs.get("stop_reason")
+    if stop_reason is not None:
+        for call_id, name, arguments in calls:
+            _refuse_cut(call_id, name, arguments, stop_reason)
     return [
         ToolSelection(tool_id=call_id, tool_name=name, tool_kwargs=parse_arguments(arguments))
         for call_id, name, arguments in calls
     ]
+
+
+def _refuse_cut(call_id: str, name: str, arguments: Any, stop_reason: object) -> None:
+    if not isinstance(arguments, str) or not arguments.strip():
+        return
+    error = ToolCall(index=0, arguments=arguments).arguments_error
+    if error is not None:
+        raise ValueError(
+            f"the tool call {name!r} ({call_id}) of an answer that stopped with "
+            f"{stop_reason!r} has arguments that cannot be used: {error}"
+        )
 
 
 def parse_arguments(arguments: Any) -> dict[str, Any]:

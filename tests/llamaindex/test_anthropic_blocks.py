@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
 import pytest
 from llama_index.core.base.llms.types import (
+    ChatMessage,
     ChatResponse,
     ContentBlock,
     TextBlock,
@@ -18,9 +20,11 @@ from llama_index.core.base.llms.types import (
 )
 
 import sse_core
+from llamaindex_sse import SSELLM
 from llamaindex_sse._inbound import ResponseMapper, to_chat_response
 from llamaindex_sse._lazy import Build
 from sse_core import Accumulator, StreamDecoder, StreamEvent, merge_read
+from tests.llamaindex.li_support import sse_transport
 
 BUILDS = [Build(lazy=True), Build(lazy=False)]
 BUILD_IDS = ["lazy", "faithful"]
@@ -135,3 +139,35 @@ def test_a_lazy_message_read_after_its_block_closed_keeps_its_own_text() -> None
     first, _, _ = thinking_reads(got)
     assert thinking(first) == [ThinkingBlock(content="First, ")]
     assert got[-1].message.blocks == EXPECTED
+
+
+CUT = [
+    event("message_start", message={"id": "msg_2", "model": "claude-x", "usage": USAGE}),
+    start(0, type="tool_use", id="toolu_7", name="get_weather", input={}),
+    delta(0, type="input_json_delta", partial_json='{"city": "Par'),
+    event("message_delta", delta={"stop_reason": "max_tokens"}, usage={"output_tokens": 4}),
+    event("message_stop"),
+]
+
+
+def cut_llm() -> SSELLM:
+    return SSELLM(
+        protocol="anthropic",
+        model="claude-x",
+        base_url="http://gateway.test",
+        api_key="sk-test",
+        http_client=httpx.Client(transport=sse_transport(CUT)),
+    )
+
+
+def test_cut_tool_input_is_never_repaired_into_usable_arguments() -> None:
+    llm = cut_llm()
+    streamed = list(llm.stream_chat([ChatMessage(role="user", content="weather in Paris")]))
+    for response in streamed[:-1]:  # still streaming: as far as it goes, never raising
+        llm.get_tool_calls_from_response(response, error_on_no_tool_call=False)
+    whole = llm.chat([ChatMessage(role="user", content="weather in Paris")])
+    for response in (streamed[-1], whole):
+        (call,) = [b for b in response.message.blocks if isinstance(b, ToolCallBlock)]
+        assert call.tool_kwargs == '{"city": "Par'  # as the model wrote it
+        with pytest.raises(ValueError, match=r"'get_weather' \(toolu_7\).*'max_tokens'"):
+            llm.get_tool_calls_from_response(response)
