@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from sse_chat.probe.analyse import Exchange, Failure, failure
 from sse_chat.probe.ending import Ending
-from sse_chat.probe.report import headers_worth_keeping, one_line
+from sse_chat.probe.report import call, headers_worth_keeping, one_line
 from sse_chat.probe.steps import Target
 from sse_core import SSEConnectorError
 from sse_core.transport.config import public_url
@@ -55,6 +55,7 @@ class MessagesFindings:
     usage_deltas: int
     prefilled: bool
     thinking: bool
+    thinking_on_request: bool
     signature: bool
     redacted_thinking: bool
     pings: bool
@@ -199,6 +200,8 @@ def find_messages(
         usage_deltas=counted,
         prefilled=_prefilled(plain),
         thinking="thinking_delta" in kinds or "thinking" in blocks,
+        thinking_on_request=thinks(steps.get("thinking", ()))
+        and not thinks(steps.get("plain", ())),
         signature="signature_delta" in kinds or signed,
         redacted_thinking="redacted_thinking" in blocks,
         pings="ping" in names,
@@ -208,6 +211,12 @@ def find_messages(
     )
 
 
+def thinks(answers: Iterable[Exchange]) -> bool:
+    """Whether any answer held a thinking (or redacted thinking) block."""
+    kinds = {block.get("type") for block in _blocks(answers)}
+    return bool(kinds & {"thinking", "redacted_thinking"})
+
+
 def _last(answers: Sequence[Exchange] | None) -> Exchange | None:
     return answers[-1] if answers else None
 
@@ -215,8 +224,13 @@ def _last(answers: Sequence[Exchange] | None) -> Exchange | None:
 # --- the report ---
 
 
+#: What the probe's thinking step asked for.
+THINKING = {"type": "enabled", "budget_tokens": 1024}
+
+
 def _settings(target: Target) -> dict[str, Any]:
-    """``ChatSSE`` and ``SSELLM`` keyword arguments for this gateway (the key aside)."""
+    """The ``ChatSSE`` and ``SSELLM`` keyword arguments for this gateway they share (the key
+    aside)."""
     settings: dict[str, Any] = {
         "model": target.model,
         "base_url": target.base_url,
@@ -241,6 +255,9 @@ def messages_json(
     """The findings as one JSON-ready object."""
     failed = findings.failure
     settings = _settings(target)
+    # each adapter's name for the request's thinking (SSELLM's is llama-index's Anthropic's)
+    thinking = {"thinking": THINKING} if findings.thinking_on_request else {}
+    thinking_dict = {"thinking_dict": THINKING} if findings.thinking_on_request else {}
     return {
         "url": public_url(target.base_url + target.path),
         "model": target.model,
@@ -257,6 +274,7 @@ def messages_json(
         "usage_deltas": findings.usage_deltas,
         "prefilled": findings.prefilled,
         "thinking": findings.thinking,
+        "thinking_on_request": findings.thinking_on_request,
         "signature": findings.signature,
         "redacted_thinking": findings.redacted_thinking,
         "pings": findings.pings,
@@ -271,8 +289,8 @@ def messages_json(
             "message": failed.message,
         },
         "step_errors": {s: one_line(e) for s, e in errors.items() if s != "failure"},
-        "recommended": settings,
-        "recommended_llamaindex": settings,
+        "recommended": settings | thinking,
+        "recommended_llamaindex": settings | thinking_dict,
     }
 
 
@@ -321,7 +339,8 @@ def _thinking(findings: MessagesFindings) -> str:
         said.append("signatures")
     if findings.redacted_thinking:
         said.append("redacted thinking")
-    return ", ".join(said)
+    asked = " (switched on by thinking)" if findings.thinking_on_request else ""
+    return ", ".join(said) + asked
 
 
 def messages_human(report: Mapping[str, Any], findings: MessagesFindings) -> list[str]:
@@ -351,10 +370,9 @@ def messages_human(report: Mapping[str, Any], findings: MessagesFindings) -> lis
     rows += [(f"{step} request", said) for step, said in report["step_errors"].items()]
     lines = [f"probed {report['url']} (model {report['model']}, {report['requests']} requests)"]
     lines += [f"  {label:<14} {text}" for label, text in rows]
-    settings = ", ".join(f"{key}={value!r}" for key, value in report["recommended"].items())
     lines += [
         "recommended settings (the key: api_key=... or SSE_API_KEY):",
-        f"  ChatSSE({settings})",
-        f"  SSELLM({settings})",
+        "  " + call("ChatSSE", report["recommended"]),
+        "  " + call("SSELLM", report["recommended_llamaindex"]),
     ]
     return lines

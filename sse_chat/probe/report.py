@@ -20,6 +20,7 @@ from sse_core.transport.config import SECRET_HEADERS, public_url
 
 __all__ = [
     "as_json",
+    "call",
     "fatal_line",
     "headers_worth_keeping",
     "human",
@@ -152,7 +153,7 @@ def _reasoning(findings: Findings) -> str:
     return f"{where} (switched on by {switch})" if switch else where
 
 
-def _call(name: str, settings: Mapping[str, Any]) -> str:
+def call(name: str, settings: Mapping[str, Any]) -> str:
     return f"{name}(" + ", ".join(f"{key}={value!r}" for key, value in settings.items()) + ")"
 
 
@@ -187,7 +188,7 @@ def human(report: Mapping[str, Any], findings: Findings) -> list[str]:
     lines += [f"  {label:<14} {text}" for label, text in rows]
     lines += [
         "recommended settings (the key: api_key=... or SSE_API_KEY):",
-        "  " + _call("ChatSSE", report["recommended"]),
-        "  " + _call("SSELLM", report["recommended_llamaindex"]),
+        "  " + call("ChatSSE", report["recommended"]),
+        "  " + call("SSELLM", report["recommended_llamaindex"]),
     ]
     return lines

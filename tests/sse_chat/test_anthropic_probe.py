@@ -10,7 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from llama_index.core.llms import ChatMessage
+from pydantic import SecretStr
 
+from langchain_sse import ChatSSE
+from llamaindex_sse import SSELLM
 from sse_chat.cli import main
 from sse_chat.probe.analyse import exchange
 from sse_chat.probe.ending import GRACE, body_ending
@@ -23,6 +27,7 @@ pytestmark = pytest.mark.timeout(120)
 
 FOLDER = Path(__file__).parents[2] / "tests" / "fixtures" / "real" / "anthropic"
 SSE_UTF8 = "text/event-stream; charset=utf-8"
+THINKING = {"type": "enabled", "budget_tokens": 1024}
 EVERY_COUNT = [
     "input_tokens",
     "cache_creation_input_tokens",
@@ -44,6 +49,7 @@ DOCUMENTED: dict[str, Any] = {
     "usage_deltas": 1,
     "prefilled": False,
     "thinking": True,
+    "thinking_on_request": True,
     "signature": True,
     "redacted_thinking": False,
     "pings": True,
@@ -84,13 +90,12 @@ def test_the_anthropic_dialect_is_reported_as_documented(
     assert {key: report[key] for key in DOCUMENTED} == DOCUMENTED
     assert report["url"].endswith("/anthropic/v1/messages")
     settings = report["recommended"]
-    assert settings == report["recommended_llamaindex"]
-    assert settings["base_url"].endswith("/anthropic")
-    assert settings == {
-        "model": "emulator",
-        "base_url": settings["base_url"],
-        "protocol": "anthropic",
-    }
+    base = settings["base_url"]
+    assert base.endswith("/anthropic")
+    thinking = {"type": "enabled", "budget_tokens": 1024}  # the emulator thinks when asked
+    shared = {"model": "emulator", "base_url": base, "protocol": "anthropic"}
+    assert settings == {**shared, "thinking": thinking}
+    assert report["recommended_llamaindex"] == {**shared, "thinking_dict": thinking}
 
 
 @pytest.mark.parametrize(
@@ -154,14 +159,14 @@ def test_the_report_for_people(emulator: Emulator, capsys: pytest.CaptureFixture
         "cache_read_input_tokens, output_tokens; message_delta: cumulative, with input_tokens; "
         "input tokens in message_start",
         "  prefilled      no",
-        "  thinking       thinking blocks, signatures",
+        "  thinking       thinking blocks, signatures (switched on by thinking)",
         "  pings          sent",
         "  tool calls     tool_use blocks, input in pieces",
         "  other events   none",
         "  a bad request  HTTP 400 application/json: messages: at least one message is required",
         "recommended settings (the key: api_key=... or SSE_API_KEY):",
-        f"  ChatSSE(model='m', base_url='{base}', protocol='anthropic')",
-        f"  SSELLM(model='m', base_url='{base}', protocol='anthropic')",
+        f"  ChatSSE(model='m', base_url='{base}', protocol='anthropic', thinking={THINKING})",
+        f"  SSELLM(model='m', base_url='{base}', protocol='anthropic', thinking_dict={THINKING})",
     ]
 
 
@@ -182,6 +187,7 @@ def test_a_v1_base_url_and_bearer_auth_are_kept_in_the_settings(
         "base_url": base,
         "protocol": "anthropic",
         "auth": "bearer",
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
     }
     for request in emulator.requests:  # the ending request too
         assert request.header("authorization") == "Bearer ***1234"
@@ -296,3 +302,19 @@ def test_an_error_answer_to_the_ending_request_is_an_error(
     payload = {"model": "m", "max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}
     with pytest.raises(SSEConnectorError, match="the gateway answered HTTP 529"):
         body_ending(config, payload, tmp_path, 20.0)
+
+
+def test_the_recommended_settings_work(
+    emulator: Emulator, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ChatSSE and SSELLM built from the report think and answer against the gateway."""
+    base = emulator.base_url("anthropic")
+    report = probe_json(["--protocol", "anthropic", "--base-url", base, "--model", "m"], capsys)
+    chat = ChatSSE(**report["recommended"], api_key=SecretStr("sk-demo"))
+    message = chat.invoke("hello")
+    assert isinstance(message.text, str) and message.text.startswith("Hello!")
+    assert emulator.requests[-1].json()["thinking"] == THINKING
+    llm = SSELLM(**report["recommended_llamaindex"], api_key="sk-demo")
+    answer = llm.chat([ChatMessage(role="user", content="hello")])
+    assert (answer.message.content or "").startswith("Hello!")
+    assert emulator.requests[-1].json()["thinking"] == THINKING
