@@ -76,31 +76,13 @@ def _show(chunk: AIMessageChunk, view: Renderer) -> None:
     reasoning = chunk.additional_kwargs.get("reasoning_content")
     if reasoning:
         view.reasoning(reasoning)
-    if isinstance(chunk.content, str):
-        if chunk.content:
-            view.text(chunk.content)
-    else:
-        _show_blocks(chunk.content, view)
+    if isinstance(chunk.content, str) and chunk.content:
+        view.text(chunk.content)
     refusal = chunk.additional_kwargs.get("refusal")
     if refusal:
         view.refusal(refusal)
     for piece in chunk.tool_call_chunks:
         view.tool_call(piece.get("name"), piece.get("args") or "")
-
-
-def _show_blocks(blocks: list[Any], view: Renderer) -> None:
-    """Content given as blocks (as for Anthropic's wire): their reasoning and text."""
-    for block in blocks:
-        if isinstance(block, str):
-            view.text(block)
-        elif isinstance(block, dict):
-            kind = block.get("type")
-            if kind == "text" and block.get("text"):
-                view.text(block["text"])
-            elif kind in ("thinking", "reasoning"):
-                text = block.get(kind) or ""
-                if text:
-                    view.reasoning(text)
 
 
 def _turn(model: Any, messages: list[BaseMessage], view: Renderer) -> AIMessage:
@@ -137,7 +119,7 @@ def run_langchain_chat(
 
     ``http_client``: the httpx client to send with (``--record`` passes its recorder);
     ``path`` None: the protocol's own; ``settings``: more ChatSSE fields (``protocol``,
-    ``auth``, and ``max_tokens`` when --max-tokens is given).
+    ``auth``; ``max_tokens`` and ``thinking`` when asked for).
     """
     if path is not None:
         settings["path"] = path

@@ -129,7 +129,7 @@ def run_llamaindex_chat(
 
     ``http_client`` (``chat --record``'s recording client) carries every request;
     ``path`` None: the protocol's own; ``settings``: more SSELLM fields (``protocol``,
-    ``auth``, and ``max_tokens`` when --max-tokens is given).
+    ``auth``; ``max_tokens`` and ``thinking`` when asked for).
     """
     if path is not None:
         settings["path"] = path
