@@ -323,3 +323,25 @@ def test_redacted_thinking_goes_back_byte_exact(
     assert block.redacted
     assistant = emulator.requests[1].json()["messages"][1]
     assert assistant["content"][0] == {"type": "redacted_thinking", "data": block.redacted}
+
+
+def test_a_json_message_answered_to_a_stream_records_and_decodes(
+    emulator: Emulator, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = anthropic(emulator, "--no-tools", "--fault", "json-body", "--record", str(tmp_path))
+    code, live, err = run([*argv, "hello"], capsys)
+    assert code == 0, err
+    assert (tmp_path / "001.sse").read_bytes().startswith(b'{"id":"msg_')
+    code, decoded, _ = run(["decode", str(tmp_path / "001.sse")], capsys)
+    assert code == 0
+    answer = live.split("[answer] ", 1)[1].split("\n", 1)[0]
+    assert f"[content]\n{answer}\n" in decoded
+    assert "[finish_reason] stop (stop_reason end_turn)" in decoded
+
+
+def test_the_key_is_never_echoed(emulator: Emulator, capsys: pytest.CaptureFixture[str]) -> None:
+    key = "sk-ant-cli-canary-abcdef123456"
+    argv = anthropic(emulator, "--no-tools", "--api-key", key, "--fault", "unauthorized", "hi")
+    code, out, err = run(argv, capsys)
+    assert code == 1 and "AuthenticationError" in err
+    assert key not in out + err
