@@ -256,7 +256,9 @@ class ResponseMapper:
         shows the blocks closed by its read, however late it is assembled.
         """
         if self._anthropic:
-            self._closed += sum(1 for event in batch if type(event) in _CLOSING)
+            for event in batch:
+                if type(event) in _CLOSING:
+                    self._closed += 1
         if not (read.has_delta or read.finished or read.usage):
             return None
         return self._response(read.text, read.reasoning, _to_delta_dict(read))
