@@ -85,7 +85,7 @@ def to_anthropic_messages(messages: Sequence[ChatMessage]) -> tuple[System, list
     for given in messages:
         message = as_message(given)
         if message.role in _SYSTEM_ROLES:
-            system.extend(_content(message, assistant=False))
+            system.extend(_system_blocks(message))
             continue
         role, blocks = _role_and_blocks(message)
         if not blocks:
@@ -95,6 +95,17 @@ def to_anthropic_messages(messages: Sequence[ChatMessage]) -> tuple[System, list
         else:
             turns.append({"role": role, "content": blocks})
     return _system(system), turns
+
+
+def _system_blocks(message: ChatMessage) -> list[Block]:
+    blocks = _content(message, assistant=False)
+    kinds = sorted({str(block["type"]) for block in blocks if block["type"] != "text"})
+    if kinds:
+        raise ConfigurationError(
+            f"a {message.role.value} message can carry text only in an Anthropic Messages "
+            f"request, got {', '.join(kinds)}; send images and documents in a user message"
+        )
+    return blocks
 
 
 def _system(blocks: list[Block]) -> System:

@@ -208,6 +208,8 @@ def test_images_and_documents() -> None:
         to_anthropic_messages([ChatMessage(role="user", blocks=[AudioBlock(audio=b"RIFF")])])
     with pytest.raises(ConfigurationError, match="assistant message"):
         to_anthropic_messages([ChatMessage(role="assistant", blocks=[ImageBlock(image=PNG)])])
+    with pytest.raises(ConfigurationError, match="system message can carry text only"):
+        to_anthropic_messages([ChatMessage(role="system", blocks=[ImageBlock(image=PNG)])])
 
 
 def test_cache_control_from_cache_points_and_message_kwargs() -> None:
