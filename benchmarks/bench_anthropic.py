@@ -12,7 +12,9 @@ Anthropic's wire at ``/v1/messages`` (``message_start`` with usage, ``content_bl
   ``--fragments``-piece tool-input stream (``input_json_delta`` events of one ``tool_use``
   block, 20,000; the LangChain models have the tool bound, as a caller's would). A run's
   figure is the process CPU time of one whole call, from the call to the stream's end,
-  divided by the stream's deltas (whatever a variant yields per delta). Each variant is warmed
+  divided by the stream's deltas (whatever a variant yields per delta); the caller keeps
+  each piece's string and the last chunk, not the chunks (holding 100,000 chunks makes the
+  collector's full passes grow with them, for every client alike). Each variant is warmed
   up, the collector's generations frozen, then the variants take turns ``--repeat`` times
   (``gc.collect()`` before each run, outside the clock); the median is printed. Anthropic's
   LlamaIndex LLM parses the whole tool input so far on every fragment (quadratic: minutes
@@ -24,7 +26,9 @@ Anthropic's wire at ``/v1/messages`` (``message_start`` with usage, ``content_bl
   3-delta stream (one HTTP chunk per event), the rest of each answer read outside the
   timing, against raw ``httpx`` + ``orjson`` reading the same stream (goal: at most +0.5 ms
   for ChatSSE.stream and SSELLM.stream_chat); ``ChatClient(protocol="anthropic")`` and the
-  anchors for comparison.
+  anchors for comparison, and the same adapters on chat completions (``stream_server.py``,
+  the same words) over their own raw baseline, taking turns with the rest: what the
+  protocol itself adds.
 
 Checked in every run (exit status 1 when wrong): every variant's text is the server's
 (joined chunk contents; for LlamaIndex the deltas and the last message), or its tool call
@@ -50,6 +54,7 @@ from typing import Any
 
 import httpx
 import orjson
+import stream_server
 from anthropic_server import (
     CACHE_READ,
     CACHE_WRITE,
@@ -85,6 +90,8 @@ TOOL = {
 BODY = {"model": MODEL, "max_tokens": 1024, "messages": [{"role": "user", "content": "go"}]}
 HEADERS = {"x-api-key": "bench", "anthropic-version": "2023-06-01"}
 FIRST_TOKEN_DELTAS = 3
+#: The first-token rows of the same adapters on chat completions.
+CC = "chat completions: "
 
 
 @dataclass
@@ -103,10 +110,44 @@ class Expected:
         return cls(shape, deltas, text="".join(text_words(deltas)))
 
 
-# --- the variants: each run returns what the caller got, checked outside the clock ------------
+# --- the variants: each run returns what the caller saw, checked outside the clock -------------
 
 
-def _models(url: str, shape: str) -> dict[str, Callable[[], list[Any]]]:
+@dataclass
+class Seen:
+    """What a caller keeps of a stream as it reads it: the pieces (text, or tool input) as
+    strings, the tool call ids and names, and the last chunk or response; never the chunks
+    themselves (a caller holding 100,000 chunks makes the collector's full passes grow with
+    them, whatever the client)."""
+
+    pieces: list[str] = field(default_factory=list)
+    ids: set[str] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
+    last: Any = None
+
+
+def _langchain_seen(chunks: Iterator[Any]) -> Seen:
+    seen = Seen()
+    for chunk in chunks:
+        if isinstance(chunk.content, str):
+            seen.pieces.append(chunk.content)
+        for part in chunk.tool_call_chunks:
+            seen.pieces.append(part.get("args") or "")
+            seen.ids.add(part.get("id") or "")
+            seen.names.add(part.get("name") or "")
+        seen.last = chunk
+    return seen
+
+
+def _llamaindex_seen(responses: Iterator[Any]) -> Seen:
+    seen = Seen()
+    for response in responses:
+        seen.pieces.append(response.delta or "")
+        seen.last = response
+    return seen
+
+
+def _models(url: str, shape: str) -> dict[str, Callable[[], Seen]]:
     from langchain_anthropic import ChatAnthropic
     from llama_index.llms.anthropic import Anthropic
 
@@ -118,45 +159,41 @@ def _models(url: str, shape: str) -> dict[str, Callable[[], list[Any]]]:
     llm = SSELLM(**common, protocol="anthropic", max_retries=0, timeout=600)
     li_anchor = Anthropic(**common, max_retries=0, timeout=600)
     return {
-        LC_OURS: lambda: list(chat.stream("go")),
-        LC_ANCHOR: lambda: list(anchor.stream("go")),
-        LI_OURS: lambda: list(llm.stream_chat(ASK)),
-        LI_ANCHOR: lambda: list(li_anchor.stream_chat(ASK)),
+        LC_OURS: lambda: _langchain_seen(chat.stream("go")),
+        LC_ANCHOR: lambda: _langchain_seen(anchor.stream("go")),
+        LI_OURS: lambda: _llamaindex_seen(llm.stream_chat(ASK)),
+        LI_ANCHOR: lambda: _llamaindex_seen(li_anchor.stream_chat(ASK)),
     }
 
 
-def check(name: str, got: list[Any], expected: Expected) -> list[str]:
+def check(name: str, seen: Seen, expected: Expected) -> list[str]:
     """What is wrong with one run's output (nothing: an empty list)."""
     try:
         if ADAPTER[name] == "LangChain":
-            errors = _check_langchain(got, expected)
+            errors = _check_langchain(seen, expected)
         else:
-            errors = _check_llamaindex(got, expected)
+            errors = _check_llamaindex(seen, expected)
         if name in (LC_OURS, LI_OURS):
-            errors += _check_usage(name, got[-1], expected)
+            errors += _check_usage(name, seen.last, expected)
     except Exception as error:  # a malformed output is a failed check, not a crash
         errors = [f"{type(error).__name__}: {error}"]
     return [f"{name} ({expected.shape}, {expected.deltas}): {error}" for error in errors]
 
 
-def _check_langchain(chunks: list[Any], expected: Expected) -> list[str]:
+def _check_langchain(seen: Seen, expected: Expected) -> list[str]:
+    joined = "".join(seen.pieces)
     if expected.shape == "text":
-        text = "".join(c.content for c in chunks if isinstance(c.content, str))
-        return [] if text == expected.text else [f"text of {len(text)} chars, not the server's"]
-    parts = [part for chunk in chunks for part in chunk.tool_call_chunks]
-    ids = {part["id"] for part in parts if part.get("id")}
-    names = {part["name"] for part in parts if part.get("name")}
-    arguments = json.loads("".join(part.get("args") or "" for part in parts))
-    errors = [] if arguments == expected.arguments else ["tool input is not the server's"]
-    if ids != {TOOL_ID} or names != {TOOL_NAME}:
-        errors.append(f"tool call ids {ids}, names {names}")
+        return [] if joined == expected.text else [f"text of {len(joined)} chars, not the server's"]
+    errors = [] if json.loads(joined) == expected.arguments else ["tool input is not the server's"]
+    if seen.ids - {""} != {TOOL_ID} or seen.names - {""} != {TOOL_NAME}:
+        errors.append(f"tool call ids {seen.ids}, names {seen.names}")
     return errors
 
 
-def _check_llamaindex(responses: list[Any], expected: Expected) -> list[str]:
-    last = responses[-1].message
+def _check_llamaindex(seen: Seen, expected: Expected) -> list[str]:
+    last = seen.last.message
     if expected.shape == "text":
-        deltas = "".join(r.delta or "" for r in responses)
+        deltas = "".join(seen.pieces)
         errors = [] if deltas == expected.text else [f"deltas of {len(deltas)} chars"]
         if str(last.content) != expected.text:
             errors.append("the last message's text is not the server's")
@@ -195,7 +232,7 @@ def _check_usage(name: str, last: Any, expected: Expected) -> list[str]:
 
 
 def cpu_per_chunk(
-    runs: dict[str, Callable[[], list[Any]]],
+    runs: dict[str, Callable[[], Seen]],
     expected: Expected,
     repeat: int,
     errors: list[str],
@@ -296,15 +333,31 @@ def _first(texts: Callable[[], Iterator[str]]) -> tuple[float, str, str]:
     return elapsed, first, first + "".join(stream)
 
 
+def _chat_completions_paths(url: str) -> dict[str, Callable[[], Iterator[str]]]:
+    """The same adapters on chat completions (``stream_server.py``), over their own raw
+    baseline: what the protocol itself adds or saves."""
+    from bench_first_token import chatsse_sync, raw_sync, ssellm_sync
+
+    http = httpx.Client(timeout=30)
+    chat = ChatSSE(model=MODEL, base_url=url, api_key="bench", max_retries=0)
+    llm = SSELLM(model=MODEL, base_url=url, api_key="bench", max_retries=0)
+    return {
+        CC + "raw httpx + orjson (baseline)": lambda: raw_sync(http, url),
+        CC + LC_OURS: lambda: chatsse_sync(chat),
+        CC + LI_OURS: lambda: ssellm_sync(llm),
+    }
+
+
 def first_token(args: argparse.Namespace, errors: list[str]) -> dict[str, list[float]]:
     """ms from the call to the first text delta, per path."""
     words = text_words(FIRST_TOKEN_DELTAS)
     samples: dict[str, list[float]] = {}
     with (
         running(FIRST_TOKEN_DELTAS, framing="chunked") as url,
+        stream_server.running(FIRST_TOKEN_DELTAS + 3) as cc_url,  # + role, finish, usage
         httpx.Client(timeout=30, headers=HEADERS) as http,
     ):
-        paths = _first_token_paths(url, http)
+        paths = {**_first_token_paths(url, http), **_chat_completions_paths(cc_url)}
         for texts in paths.values():
             _first(texts)  # warm-up: imports, pools, the connection
         gc.collect()
@@ -350,9 +403,9 @@ def summary(cpu: dict[str, Any], lin: dict[str, Any], ft: dict[str, list[float]]
                 "large_us_per_chunk": large, "ratio": round(large / small, 3),
             })  # fmt: skip
     medians = {name: _median(values) for name, values in ft.items()}
-    base = next(iter(medians.values()))
+    bases = [value for name, value in medians.items() if name.endswith("(baseline)")]
     first = [
-        {"path": name, "ms": value, "added_ms": round(value - base, 3),
+        {"path": name, "ms": value, "added_ms": round(value - bases[name.startswith(CC)], 3),
          "goal_ms": GOAL_FIRST_TOKEN_MS if name in (LC_OURS, LI_OURS) else None}
         for name, value in medians.items()
     ]  # fmt: skip
@@ -386,7 +439,7 @@ def table(report: dict[str, Any], args: argparse.Namespace) -> list[str]:
     for row in report["first_token"]:
         over = row["goal_ms"] is not None and row["added_ms"] > row["goal_ms"]
         lines.append(
-            f"  {row['path']:<32}{row['ms']:>8.3f} ms {row['added_ms']:>+8.3f} ms"
+            f"  {row['path']:<50}{row['ms']:>8.3f} ms {row['added_ms']:>+8.3f} ms"
             + ("  ABOVE GOAL" if over else "")
         )
     return lines
@@ -400,6 +453,11 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--slow-runs", type=int, default=1, help="the LlamaIndex anchor, tools")
     parser.add_argument("--ft-repeat", type=int, default=300, help="first-token runs")
+    parser.add_argument(
+        "--sections",
+        default="cpu,linear,first-token",
+        help="which to run (linear runs cpu too: its ratios are to cpu's figures)",
+    )
     parser.add_argument("--json", action="store_true", help="JSON on stdout, the table on stderr")
     parser.add_argument("--quick", action="store_true", help="small sizes, 2 runs")
     args = parser.parse_args()
@@ -407,9 +465,10 @@ def main() -> int:
         args.text = args.fragments = 300
         args.linear, args.repeat, args.slow_runs, args.ft_repeat = 3_000, 2, 2, 20
     errors: list[str] = []
-    cpu = side_by_side(args, errors)
-    lin = linear(args, errors)
-    ft = first_token(args, errors)
+    sections = set(args.sections.split(","))
+    cpu = side_by_side(args, errors) if sections & {"cpu", "linear"} else {}
+    lin = linear(args, errors) if "linear" in sections else {}
+    ft = first_token(args, errors) if "first-token" in sections else {}
     report = summary(cpu, lin, ft)
     out = sys.stderr if args.json else sys.stdout
     print("\n".join(table(report, args)), file=out)
