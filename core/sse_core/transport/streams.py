@@ -166,7 +166,6 @@ def _run(
     client: ChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
 ) -> Batches:
     response, body = _start_sync(client, prepared, session, outcome)
-    _Closer.reading[id(response)] = (response, body)
     try:
         for piece in body:
             if batch := session.step(piece, time.monotonic() if session.timed else None):
@@ -180,7 +179,6 @@ def _run(
         _raise_body_error(exc, outcome, session, client.config, prepared)
     finally:
         _disarm(outcome)
-        _Closer.reading.pop(id(response), None)
         _close(response, body, ended_well=outcome.completion is not None)
 
 
@@ -208,7 +206,9 @@ def _start_sync(
     client: ChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
 ) -> tuple[httpx.Response, Iterator[bytes]]:
     response = outcome.response = client._open(prepared)
-    return response, _body_sync(response, session, outcome)
+    body = _body_sync(response, session, outcome)
+    _Closer.reading[id(response)] = (response, body)  # out of any garbage (see _Closer)
+    return response, body
 
 
 async def _start_async(
@@ -447,6 +447,7 @@ def _close(response: httpx.Response, body: Iterator[bytes], *, ended_well: bool)
     """Close ``response`` (after reading the end of ``body``, for an answer that ended well:
     :mod:`.keepalive`); inside a garbage collection, on the closer thread instead, with the
     body (see :class:`_Closer`)."""
+    _Closer.reading.pop(id(response), None)
     reuse = ended_well and is_on(REUSE.name)
     if not reuse:
         _hang_up(response)
