@@ -2,11 +2,13 @@
 
 Read it in the order the bytes travel:
 
-- :mod:`.parser`: bytes to Server-Sent Events (WHATWG rules, gateway leniencies, size bound);
+- :mod:`.parser`: bytes to Server-Sent Events (WHATWG rules, gateway leniencies, size bound,
+  and the speed path for reads of plain frames); the only code that splits bytes into events;
+- :mod:`.protocols`: the payload-decoder interface and the registry of protocols;
 - :mod:`.chunks`: each event's chat chunk to StreamEvents (with :mod:`.payloads`,
-  :mod:`.think` for ``<think>`` blocks and :mod:`.tool_calls` for tool-call fragments);
-- :mod:`.messages`: the same for Anthropic Messages events (:class:`MessagesDecoder`), behind
-  the one interface of :mod:`.protocols`;
+  :mod:`.think` for ``<think>`` blocks, :mod:`.tool_calls` for tool-call fragments and the
+  optional msgspec accelerator, :mod:`._accel`);
+- :mod:`.messages`: the same for Anthropic Messages events (:class:`MessagesDecoder`);
 - :mod:`.decoder`: the parser and the protocol's payload decoder together
   (:class:`StreamDecoder`);
 - :mod:`.accumulator`: StreamEvents to the Completion, the one owner of an answer's state

@@ -1,13 +1,15 @@
 """The optional msgspec accelerator: common chat chunks decoded into typed structs.
 
-Opt-in (``StreamDecoder(accelerator="msgspec")``); the pure path stays the default and the
-reference. A chunk is taken here only when msgspec decodes it, in full, into the structs
-below: every key of the chunk, its choices and their deltas is one the structs name (any
-other key, as well as a wrong type, a content list, invalid UTF-8 or a number JSON cannot
-hold, makes msgspec refuse it), so nothing the pure path would read can be missed. A chunk
-msgspec refuses is decoded by the pure path, from the same bytes, with the same result. The
-structs hold values exactly as the pure path's JSON parser would (strings, ints, None), and
-the events are made by the same ChunkDecoder state (think splitters, tool indexers, usage).
+Opt-in (``StreamDecoder(accelerator="msgspec")`` hands it to its ChunkDecoder: it is part of
+the chat-completions payload decoder and shares that decoder's state); the pure path stays
+the default and the reference. A chunk is taken here only when msgspec decodes it, in full,
+into the structs below: every key of the chunk, its choices and their deltas is one the
+structs name (any other key, as well as a wrong type, a content list, invalid UTF-8 or a
+number JSON cannot hold, makes msgspec refuse it), so nothing the pure path would read can be
+missed. A chunk msgspec refuses is decoded by the pure path, from the same bytes, with the
+same result. The structs hold values exactly as the pure path's JSON parser would (strings,
+ints, None), and the events are made by the same ChunkDecoder state (think splitters, tool
+indexers, usage).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from sse_core.events import RefusalDelta, StreamEvent, _finish, _text_delta, _us
 if TYPE_CHECKING:
     from sse_core.pipeline.chunks import ChunkDecoder, _ChoiceState
 
-__all__ = ["ACCELERATORS", "accelerator", "check_accelerator"]
+__all__ = ["ACCELERATORS", "Accelerator", "accelerated", "check_accelerator"]
 
 #: The accelerators :func:`accelerator` knows.
 ACCELERATORS = ("msgspec",)
@@ -30,7 +32,7 @@ ACCELERATORS = ("msgspec",)
 Accelerator = Callable[[bytes, list[StreamEvent]], bool]
 
 
-def accelerator(name: str | None, chunks: ChunkDecoder) -> Accelerator | None:
+def accelerated(name: str | None, chunks: ChunkDecoder) -> Accelerator | None:
     """The accelerated payload decoder named ``name`` for ``chunks`` (None: the pure path).
 
     Raises:

@@ -20,7 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic_core import from_json
+
 from sse_core.completion import Usage
+from sse_core.errors import StreamProtocolError
 from sse_core.events import (
     Done,
     Metadata,
@@ -34,6 +37,7 @@ from sse_core.events import (
     _text_delta,
     _usage_update,
 )
+from sse_core.pipeline._accel import Accelerator, accelerated
 from sse_core.pipeline.parser import ServerSentEvent
 from sse_core.pipeline.payloads import (
     _plain_counts,
@@ -52,8 +56,6 @@ __all__ = ["ChunkDecoder"]
 
 # Named events whose data is a usage object (SPASS seed: "event: spass.cost" trailer).
 USAGE_EVENTS = frozenset({"spass.cost"})
-# Event names decoded by _decode_raw's own rules (not plain gateway events).
-_RULED = USAGE_EVENTS | {"message", "error"}
 _METADATA_KEYS = ("id", "model", "system_fingerprint", "created")
 
 
@@ -67,11 +69,20 @@ class _ChoiceState:
 
 
 class ChunkDecoder:
-    """Turns each :class:`ServerSentEvent` into StreamEvents (:meth:`decode`)."""
+    """Turns each chat-completions event into StreamEvents (:meth:`decode`); the
+    ``chat_completions`` :class:`~sse_core.pipeline.protocols.PayloadDecoder`.
 
-    __slots__ = ("_choices", "_counts", "_missing", "_usage", "done")
+    Args:
+        accelerator: ``"msgspec"`` decodes common chunks with msgspec (see
+            :class:`~sse_core.StreamDecoder`); None (the default): the pure path.
 
-    def __init__(self) -> None:
+    Raises:
+        ConfigurationError: An unknown accelerator, or one whose package is missing.
+    """
+
+    __slots__ = ("_choices", "_counts", "_fast", "_missing", "_usage", "done")
+
+    def __init__(self, *, accelerator: str | None = None) -> None:
         self._choices: dict[int, _ChoiceState] = {}
         self._missing: tuple[str, ...] = _METADATA_KEYS  # metadata fields not yet seen
         # The last plain usage (three int counts) and its counts: gateways that report usage
@@ -81,6 +92,8 @@ class ChunkDecoder:
         #: True once ``[DONE]`` or an error frame arrived: the stream is over, whatever
         #: follows is not decoded (an attribute: it is read for every read).
         self.done: bool = False
+        # Decodes a "{...}" payload into events, or says False (the pure path takes it).
+        self._fast: Accelerator | None = accelerated(accelerator, self)
 
     def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
         """Decode one SSE event.
@@ -88,7 +101,12 @@ class ChunkDecoder:
         Raises:
             StreamProtocolError: A ``message`` event whose data is not a JSON object.
         """
-        return self._decode_raw(sse.event, sse.data.encode())
+        events: list[StreamEvent] = []
+        if sse.event == "message":
+            self.data_into(sse.data.encode(), events)
+        else:
+            self.named_into(sse.event, sse.data.encode(), events)
+        return events
 
     def flush(self) -> list[StreamEvent]:
         """End of stream: release text held back while looking for ``<think>`` tags."""
@@ -102,36 +120,61 @@ class ChunkDecoder:
                 events.append(TextDelta(text=held_text, choice=index))
         return events
 
-    # --- the stream decoder's entry points ---
+    def data_into(self, data: bytes, events: list[StreamEvent]) -> None:
+        """Decode an unnamed event's data: a chunk, ``[DONE]`` or an empty keep-alive.
 
-    def _decode_raw(self, name: str, data: bytes) -> list[StreamEvent]:
-        """Decode one event given as its name and data bytes (the parser's raw form)."""
+        Raises:
+            StreamProtocolError: The data is neither (not a JSON object).
+        """
+        if data[:1] == b"{":
+            fast = self._fast
+            if fast is None or not fast(data, events):
+                try:
+                    chunk = from_json(data, cache_strings="keys")  # "{...": a dict
+                except ValueError:
+                    chunk = parse_chunk_json(data)  # recovers bad UTF-8, else raises
+                self._decode_into(chunk, events)
+            return
+        stripped = data.strip()
+        if stripped == b"[DONE]":
+            self.done = True
+            events += self.flush()
+            events.append(Done())
+        elif stripped:  # an empty data line is a keep-alive
+            self._decode_into(parse_chunk_json(data), events)
+
+    def named_into(self, name: str, data: bytes, events: list[StreamEvent]) -> None:
+        """Decode a named event: ``error``, a usage event (``spass.cost``), or any other as a
+        GatewayEvent (JSON or text)."""
         if name == "message":
-            return self._decode_message(data)
+            self.data_into(data, events)
+            return
         payload = parse_loose(data)
         if name == "error":
             self.done = True  # the gateway said what failed: nothing after it counts
-            return [parse_error(payload)]
-        if name in USAGE_EVENTS and isinstance(payload, dict):
-            return [_usage_update(parse_usage(payload)), _gateway_event(name, payload)]
-        return [_gateway_event(name, payload)]
-
-    def _named_into(self, name: str, data: bytes, events: list[StreamEvent]) -> None:
-        """:meth:`_decode_raw`, appending to ``events`` (a gateway event needs no list)."""
-        if name in _RULED:
-            events += self._decode_raw(name, data)
+            events.append(parse_error(payload))
+        elif name in USAGE_EVENTS and isinstance(payload, dict):
+            events += (_usage_update(parse_usage(payload)), _gateway_event(name, payload))
         else:
-            events.append(_gateway_event(name, parse_loose(data)))
+            events.append(_gateway_event(name, payload))
 
-    def _decode_message(self, data: bytes) -> list[StreamEvent]:
-        if data[:1] != b"{":
-            stripped = data.strip()
-            if stripped == b"[DONE]":
-                self.done = True
-                return [*self.flush(), Done()]
-            if not stripped:
-                return []  # an empty data line is a keepalive
-        return self._decode_chunk(parse_chunk_json(data))
+    def decode_whole(self, body: bytes) -> list[StreamEvent]:
+        """Decode a whole ``chat.completion`` JSON body; the events end with Done.
+
+        Raises:
+            StreamProtocolError: The body is no JSON object, or one with neither choices nor
+                an error (``{}`` is not an empty answer).
+        """
+        whole = parse_chunk_json(body, where="as the response body")
+        choices = whole.get("choices")
+        if not (choices and type(choices) is list) and not whole.get("error"):
+            raise StreamProtocolError(
+                "expected a chat completion (a JSON object with choices) as the response body, "
+                f"got one with keys {sorted(whole)[:10]}"
+            )
+        events = self._decode_chunk(whole)
+        self.data_into(b"[DONE]", events)
+        return events
 
     def _decode_chunk(self, chunk: Mapping[str, Any]) -> list[StreamEvent]:
         """Decode one chat-completion chunk (or a whole ``chat.completion`` object)."""

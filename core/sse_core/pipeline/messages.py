@@ -118,11 +118,8 @@ class _Block:
 
 
 class MessagesDecoder:
-    """Turns each Anthropic Messages event into StreamEvents (:meth:`decode`).
-
-    The same interface as :class:`~sse_core.ChunkDecoder` (``decode``, ``flush``,
-    ``done``), so :class:`~sse_core.StreamDecoder` drives either one.
-    """
+    """Turns each Anthropic Messages event into StreamEvents (:meth:`decode`); the
+    ``anthropic`` :class:`~sse_core.pipeline.protocols.PayloadDecoder`."""
 
     __slots__ = ("_blocks", "_calls", "_started", "_stopped", "_usage", "done")
 
@@ -141,7 +138,9 @@ class MessagesDecoder:
         Raises:
             StreamProtocolError: A Messages event whose data is not a JSON object.
         """
-        return self._decode_raw(sse.event, sse.data.encode())
+        events: list[StreamEvent] = []
+        self.named_into(sse.event, sse.data.encode(), events)
+        return events
 
     def flush(self) -> list[StreamEvent]:
         """End of the body: after a stop reason, close the blocks still open (a tool call
@@ -151,30 +150,41 @@ class MessagesDecoder:
             self._close_all(events)
         return events
 
-    # --- the stream decoder's entry points (as ChunkDecoder's) ---
+    def data_into(self, data: bytes, events: list[StreamEvent]) -> None:
+        """Decode an event without an ``event:`` line: the type is inside the data.
 
-    def _decode_raw(self, name: str, data: bytes) -> list[StreamEvent]:
-        """Decode one event given as its name and data bytes (the parser's raw form)."""
-        events: list[StreamEvent] = []
-        self._named_into(name, data, events)
-        return events
+        Raises:
+            StreamProtocolError: The data is not a JSON object.
+        """
+        if data[:1] == b"{":
+            try:
+                payload = from_json(data, cache_strings="keys")  # "{...": a dict
+            except ValueError:
+                payload = parse_chunk_json(data)  # recovers bad UTF-8, else raises
+            self._decode_into(payload, events)
+            return
+        stripped = data.strip()
+        if not stripped:
+            return  # an empty data line is a keep-alive
+        if stripped == b"[DONE]":  # a relay that ends every stream the OpenAI way
+            self._end(events)
+            return
+        self._decode_into(parse_chunk_json(data), events)
 
-    def _named_into(self, name: str, data: bytes, events: list[StreamEvent]) -> None:
-        """Decode the event ``name`` with ``data`` into ``events``."""
+    def named_into(self, name: str, data: bytes, events: list[StreamEvent]) -> None:
+        """Decode the event ``name`` with ``data`` into ``events``.
+
+        Raises:
+            StreamProtocolError: A Messages event whose data is not a JSON object.
+        """
         if name == "content_block_delta" and data[:1] == b"{":  # the common case first
             try:
                 payload = from_json(data, cache_strings="keys")  # "{...": a dict
             except ValueError:
                 payload = parse_chunk_json(data, where=f"in a {name} event")
             self._delta(payload, events)
-        elif name == "message":  # no event line: the type is inside the data
-            stripped = data.strip()
-            if not stripped:
-                return  # an empty data line is a keep-alive
-            if stripped == b"[DONE]":  # a relay that ends every stream the OpenAI way
-                self._end(events)
-                return
-            self._decode_into(parse_chunk_json(data), events)
+        elif name == "message":
+            self.data_into(data, events)
         elif name == "ping":
             return
         elif name == "error":
@@ -214,8 +224,9 @@ class MessagesDecoder:
             self._error(payload, events)
         # ping: a keep-alive, no event
 
-    def _feed_whole(self, body: bytes) -> list[StreamEvent]:
-        """Decode a whole Messages JSON answer (a gateway that answered without SSE).
+    def decode_whole(self, body: bytes) -> list[StreamEvent]:
+        """Decode a whole Messages JSON answer (a gateway that answered without SSE); the
+        events end with Done (or are an ErrorFrame).
 
         Raises:
             StreamProtocolError: The body is no JSON object, or neither a message nor an

@@ -29,7 +29,7 @@ split into reads: every line, of any kind, without its line ending, must be at m
 and an event's data (its ``data`` values joined with ``\\n``) must be at most M bytes. A line
 that breaks the bound raises :class:`~sse_core.errors.StreamProtocolError` as soon as it is
 known to (a line still arriving is refused once M of its bytes are held), so memory stays
-bounded. Events completed before the offending line are not lost: see :meth:`_feed_raw`.
+bounded. Events completed before the offending line are not lost: see :meth:`SSEParser.feed_raw`.
 """
 
 from __future__ import annotations
@@ -142,8 +142,8 @@ class SSEParser:
         self._last_id = ""
         self._retry: int | None = None
         self._error: StreamProtocolError | None = None
-        # At a frame boundary with nothing held (the BOM check done, no error): the decoder
-        # may then take plain frames itself (see StreamDecoder._frames).
+        # At a frame boundary with nothing held (the BOM check done, no error): the next
+        # read may take the speed path (see feed_raw).
         self._idle = False
 
     @property
@@ -160,7 +160,7 @@ class SSEParser:
             TypeError: ``chunk`` is not bytes-like.
         """
         out: list[RawEvent] = []
-        error = self._feed_raw(as_bytes(chunk), out)
+        error = self.feed_raw(as_bytes(chunk), out)
         if error is not None:
             raise error
         return [_event(raw) for raw in out]
@@ -168,31 +168,38 @@ class SSEParser:
     def finish(self) -> list[ServerSentEvent]:
         """Signal the end of the body; dispatch a last event left without its blank line."""
         out: list[RawEvent] = []
-        error = self._finish_raw(out)
+        error = self.finish_raw(out)
         if error is not None:
             raise error
         return [_event(raw) for raw in out]
 
-    # --- the decoder's entry points (raw tuples, errors returned with what came before) ---
+    # --- raw entry points (what StreamDecoder drives: tuples, errors returned) ---
 
-    def _settle_bom(self, chunk: bytes) -> None:
-        """At the start of the body: a first read that cannot begin with a BOM settles the
-        check, so the decoder's speed path may take that read too."""
-        held = self._pending or self._data or self._event or self._skip_lf
-        if chunk and not _BOM.startswith(chunk[:3]) and self._error is None and not held:
-            self._bom_checked = True
-            self._idle = True
-
-    def _feed_raw(self, chunk: bytes, out: list[RawEvent]) -> StreamProtocolError | None:
-        """Append the events ``chunk`` completes to ``out``; return a bound error, if any.
+    def feed_raw(self, chunk: bytes, out: list[RawEvent]) -> StreamProtocolError | None:
+        """:meth:`feed` for a decoder: append the events ``chunk`` completes to ``out`` as
+        :data:`RawEvent` tuples (no text decoded); return a size-bound error, if any.
 
         The events completed before the offending line are in ``out`` all the same, so the
-        caller keeps what arrived before it (and an error frame among them still wins).
+        caller keeps what arrived before it (and an error frame among them still wins). Once
+        an error is returned, every later call returns it again.
+
+        The speed path: a read that starts at a frame boundary, holds no CR and is within the
+        bound is split on blank lines once, and each leading block that is one ``data: `` line
+        (or an ``event:`` line and one ``data: `` line) is dispatched as it is, which is what
+        the line rules would make of it. From the first block that is anything else (comments,
+        ``id:``/``retry:``, several data lines, empty blocks) and for the unfinished last
+        frame, the line rules take the rest of the read. A read that completes a held frame
+        has that frame parsed by the line rules and the rest by the speed path.
         """
         if self._error is not None:
             return self._error
+        if not self._bom_checked:
+            self._settle_bom(chunk)
         try:
-            self._feed_lines(chunk, out)
+            if self._idle and len(chunk) <= self._max and b"\r" not in chunk:
+                self._frames(chunk, out)  # the common read, without a call more
+            else:
+                self._feed(chunk, out)
         except StreamProtocolError as exc:
             self._error = exc
             self._idle = False
@@ -202,9 +209,9 @@ class SSEParser:
         )
         return None
 
-    def _finish_raw(self, out: list[RawEvent]) -> StreamProtocolError | None:
-        """:meth:`finish` into ``out``, returning a bound error as :meth:`_feed_raw` does."""
-        self._idle = False  # the body ended: a later read goes through the whole parser
+    def finish_raw(self, out: list[RawEvent]) -> StreamProtocolError | None:
+        """:meth:`finish` into ``out``, returning a bound error as :meth:`feed_raw` does."""
+        self._idle = False  # the body ended: a later read goes through the line rules
         if self._error is not None:
             return self._error
         if self._pending:
@@ -220,35 +227,88 @@ class SSEParser:
             self._dispatch(out)
         return None
 
-    def _single_data(self, chunk: bytes) -> bytes | None:
-        """The payload when ``chunk`` is exactly one plain ``data: ...\\n\\n`` frame and no
-        earlier bytes are pending; else None (use :meth:`_feed_raw`).
+    def single_frame(self, chunk: bytes) -> RawEvent | None:
+        """The event of ``chunk`` when it is exactly one plain frame arriving at a frame
+        boundary: ``data: <data>\\n\\n``, or ``event: <name>\\ndata: <data>\\n\\n``; None
+        otherwise (then nothing was consumed: use :meth:`feed_raw`).
 
-        The common case on a stream that arrives as it is generated: one frame per read.
-        When it returns a payload, that frame is consumed, with the same result as
-        :meth:`_feed_raw` would give.
+        The common read of a stream that arrives as it is generated: one frame per read.
+        When it returns the event, the frame is consumed, as :meth:`feed_raw` would have.
         """
-        if (
-            chunk[-2:] == b"\n\n"
-            and chunk[:6] == b"data: "
-            and self._bom_checked
-            and not (self._pending or self._data or self._event or self._skip_lf)
-            and chunk.count(b"\n") == 2
-            and b"\r" not in chunk
-            and len(chunk) <= self._max
-        ):
-            return chunk[6:-2]
+        if not self._idle:
+            if self._bom_checked:
+                return None
+            self._settle_bom(chunk)
+            if not self._idle:
+                return None
+        end = len(chunk) - 2  # where the blank line starts
+        if end > self._max or chunk[-1:] != b"\n" or b"\r" in chunk:
+            return None
+        first = chunk.find(b"\n")
+        if first == end:
+            if chunk[:6] == b"data: ":
+                return ("message", chunk[6:end], self._last_id, self._retry)
+        elif chunk[:6] == b"event:" and chunk.find(b"\n", first + 1) == end:
+            named = _named_frame(chunk[:end])
+            if named is not None:
+                return (named[0], named[1], self._last_id, self._retry)
         return None
+
+    def _settle_bom(self, chunk: bytes) -> None:
+        """At the start of the body: a first read that cannot begin with a BOM settles the
+        check, so that read may take the speed path too."""
+        held = self._pending or self._data or self._event or self._skip_lf
+        if chunk and not _BOM.startswith(chunk[:3]) and self._error is None and not held:
+            self._bom_checked = True
+            self._idle = True
+
+    def _at_boundary(self) -> bool:
+        """Whether the parser stands between frames, holding nothing (the BOM check done)."""
+        return self._bom_checked and not (
+            self._pending or self._data or self._event or self._skip_lf
+        )
+
+    # --- the speed path ---
+
+    def _feed(self, chunk: bytes, out: list[RawEvent]) -> None:
+        """:meth:`feed_raw` of a read the speed path cannot take whole."""
+        if not chunk:
+            return
+        plain = len(chunk) <= self._max and b"\r" not in chunk
+        end = chunk.find(b"\n\n") if plain and self._bom_checked and not self._skip_lf else -1
+        if end < 0:
+            self._feed_lines(chunk, out)
+            return
+        end += 2  # the line rules finish the held frame; the speed path may take the rest
+        self._feed_lines(chunk[:end], out)
+        if self._at_boundary():
+            self._frames(chunk[end:], out)
+        else:
+            self._feed_lines(chunk[end:], out)
+
+    def _frames(self, chunk: bytes, out: list[RawEvent]) -> None:
+        """Parse ``chunk``, a read that starts at a frame boundary (no CR, within the bound)."""
+        blocks = chunk.split(b"\n\n")
+        tail = blocks.pop()
+        last_id, retry = self._last_id, self._retry
+        append = out.append
+        taken = 0
+        for block in blocks:
+            if block[:6] == b"data: " and b"\n" not in block:
+                append(("message", block[6:], last_id, retry))
+            elif block[:6] == b"event:" and (named := _named_frame(block)) is not None:
+                append((named[0], named[1], last_id, retry))
+            else:
+                break
+            taken += 1
+        if taken < len(blocks):
+            tail = b"\n\n".join([*blocks[taken:], tail])
+        if tail:
+            self._feed_lines(tail, out)
 
     # --- lines ---
 
     def _feed_lines(self, chunk: bytes, out: list[RawEvent]) -> None:
-        if not chunk:
-            return
-        payload = self._single_data(chunk)
-        if payload is not None:
-            out.append(("message", payload, self._last_id, self._retry))
-            return
         if self._skip_lf:
             # A CR ended the previous read; a LF starting this one belongs to that CRLF.
             self._skip_lf = False

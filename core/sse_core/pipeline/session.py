@@ -23,12 +23,11 @@ from sse_core.events import StreamEvent
 from sse_core.pipeline.accumulator import Accumulator, incomplete_message
 from sse_core.pipeline.decoder import StreamDecoder
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, as_bytes
+from sse_core.pipeline.protocols import WireProtocol, wire_protocol
 
 __all__ = ["StreamSession", "decode"]
 
 _PREVIEW = 120
-#: What a protocol's endpoint is called, for messages.
-_API = {"chat_completions": "chat completions", "anthropic": "Messages API (/v1/messages)"}
 #: Content types that are never an event stream (besides anything HTML or XML).
 _NOT_A_STREAM = ("image/", "audio/", "video/", "application/pdf", "application/zip", "font/")
 
@@ -49,8 +48,8 @@ class StreamSession:
             a gateway may echo them in an error frame.
         accelerator: ``"msgspec"`` to decode common chunks with msgspec (see
             :class:`StreamDecoder`); None: the pure path.
-        protocol: ``"chat_completions"`` (the default) or ``"anthropic"`` (Anthropic
-            Messages events; see :class:`StreamDecoder`).
+        protocol: ``"chat_completions"`` (the default), ``"anthropic"`` (Anthropic
+            Messages events; see :class:`StreamDecoder`) or another registered protocol.
 
     Raises:
         ConfigurationError: An unknown accelerator or protocol.
@@ -88,11 +87,13 @@ class StreamSession:
         accelerator: str | None = None,
         protocol: str = "chat_completions",
     ) -> None:
+        self._protocol: WireProtocol = wire_protocol(protocol)
         self._decoder = StreamDecoder(
-            max_event_bytes=max_event_bytes, accelerator=accelerator, protocol=protocol
+            max_event_bytes=max_event_bytes,
+            accelerator=accelerator,
+            protocol=protocol,
+            source=source,
         )
-        self._decoder._source = source
-        self._protocol = protocol
         self._max = max_event_bytes
         self._deadline = deadline
         self._idle = idle
@@ -197,7 +198,7 @@ class StreamSession:
             raise self._unexpected()
         try:
             if self._json is not None:
-                events = self._decoder._feed_json(b"".join(self._json))
+                events = self._decoder.decode_whole(b"".join(self._json))
             else:
                 events = self._decoder.finish()
         except StreamError as exc:
@@ -213,9 +214,9 @@ class StreamSession:
         """
         if self._error is not None:
             raise self._error
-        if self._protocol == "anthropic" and not self.answer.complete:
+        if not self.answer.complete:  # no Finish and no Done: the protocol's ends are missing
             partial = self.answer.completion()
-            ends = "a stop_reason and without message_stop"
+            ends = self._protocol.ends
             raise IncompleteStreamError(incomplete_message(partial, ends), partial=partial)
         return self.answer.finish()
 
@@ -276,7 +277,7 @@ class StreamSession:
         )
         error = UnexpectedResponseError(
             f"expected an event stream from {self._source}, got {what}: check base_url and "
-            f"path (do they point at the gateway's {_API.get(self._protocol, self._protocol)}?)",
+            f"path (do they point at the gateway's {self._protocol.api}?)",
             status_code=status,
             error_message=what,
             headers=dict(self.answer.headers),

@@ -102,14 +102,34 @@ def test_every_capture_decodes_the_same(name: str) -> None:
     same_both_ways(CAPTURES[name])
 
 
-def test_the_accelerator_takes_common_chunks() -> None:
-    """It is used at all: the common chunk decodes through msgspec, not the fallback."""
+class _Counting:
+    """The msgspec decoder, counting the payloads it took."""
+
+    def __init__(self, decoder: Any) -> None:
+        self.decoder = decoder
+        self.taken = 0
+
+    def decode(self, payload: bytes) -> Any:
+        chunk = self.decoder.decode(payload)
+        self.taken += 1
+        return chunk
+
+
+@pytest.mark.parametrize("reads", ["one frame per read", "frames in one read"])
+def test_the_accelerator_takes_common_chunks(reads: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It is used at all, on either read pattern: the common chunks decode through msgspec,
+    not the fallback; a chunk with a key the structs do not name falls back."""
+    from sse_core.pipeline import _accel_structs
+
+    counting = _Counting(_accel_structs.DECODER)
+    monkeypatch.setattr(_accel_structs, "DECODER", counting)
     decoder = StreamDecoder(accelerator="msgspec")
-    assert decoder._accelerated is not None
-    events: list[StreamEvent] = []
-    chunk = b'{"id":"c","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}'
-    assert decoder._accelerated(chunk, events)
-    assert not decoder._accelerated(b'{"choices":[],"x_groq":{}}', [])  # unknown key: pure
+    chunk = b'data: {"id":"c","choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n'
+    unknown = b'data: {"choices":[],"x_groq":{}}\n\n'
+    pieces = [chunk, chunk, unknown] if reads == "one frame per read" else [chunk * 2 + unknown]
+    events = [event for piece in pieces for event in decoder.feed(piece)]
+    assert counting.taken == 2
+    assert [getattr(event, "text", None) for event in events][-2:] == ["hi", "hi"]
 
 
 @pytest.mark.parametrize("name", ["deepseek__reasoner-reasoning-content.sse"])

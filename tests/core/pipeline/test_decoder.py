@@ -117,5 +117,5 @@ def test_invalid_utf8_inside_json_strings_is_replaced() -> None:
 def test_a_whole_json_body_ends_with_done() -> None:
     decoder = StreamDecoder()
     body = b'{"choices":[{"message":{"content":"whole"},"finish_reason":"stop"}]}'
-    assert decoder._feed_json(body) == [TextDelta(text="whole"), Finish(reason="stop"), Done()]
+    assert decoder.decode_whole(body) == [TextDelta(text="whole"), Finish(reason="stop"), Done()]
     assert decoder.done

@@ -155,17 +155,57 @@ def test_many_tiny_feeds_of_one_long_line_stay_linear() -> None:
     assert len(event.data) == 200_000
 
 
-def test_single_data_takes_only_a_whole_plain_frame_with_nothing_pending() -> None:
+def test_single_frame_takes_only_a_whole_plain_frame_with_nothing_pending() -> None:
     parser = SSEParser()
-    assert parser._single_data(b"data: x\n\n") is None  # the BOM check has not run yet
-    parser.feed(b": hello\n")
-    assert parser._single_data(b"data: x\n\n") == b"x"
-    assert parser._single_data(b"data: x\ndata: y\n\n") is None  # two lines
-    assert parser._single_data(b"data: x\r\n\r\n") is None  # CR framing
-    assert parser._single_data(b"event: e\ndata: x\n\n") is None
-    parser.feed(b"event: e\n")  # an event name is pending: the general path applies it
-    assert parser._single_data(b"data: x\n\n") is None
+    assert parser.single_frame(b"\xef\xbb\xbfdata: x\n\n") is None  # maybe a BOM: lines
+    assert parser.feed(b"\xef\xbb\xbfid: 4\nretry: 9\ndata: x\n\n") == [
+        ServerSentEvent(data="x", id="4", retry=9)
+    ]
+    assert parser.single_frame(b"data: x\n\n") == ("message", b"x", "4", 9)
+    assert parser.single_frame(b"data: \n\n") == ("message", b"", "4", 9)
+    assert parser.single_frame(b"event: e\ndata: x\n\n") == ("e", b"x", "4", 9)
+    assert parser.single_frame(b"event:\ndata: x\n\n") == ("message", b"x", "4", 9)
+    assert parser.single_frame(b"data: x\ndata: y\n\n") is None  # two lines
+    assert parser.single_frame(b"event: e\ndata: x\ndata: y\n\n") is None
+    assert parser.single_frame(b"event: e\nid: 5\n\n") is None
+    assert parser.single_frame(b"data: x\r\n\r\n") is None  # CR framing
+    assert parser.single_frame(b"data: x\n") is None  # not whole
+    assert parser.single_frame(b": hi\n\n") is None
+    parser.feed(b"event: e\n")  # an event name is pending: the line rules apply it
+    assert parser.single_frame(b"data: x\n\n") is None
     assert [(e.event, e.data) for e in parser.feed(b"data: x\n\n")] == [("e", "x")]
+
+
+def test_single_frame_starts_a_body_that_cannot_begin_with_a_bom() -> None:
+    parser = SSEParser()
+    assert parser.single_frame(b"data: x\n\n") == ("message", b"x", "", None)
+    bounded = SSEParser(max_event_bytes=7)
+    assert bounded.single_frame(b"data: x\n\n") is not None  # the line is 7 bytes: in bound
+    assert bounded.single_frame(b"data: xy\n\n") is None  # 8: the line rules refuse it
+    with pytest.raises(StreamProtocolError):
+        bounded.feed(b"data: xy\n\n")
+    assert bounded.single_frame(b"data: x\n\n") is None  # after an error: nothing more
+
+
+def test_a_read_of_plain_frames_then_other_lines_parses_as_the_line_rules() -> None:
+    """The speed path takes the leading plain frames; the line rules the rest, in order."""
+    body = (
+        b'data: {"a":1}\n\nevent: e\ndata: 2\n\n: comment\ndata: 3\n\nid: 7\ndata: 4\n\n'
+        b"data: 5\ndata: 6\n\ndata: 7"
+    )
+    fast = SSEParser()
+    events = fast.feed(body) + fast.finish()
+    slow = SSEParser()
+    expected = [e for i in range(len(body)) for e in slow.feed(body[i : i + 1])] + slow.finish()
+    assert events == expected
+    assert [(e.event, e.data, e.id) for e in events] == [
+        ("message", '{"a":1}', ""),
+        ("e", "2", ""),
+        ("message", "3", ""),
+        ("message", "4", "7"),
+        ("message", "5\n6", "7"),
+        ("message", "7", "7"),
+    ]
 
 
 # --- input types, the bound's arithmetic, the raw entry points ---------------------------------
