@@ -43,7 +43,16 @@ class StreamDecoder:
             unknown protocol.
     """
 
-    __slots__ = ("_parser", "_payloads", "_seen", "_source", "_start")
+    __slots__ = (
+        "_data_into",
+        "_named_into",
+        "_parser",
+        "_payloads",
+        "_seen",
+        "_single_frame",
+        "_source",
+        "_start",
+    )
 
     def __init__(
         self,
@@ -54,7 +63,11 @@ class StreamDecoder:
         source: str = "the body",
     ) -> None:
         self._parser = SSEParser(max_event_bytes=max_event_bytes)
-        self._payloads = wire_protocol(protocol).new_decoder(accelerator)
+        payloads = self._payloads = wire_protocol(protocol).new_decoder(accelerator)
+        # Bound once: a stream read one frame at a time calls them for every frame.
+        self._single_frame = self._parser.single_frame
+        self._data_into = payloads.data_into
+        self._named_into = payloads.named_into
         self._seen = False  # an event came out of the body
         self._start = b""  # its first bytes, to say what arrived when no event ever did
         self._source = source
@@ -77,16 +90,16 @@ class StreamDecoder:
         if self._payloads.done:
             return []
         events: list[StreamEvent] = []
-        single = self._parser.single_frame(data)  # a read of one frame: no list of events
+        single = self._single_frame(data)  # a read of one frame: no list of events
         if single is None:
             self._parse(data, events)
         else:
             name, payload, _, _ = single
             try:
                 if name == "message":
-                    self._payloads.data_into(payload, events)
+                    self._data_into(payload, events)
                 else:
-                    self._payloads.named_into(name, payload, events)
+                    self._named_into(name, payload, events)
             except StreamError as exc:
                 exc.events = tuple(events)
                 raise
@@ -152,8 +165,8 @@ class StreamDecoder:
         """Decode ``raws`` into ``events``, up to the end of the stream; a bad frame raises
         with the events decoded before it on the error."""
         payloads = self._payloads
-        data_into = payloads.data_into
-        named_into = payloads.named_into
+        data_into = self._data_into
+        named_into = self._named_into
         try:
             for name, data, _, _ in raws:
                 if name == "message":

@@ -46,6 +46,9 @@ __all__ = ["DEFAULT_MAX_EVENT_BYTES", "RawEvent", "SSEParser", "ServerSentEvent"
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 _COLON = 0x3A
+# Byte values: ``13 in chunk`` is a memchr, several times cheaper than ``b"\r" in chunk``.
+_CR = 0x0D
+_LF = 0x0A
 
 # (event name, data bytes, last event id, retry): what the decoder reads, without building a
 # ServerSentEvent (and decoding its text) for every frame.
@@ -95,7 +98,7 @@ def _named_frame(block: bytes) -> tuple[str, bytes] | None:
     """``(name, data)`` of a block (a frame without its blank line, starting ``event:``) made
     of an ``event`` line and one ``data: `` line, as the parser would dispatch it; else None."""
     head, _, line = block.partition(b"\n")
-    if line[:6] != b"data: " or b"\n" in line:
+    if line[:6] != b"data: " or _LF in line:
         return None
     value = head[7:] if head[6:7] == b" " else head[6:]
     return value.decode("utf-8", "replace") or "message", line[6:]
@@ -196,7 +199,7 @@ class SSEParser:
         if not self._bom_checked:
             self._settle_bom(chunk)
         try:
-            if self._idle and len(chunk) <= self._max and b"\r" not in chunk:
+            if self._idle and len(chunk) <= self._max and _CR not in chunk:
                 self._frames(chunk, out)  # the common read, without a call more
             else:
                 self._feed(chunk, out)
@@ -242,7 +245,7 @@ class SSEParser:
             if not self._idle:
                 return None
         end = len(chunk) - 2  # where the blank line starts
-        if end > self._max or chunk[-1:] != b"\n" or b"\r" in chunk:
+        if not 0 <= end <= self._max or chunk[-1] != _LF or _CR in chunk:
             return None
         first = chunk.find(b"\n")
         if first == end:
@@ -274,7 +277,7 @@ class SSEParser:
         """:meth:`feed_raw` of a read the speed path cannot take whole."""
         if not chunk:
             return
-        plain = len(chunk) <= self._max and b"\r" not in chunk
+        plain = len(chunk) <= self._max and _CR not in chunk
         end = chunk.find(b"\n\n") if plain and self._bom_checked and not self._skip_lf else -1
         if end < 0:
             self._feed_lines(chunk, out)
@@ -294,7 +297,7 @@ class SSEParser:
         append = out.append
         taken = 0
         for block in blocks:
-            if block[:6] == b"data: " and b"\n" not in block:
+            if block[:6] == b"data: " and _LF not in block:
                 append(("message", block[6:], last_id, retry))
             elif block[:6] == b"event:" and (named := _named_frame(block)) is not None:
                 append((named[0], named[1], last_id, retry))
@@ -314,7 +317,7 @@ class SSEParser:
             self._skip_lf = False
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
-        if b"\r" in chunk:
+        if _CR in chunk:
             self._skip_lf = chunk[-1:] == b"\r"
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         lines = chunk.split(b"\n")
