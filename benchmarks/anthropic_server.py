@@ -35,12 +35,11 @@ import argparse
 import asyncio
 import contextlib
 import json
-import subprocess
 import sys
 from collections.abc import Iterator
 from typing import Any
 
-from stream_server import chunked, raise_open_files, text_words, tool_arguments
+from stream_server import chunked, raise_open_files, serving, text_words, tool_arguments
 
 SHAPES = ("text", "tools")
 MODEL = "claude-sonnet-4-5"
@@ -183,30 +182,11 @@ def running(
     deltas: int, shape: str = "text", framing: str = "length", lifetime: float = 1800.0
 ) -> Iterator[str]:
     """This server in a subprocess; yields its root URL (``http://127.0.0.1:<port>``, the
-    base URL Anthropic clients append ``/v1/messages`` to).
-
-    The server is stopped when the block ends (killed if it does not stop within 10 s).
-    """
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "--deltas", str(deltas), "--shape", shape,
-         "--framing", framing, "--lifetime", str(lifetime)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    try:
-        assert proc.stdout is not None
-        yield f"http://127.0.0.1:{proc.stdout.readline().strip()}"
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()  # the server stops when its stdin closes
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        with contextlib.suppress(OSError):
-            proc.stdout.close()  # type: ignore[union-attr]
+    base URL Anthropic clients append ``/v1/messages`` to)."""
+    args = ["--deltas", str(deltas), "--shape", shape, "--framing", framing,
+            "--lifetime", str(lifetime)]  # fmt: skip
+    with serving(__file__, args) as root:
+        yield root
 
 
 def main() -> None:

@@ -169,23 +169,15 @@ async def serve(
 
 
 @contextlib.contextmanager
-def running(
-    chunks: int, shape: str = "text", framing: str = "chunked", lifetime: float = 900.0
-) -> Iterator[str]:
-    """This server in a subprocess; yields its base URL (``http://127.0.0.1:<port>/v1``).
-
-    The server is stopped when the block ends (killed if it does not stop within 10 s).
-    """
+def serving(script: str, args: list[str]) -> Iterator[str]:
+    """A server script in a subprocess (it prints its port, and stops when its stdin
+    closes); yields ``http://127.0.0.1:<port>``. Killed if it does not stop within 10 s."""
     proc = subprocess.Popen(
-        [sys.executable, __file__, "--chunks", str(chunks), "--shape", shape,
-         "--framing", framing, "--lifetime", str(lifetime)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
+        [sys.executable, script, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None
-        yield f"http://127.0.0.1:{proc.stdout.readline().strip()}/v1"
+        yield f"http://127.0.0.1:{proc.stdout.readline().strip()}"
     finally:
         assert proc.stdin is not None
         proc.stdin.close()  # the server stops when its stdin closes
@@ -196,6 +188,17 @@ def running(
             proc.wait(timeout=10)
         with contextlib.suppress(OSError):
             proc.stdout.close()  # type: ignore[union-attr]
+
+
+@contextlib.contextmanager
+def running(
+    chunks: int, shape: str = "text", framing: str = "chunked", lifetime: float = 900.0
+) -> Iterator[str]:
+    """This server in a subprocess; yields its base URL (``http://127.0.0.1:<port>/v1``)."""
+    args = ["--chunks", str(chunks), "--shape", shape, "--framing", framing,
+            "--lifetime", str(lifetime)]  # fmt: skip
+    with serving(__file__, args) as root:
+        yield f"{root}/v1"
 
 
 def main() -> None:
