@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
+    "NO_RESPONSE_FORMAT",
     "anthropic_outbound",
     "anthropic_tool_choice",
     "convert_anthropic_messages",
@@ -62,6 +63,11 @@ __all__ = [
 ]
 
 Block = dict[str, Any]
+#: Why a ``response_format`` is refused on this protocol.
+NO_RESPONSE_FORMAT = (
+    "response_format is not part of the Anthropic Messages API: use "
+    "with_structured_output(schema) (a forced tool call) instead"
+)
 #: ``max_tokens`` when the model sets none (the protocol requires one; ChatAnthropic's).
 DEFAULT_MAX_TOKENS = 1024
 #: Blocks a model produced that never go back as content (tool calls go as ``tool_use``).
@@ -378,10 +384,7 @@ def anthropic_outbound(
     payload.update(model.model_kwargs)
     payload.update(kwargs)
     if "response_format" in payload:
-        raise ValueError(
-            "response_format is not part of the Anthropic Messages API: use "
-            "with_structured_output(schema) (a forced tool call) instead"
-        )
+        raise ValueError(NO_RESPONSE_FORMAT)
     _tools_and_choice(payload)
     if options["strict"] is not None and payload.get("tools"):
         payload["tools"] = [{"strict": options["strict"], **tool} for tool in payload["tools"]]

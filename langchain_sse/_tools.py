@@ -18,7 +18,11 @@ from langchain_core.utils.function_calling import (
     convert_to_openai_tool,
 )
 
-from langchain_sse._anthropic_outbound import anthropic_tool_choice, format_anthropic_tools
+from langchain_sse._anthropic_outbound import (
+    NO_RESPONSE_FORMAT,
+    anthropic_tool_choice,
+    format_anthropic_tools,
+)
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput
@@ -107,41 +111,25 @@ def bind_tools(
     response_format: dict[str, Any] | type | None,
     kwargs: dict[str, Any],
 ) -> Runnable[LanguageModelInput, AIMessage]:
-    """What ``ChatSSE.bind_tools`` returns (see there)."""
+    """What ``ChatSSE.bind_tools`` returns (see there): tools and choice in the OpenAI shape,
+    or in the Messages API's (``strict`` on each tool, ``parallel_tool_calls`` folded into
+    the choice, no ``response_format``)."""
+    choice: str | dict[str, Any] | None
     if model.protocol == "anthropic":
-        return _bind_anthropic(
-            model, tools, tool_choice, strict, parallel_tool_calls, response_format, kwargs
-        )
-    formatted = format_tools(tools, strict=strict)
-    choice = normalize_tool_choice(tool_choice, list_tool_names(formatted))
+        if response_format is not None:
+            raise ValueError(NO_RESPONSE_FORMAT)
+        formatted = format_anthropic_tools(tools)
+        if strict is not None:
+            formatted = [{**tool, "strict": strict} for tool in formatted]
+        choice = anthropic_tool_choice(tool_choice, parallel_tool_calls)
+        parallel_tool_calls = None
+    else:
+        formatted = format_tools(tools, strict=strict)
+        choice = normalize_tool_choice(tool_choice, list_tool_names(formatted))
+        if response_format is not None:
+            kwargs["response_format"] = build_response_format(response_format, strict=strict)
     if choice is not None:
         kwargs["tool_choice"] = choice
     if parallel_tool_calls is not None:
         kwargs["parallel_tool_calls"] = parallel_tool_calls
-    if response_format is not None:
-        kwargs["response_format"] = build_response_format(response_format, strict=strict)
-    return model.bind(tools=formatted, **kwargs)
-
-
-def _bind_anthropic(
-    model: ChatSSE,
-    tools: Sequence[ToolLike],
-    tool_choice: dict[str, Any] | str | bool | None,
-    strict: bool | None,
-    parallel_tool_calls: bool | None,
-    response_format: dict[str, Any] | type | None,
-    kwargs: dict[str, Any],
-) -> Runnable[LanguageModelInput, AIMessage]:
-    """Tools and ``tool_choice`` in the Messages API's shape (``strict`` on each tool)."""
-    if response_format is not None:
-        raise ValueError(
-            "response_format is not part of the Anthropic Messages API: use "
-            "with_structured_output(schema) (a forced tool call) instead"
-        )
-    formatted = format_anthropic_tools(tools)
-    if strict is not None:
-        formatted = [{**tool, "strict": strict} for tool in formatted]
-    choice = anthropic_tool_choice(tool_choice, parallel_tool_calls)
-    if choice is not None:
-        kwargs["tool_choice"] = choice
     return model.bind(tools=formatted, **kwargs)
