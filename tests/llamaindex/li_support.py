@@ -37,8 +37,10 @@ REASONING_DIALECTS = frozenset({"openai", "shroud", "aivene"})
 API_KEY = "sk-llamaindex-test-secret-0123456789"
 #: A stream far longer than any bound in the tests (count to 200: about 10 s).
 SLOW = "slow; delay=0.05"
-#: Seconds from our close to the emulator seeing the client leave.
-PROMPTLY = 0.5
+#: Seconds from our close to the emulator seeing the client leave. The slow stream runs
+#: about 10 s, so this still tells a close from a stream left to run out, with room for a
+#: loaded CI machine (four test parts on two cores).
+PROMPTLY = 1.0
 
 
 def slow_llm(make_llm: LLMFactory, debug: bool) -> SSELLM:

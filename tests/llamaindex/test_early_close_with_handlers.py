@@ -95,12 +95,12 @@ async def test_task_cancellation(emulator: Emulator, make_llm: LLMFactory, debug
 
 async def test_a_timeout_around_the_stream(emulator: Emulator, make_llm: LLMFactory) -> None:
     llm = slow_llm(make_llm, debug=True)
-    since = time.monotonic()
     with pytest.raises(asyncio.TimeoutError):
         await asyncio.wait_for(_consume(llm, asyncio.Event()), 0.3)
-    record = await emulator.wait_for_disconnect_async(2.0)
-    assert record.disconnected_at is not None
-    assert record.disconnected_at - since < 0.3 + PROMPTLY
+    # Measured from when the timeout's cancellation ended, not from when it was due: a
+    # loaded machine may start it late, which says nothing about the close.
+    ended = time.monotonic()
+    closed_promptly(await emulator.wait_for_disconnect_async(2.0), ended)
 
 
 async def test_a_bare_async_break_closes_at_once(emulator: Emulator, make_llm: LLMFactory) -> None:
