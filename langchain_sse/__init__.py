@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         ServerError,
         StreamProtocolError,
         StreamTimeoutError,
+        ToolArgumentsError,
         UnexpectedResponseError,
     )
     from langchain_sse._inbound import PROVIDER
@@ -63,6 +64,7 @@ __all__ = [
     "StreamProtocolError",
     "StreamTimeoutError",
     "Timeouts",
+    "ToolArgumentsError",
     "UnexpectedResponseError",
 ]
 

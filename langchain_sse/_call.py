@@ -22,11 +22,18 @@ from langchain_core.messages.utils import message_chunk_to_message
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult, LLMResult
 
 from langchain_sse._custom_events import AsyncEmit, RunLink, SyncEmit
-from langchain_sse._errors import convert_error
+from langchain_sse._errors import ToolArgumentsError, convert_error
 from langchain_sse._inbound import ChunkMapper, Item, fill_llm_output
 from langchain_sse._outbound import Outbound
 from langchain_sse._run import Stamp, Unstamped
-from sse_core import AsyncChatStream, ChatStream, GatewayEvent, SSEConnectorError, StreamEvent
+from sse_core import (
+    AsyncChatStream,
+    ChatStream,
+    Completion,
+    GatewayEvent,
+    SSEConnectorError,
+    StreamEvent,
+)
 
 __all__ = ["AsyncModelCall", "CallPlan", "ModelCall"]
 
@@ -47,12 +54,17 @@ class CallPlan:
     """Ask for a stream (False: ``stream: false``, the answer as one JSON body)."""
     tokens: bool = True
     """Tell the run each chunk as a token (False: a quiet call, whose chunks nobody sees)."""
+    merged: bool = False
+    """The caller merges the chunks (a stream). LangChain re-parses merged tool-call
+    fragments and would repair cut arguments, so a call the core flagged ends the stream
+    with :class:`ToolArgumentsError` after the last chunk (the whole answer, built by this
+    call instead, gives it as an ``invalid_tool_call``)."""
 
 
 class _CallBase:
     """The pure part of both calls: map a read, and build the final chunk and whole answer."""
 
-    __slots__ = ("_mapper", "_stamp", "_tokens", "stream")
+    __slots__ = ("_mapper", "_merged", "_stamp", "_tokens", "stream")
 
     stream: ChatStream | AsyncChatStream
 
@@ -61,6 +73,7 @@ class _CallBase:
         self._mapper = plan.mapper
         self._stamp = plan.stamp
         self._tokens = plan.tokens
+        self._merged = plan.merged
 
     def _map_read(self, events: Sequence[StreamEvent]) -> Iterable[Item]:
         return self._mapper.read(events, self.stream.answer.followed)
@@ -69,6 +82,12 @@ class _CallBase:
         completion = self.stream.completion
         assert completion is not None  # asked for only after the stream ended well
         return self._mapper.build_final(completion, self.stream.answer.followed)
+
+    def _refuse_flagged(self) -> None:
+        """Raise :class:`ToolArgumentsError` for a flagged call, if the caller merges."""
+        completion = self.stream.completion
+        if self._merged and completion is not None:
+            refuse_flagged(completion, self.stream.answer.followed)
 
     def build_whole(self, *, last: bool = True) -> AIMessageChunk:
         """The answer as one chunk, from what the core received (all of it, once ended)."""
@@ -95,6 +114,26 @@ class _CallBase:
         if not (partial.content or partial.additional_kwargs or partial.tool_call_chunks):
             return LLMResult(generations=[[]])
         return LLMResult(generations=[[self._stamp.whole(partial)], []])
+
+
+def refuse_flagged(completion: Completion, followed: int | None) -> None:
+    """Raise :class:`ToolArgumentsError` for the first call of the ``followed`` choice whose
+    arguments the core flagged (not a JSON object: most often cut at the token limit)."""
+    for choice in completion.choices:
+        if choice.index != followed:
+            continue
+        for call in choice.tool_calls:
+            if (error := call.arguments_error) is None:
+                continue
+            stopped = f" (the answer stopped with {choice.finish_reason!r})"
+            raise ToolArgumentsError(
+                f"the tool call {call.name!r} ({call.id}){stopped if choice.finish_reason else ''}"
+                f" has arguments that cannot be used: {error}. They are kept as written, never"
+                " repaired: ToolArgumentsError.partial_message has the answer with the call in"
+                " invalid_tool_calls (if the answer ran out of tokens, raise max_tokens)",
+                partial=completion,
+                call=call,
+            )
 
 
 class ModelCall(_CallBase):
@@ -128,6 +167,7 @@ class ModelCall(_CallBase):
         except SSEConnectorError as exc:
             raise convert_error(exc) from exc.__cause__
         yield self._tell_token(self._build_final())
+        self._refuse_flagged()
 
     def run(self) -> Generator[ChatGenerationChunk, None, None]:
         """:meth:`chunks`, then the end of the run: ``on_llm_end``, or ``on_llm_error``."""
@@ -177,6 +217,7 @@ class AsyncModelCall(_CallBase):
         except SSEConnectorError as exc:
             raise convert_error(exc) from exc.__cause__
         yield await self._tell_token(self._build_final())
+        self._refuse_flagged()
 
     async def run(self) -> AsyncGenerator[ChatGenerationChunk, None]:
         """Async twin of :meth:`ModelCall.run`."""

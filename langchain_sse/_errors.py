@@ -17,6 +17,7 @@ The hierarchy (left: the sse_core parent, right: the langchain-core parent)::
     IncompleteStreamError      sse_core.IncompleteStreamError ModelAPIError      cut short
     StreamTimeoutError         sse_core.StreamTimeoutError    ModelTimeoutError  idle/total
     StreamProtocolError        sse_core.StreamProtocolError   ModelAPIError      bad bytes
+    ToolArgumentsError         sse_core.ToolArgumentsError    ModelAPIError      cut tool input
 
 ``is_retryable`` is sse_core's (a stream that began is never retryable: there is no resume).
 Stream errors keep ``.partial`` (the sse_core Completion) and add ``.partial_message``, the
@@ -51,6 +52,7 @@ __all__ = [
     "ServerError",
     "StreamProtocolError",
     "StreamTimeoutError",
+    "ToolArgumentsError",
     "UnexpectedResponseError",
     "convert_error",
 ]
@@ -129,6 +131,15 @@ class StreamProtocolError(_PartialMessage, sse_core.StreamProtocolError, lc.Mode
     """Malformed frame, invalid JSON, or an event over the size bound."""
 
 
+class ToolArgumentsError(_PartialMessage, sse_core.ToolArgumentsError, lc.ModelAPIError):
+    """A streamed answer ended with a tool call whose arguments are not a JSON object.
+
+    Raised by ``stream``/``astream`` after the last chunk: merging the chunks would re-parse
+    the call's fragments and repair them into arguments that look usable. ``invoke`` gives
+    the call in ``invalid_tool_calls`` instead, as does ``partial_message`` here.
+    """
+
+
 _BY_CORE_CLASS: dict[type[sse_core.SSEConnectorError], type[sse_core.SSEConnectorError]] = {
     sse_core.AuthenticationError: AuthenticationError,
     sse_core.RateLimitError: RateLimitError,
@@ -142,6 +153,7 @@ _BY_CORE_CLASS: dict[type[sse_core.SSEConnectorError], type[sse_core.SSEConnecto
     sse_core.IncompleteStreamError: IncompleteStreamError,
     sse_core.StreamTimeoutError: StreamTimeoutError,
     sse_core.StreamProtocolError: StreamProtocolError,
+    sse_core.ToolArgumentsError: ToolArgumentsError,
 }
 
 # Codes and phrases gateways use for an over-long prompt (OpenAI, vLLM, OpenRouter, LiteLLM).

@@ -18,11 +18,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from enum import Enum
 from typing import Any, cast
 
-from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.messages import AIMessage, AIMessageChunk, InvalidToolCall
 from langchain_core.messages.ai import InputTokenDetails, OutputTokenDetails, UsageMetadata
+from langchain_core.messages.tool import ToolCall as LCToolCall
 from langchain_core.messages.tool import ToolCallChunk, tool_call_chunk
+from langchain_core.messages.tool import invalid_tool_call as create_invalid_tool_call
+from langchain_core.messages.tool import tool_call as create_tool_call
 from langchain_core.messages.utils import message_chunk_to_message
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from pydantic_core import from_json
 
 from langchain_sse import _chunks
 from sse_core import (
@@ -34,6 +38,7 @@ from sse_core import (
     RefusalDelta,
     StreamEvent,
     TextDelta,
+    ToolCall,
     ToolCallDelta,
     Usage,
     merge_read,
@@ -301,7 +306,7 @@ def build_whole_chunk(
             tool_call_chunk(name=c.name, args=c.arguments, id=c.id, index=c.index)
             for c in followed.tool_calls
         ]
-    return AIMessageChunk(
+    chunk = AIMessageChunk(
         **fields,
         usage_metadata=map_usage(completion.usage) if completion.usage else None,
         response_metadata=_build_response_metadata(
@@ -309,6 +314,28 @@ def build_whole_chunk(
         ),
         chunk_position="last" if last else None,
     )
+    if followed is not None and any(c.arguments_error for c in followed.tool_calls):
+        _flag_calls(chunk, followed.tool_calls)
+    return chunk
+
+
+def _flag_calls(chunk: AIMessageChunk, calls: Sequence[ToolCall]) -> None:
+    """Sort the calls as the core judged them: LangChain parses the fragments with
+    ``parse_partial_json``, which repairs cut arguments (``{"city": "Par``) into a call that
+    looks usable; the core's flag makes such a call an ``invalid_tool_call`` with its reason,
+    its arguments kept as the model wrote them."""
+    valid: list[LCToolCall] = []
+    invalid: list[InvalidToolCall] = []
+    for call in calls:
+        error = call.arguments_error
+        if error is None:
+            args = from_json(call.arguments) if call.arguments else {}
+            valid.append(create_tool_call(name=call.name or "", args=args, id=call.id))
+        else:
+            bad = create_invalid_tool_call(name=call.name, args=call.arguments, id=call.id)
+            invalid.append({**bad, "error": error})
+    chunk.tool_calls = valid
+    chunk.invalid_tool_calls = invalid
 
 
 def _reasoning_blocks(blocks: Sequence[ReasoningBlock]) -> list[dict[str, Any]]:

@@ -105,10 +105,12 @@ def plan_call(
     *,
     quiet: bool = False,
     streaming: bool = True,
+    merged: bool = False,
 ) -> CallPlan:
     """What one call sends, how it maps (``quiet``: no chunk and no token, only the gateway's
     named events) and stamps; ``streaming=False``: asked with ``stream: false``, its one JSON
-    answer mapped to one chunk. Pops the call's plumbing (the run link, LangChain's own keys)
+    answer mapped to one chunk; ``merged``: for a caller that merges the chunks (see
+    :attr:`CallPlan.merged`). Pops the call's plumbing (the run link, LangChain's own keys)
     from ``kwargs``."""
     link = kwargs.pop(LINK_KEY, None)
     outbound = model_request(model, messages, stop, kwargs)
@@ -127,6 +129,7 @@ def plan_call(
         link=link,
         streaming=streaming,
         tokens=not quiet,
+        merged=merged,
     )
 
 
@@ -220,7 +223,8 @@ def run_own(
     if model.rate_limiter:
         model.rate_limiter.acquire(blocking=True)
     stamp = Stamp(manager.run_id, model.output_version)
-    call = open_call(model, plan_call(model, run.messages, stop, kwargs, stamp), manager)
+    plan = plan_call(model, run.messages, stop, kwargs, stamp, merged=True)
+    call = open_call(model, plan, manager)
     with closing(call.run()) as chunks:
         for chunk in chunks:
             yield cast("AIMessageChunk", chunk.message)
@@ -236,7 +240,8 @@ async def arun_own(
     if model.rate_limiter:
         await model.rate_limiter.aacquire(blocking=True)
     stamp = Stamp(manager.run_id, model.output_version)
-    call = aopen_call(model, plan_call(model, run.messages, stop, kwargs, stamp), manager)
+    plan = plan_call(model, run.messages, stop, kwargs, stamp, merged=True)
+    call = aopen_call(model, plan, manager)
     async with aclosing(call.run()) as chunks:
         async for chunk in chunks:
             yield cast("AIMessageChunk", chunk.message)
@@ -251,7 +256,8 @@ def stream_chunks(
 ) -> Generator[ChatGenerationChunk, None, None]:
     """``_stream``: the answer's chunks, for the base class's loop (or the v3 protocol)."""
     streaming = stream_streams(model, kwargs)
-    plan = plan_call(model, messages, stop, kwargs, stream_stamp(model), streaming=streaming)
+    stamp = stream_stamp(model)
+    plan = plan_call(model, messages, stop, kwargs, stamp, streaming=streaming, merged=True)
     call = open_call(model, plan, run_manager)
     with closing(call.chunks()) as chunks:
         yield from chunks
@@ -266,7 +272,8 @@ async def astream_chunks(
 ) -> AsyncGenerator[ChatGenerationChunk, None]:
     """Async twin of :func:`stream_chunks`."""
     streaming = stream_streams(model, kwargs)
-    plan = plan_call(model, messages, stop, kwargs, stream_stamp(model), streaming=streaming)
+    stamp = stream_stamp(model)
+    plan = plan_call(model, messages, stop, kwargs, stamp, streaming=streaming, merged=True)
     call = aopen_call(model, plan, run_manager)
     async with aclosing(call.chunks()) as chunks:
         async for chunk in chunks:

@@ -411,7 +411,11 @@ class ChatSSE(BaseChatModel):
         self, stop: list[str] | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         kwargs.pop(LINK_KEY, None)  # plumbing, not a parameter: keep it out of traces
-        return super()._get_invocation_params(stop=stop, **kwargs)
+        if type(self).dict is not BaseChatModel.dict:  # a subclass's dict() is honoured
+            return super()._get_invocation_params(stop=stop, **kwargs)
+        # The base class's params, without the deprecated dict() it calls under a
+        # warnings.catch_warnings (whose filter change resets every warning cache per call).
+        return {**self.asdict(), "stop": stop, **kwargs}
 
     # --- token counts, tools and structured output ---
 

@@ -26,6 +26,7 @@ from sse_core.errors import (
     StreamError,
     StreamProtocolError,
     StreamTimeoutError,
+    ToolArgumentsError,
     UnexpectedResponseError,
 )
 from sse_core.events import (
@@ -111,6 +112,7 @@ __all__ = [
     "StreamTimeoutError",
     "TextDelta",
     "Timeouts",
+    "ToolArgumentsError",
     "ToolCall",
     "ToolCallDelta",
     "UnexpectedResponseError",

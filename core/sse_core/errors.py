@@ -19,8 +19,10 @@ The hierarchy::
         ├── IncompleteStreamError     the stream ended without finish_reason and without [DONE]
         ├── StreamTimeoutError        no bytes for longer than the timeout allowed, or no
         │                             whole response head within first_byte
-        └── StreamProtocolError       malformed frame, invalid JSON, event over the size bound,
-                                      a body whose content-encoding cannot be decoded
+        ├── StreamProtocolError       malformed frame, invalid JSON, event over the size bound,
+        │                             a body whose content-encoding cannot be decoded
+        └── ToolArgumentsError        a tool call's arguments are not a JSON object (most often
+                                      cut at the token limit), where a flag cannot travel
 
 ``is_retryable`` is a class attribute: True where repeating the same request may succeed and
 nothing was delivered yet (connection errors, 408/409/429/5xx before the stream). Stream errors
@@ -35,7 +37,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 if TYPE_CHECKING:
-    from sse_core.completion import Completion
+    from sse_core.completion import Completion, ToolCall
     from sse_core.events import StreamEvent
 
 __all__ = [
@@ -54,6 +56,7 @@ __all__ = [
     "StreamError",
     "StreamProtocolError",
     "StreamTimeoutError",
+    "ToolArgumentsError",
     "UnexpectedResponseError",
 ]
 
@@ -240,6 +243,28 @@ class StreamProtocolError(StreamError):
     """The bytes broke the protocol: malformed frame, invalid JSON, an event too large, or a
     body that cannot be decoded (corrupt compressed bytes, or a content-encoding other than
     the gzip and deflate the request accepts; the message names the coding)."""
+
+
+class ToolArgumentsError(StreamError):
+    """A finished answer has a tool call whose arguments are not a JSON object (most often
+    input cut at the token limit), raised where a flag on the call cannot travel.
+
+    The core never raises it: a Completion keeps such a call as written and flags it
+    (:attr:`ToolCall.arguments_error`). An adapter raises it where its framework would
+    re-parse the call and repair the arguments (LangChain merging a stream's chunks), after
+    the last chunk, so nothing that arrived is lost.
+
+    Attributes:
+        call: The first such call, its arguments as the model wrote them.
+        reason: Why its arguments cannot be used (``call.arguments_error``).
+    """
+
+    def __init__(
+        self, message: str, *, partial: Completion | None = None, call: ToolCall | None = None
+    ) -> None:
+        super().__init__(message, partial=partial)
+        self.call = call
+        self.reason = call.arguments_error if call is not None else None
 
 
 E = TypeVar("E", bound=SSEConnectorError)

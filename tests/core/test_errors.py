@@ -26,6 +26,7 @@ from sse_core import (
     SSEConnectorError,
     StreamError,
     StreamProtocolError,
+    ToolArgumentsError,
     StreamTimeoutError,
     TextDelta,
     UnexpectedResponseError,
@@ -48,6 +49,7 @@ TREE = {
     IncompleteStreamError: StreamError,
     StreamTimeoutError: StreamError,
     StreamProtocolError: StreamError,
+    ToolArgumentsError: StreamError,
 }
 RETRYABLE = {GatewayConnectionError, RateLimitError, ServerError, RetryableRequestError}
 

@@ -257,6 +257,25 @@ def test_max_tokens_cuts_with_finish_reason_length(client: httpx.Client) -> None
     assert usage(body)["completion_tokens"] == 3
 
 
+def test_max_tokens_cuts_a_call_mid_arguments_and_drops_later_ones(client: httpx.Client) -> None:
+    ask = "What is the weather in Paris and the time in UTC?"
+    whole = calls(chat(client, "openai", ask, tools=[WEATHER, TIME]).content)
+    assert len(whole) == 2 and all(json.loads(c["arguments"]) for c in whole.values())
+    pieces = 4  # the first call's: '{"city":', '"Paris",', '"unit":', '"celsius"}'
+    body = chat(client, "openai", ask, tools=[WEATHER, TIME], max_tokens=pieces + 1,
+                stream_options={"include_usage": True}).content  # fmt: skip
+    cut = calls(body)
+    assert json.loads(cut[0]["arguments"]) == json.loads(whole[0]["arguments"])
+    assert whole[1]["arguments"].startswith(cut[1]["arguments"])
+    with pytest.raises(ValueError):
+        json.loads(cut[1]["arguments"])
+    finish = [p for p in payloads(body) if isinstance(p, dict) and p["choices"]][-1]
+    assert finish["choices"][0]["finish_reason"] == "length"
+    assert usage(body)["completion_tokens"] == pieces + 1
+    one = calls(chat(client, "openai", ask, tools=[WEATHER, TIME], max_tokens=1).content)
+    assert list(one) == [0] and one[0]["arguments"] == '{"city":'
+
+
 def test_usage_is_consistent_and_caches_the_repeated_prefix(client: httpx.Client) -> None:
     first = [{"role": "user", "content": "echo: one two"}]
     second = [

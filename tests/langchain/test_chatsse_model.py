@@ -8,6 +8,7 @@ import asyncio
 import json
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.load import dumpd
 from langchain_core.messages import HumanMessage
 
@@ -181,3 +182,17 @@ def test_the_whole_request_is_json(mock_model: Any) -> None:
     assert recorder.requests[0].headers["content-type"] == "application/json"
     assert message.response_metadata["headers"] == {"x-request-id": "r-1"}
     assert message.id is not None and message.id.startswith("lc_run-")
+
+
+def test_invocation_params_are_the_base_classes_and_honour_a_dict_override() -> None:
+    model = ChatSSE(model="m", base_url="http://gw.test/v1", api_key=KEY, temperature=0.2)
+    ours = model._get_invocation_params(stop=["END"], tools=[{"name": "t"}])
+    assert ours == BaseChatModel._get_invocation_params(model, stop=["END"], tools=[{"name": "t"}])
+    assert ours["_type"] == "chat-sse" and ours["stop"] == ["END"] and ours["temperature"] == 0.2
+
+    class Custom(ChatSSE):
+        def dict(self, **kwargs: Any) -> dict[str, Any]:
+            return {**super().asdict(), "custom": True}
+
+    custom = Custom(model="m", base_url="http://gw.test/v1", api_key=KEY)
+    assert custom._get_invocation_params(stop=None)["custom"] is True

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 from sse_emulator.assistant.extract import extract
@@ -197,11 +198,12 @@ def _finish(
     reasoning, content = text_pieces(reasoning_text), text_pieces(answer)
     finish = "tool_calls" if calls else "stop"
     limit = body.get("max_completion_tokens", body.get("max_tokens"))
-    if isinstance(limit, int) and limit > 0 and not calls:
-        if len(reasoning) + len(content) > limit:
+    if isinstance(limit, int) and limit > 0:
+        if len(reasoning) + len(content) + sum(len(c.pieces) for c in calls) > limit:
             finish = "length"
         reasoning = reasoning[:limit]
         content = content[: max(0, limit - len(reasoning))]
+        calls = _cut_calls(calls, limit - len(reasoning) - len(content))
     refusal = text_pieces(refusal_text)
     messages = body["messages"]
     tools = body.get("tools") if isinstance(body.get("tools"), list) else []
@@ -223,6 +225,21 @@ def _finish(
         finish_reason=finish,
         usage=usage,
     )
+
+
+def _cut_calls(calls: tuple[PlannedCall, ...], room: int) -> tuple[PlannedCall, ...]:
+    """The calls that fit in ``room`` argument pieces: the one the limit falls in is cut
+    mid-arguments (as a model stopped at ``max_tokens`` cuts it), later ones dropped."""
+    kept: list[PlannedCall] = []
+    for call in calls:
+        if room <= 0:
+            break
+        pieces = call.pieces[:room]
+        room -= len(call.pieces)
+        if len(pieces) < len(call.pieces):
+            call = replace(call, pieces=pieces, arguments="".join(pieces))
+        kept.append(call)
+    return tuple(kept)
 
 
 def _apply_stop(text: str, stop: Any) -> tuple[str, bool]:

@@ -142,7 +142,7 @@ class MessagesWriter:
             content.append({"type": "text", "text": text})
         for call in reply.tool_calls:
             tool = {"type": "tool_use", "id": self.tool_id(call.id), "name": call.name}
-            content.append(tool | {"input": json.loads(call.arguments or "{}")})
+            content.append(tool | {"input": _whole_input(call.arguments)})
         return self._envelope(content, self.answer.stop_reason, self.answer.stop_sequence) | {
             "usage": self.usage(reply.usage.completion_tokens)
         }
@@ -244,3 +244,12 @@ def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
 
 def _event(name: str, payload: dict[str, Any], kind: FrameKind = "chunk") -> Frame:
     return Frame(kind=kind, event=name, data=dumps(payload))
+
+
+def _whole_input(arguments: str) -> Any:
+    """A tool_use block's input object; ``{}`` for arguments cut at ``max_tokens``, which the
+    whole message cannot carry as a string (its ``stop_reason`` says the answer was cut)."""
+    try:
+        return json.loads(arguments or "{}")
+    except ValueError:
+        return {}
