@@ -26,9 +26,9 @@ from sse_core import (
     SSEConnectorError,
     StreamError,
     StreamProtocolError,
-    ToolArgumentsError,
     StreamTimeoutError,
     TextDelta,
+    ToolArgumentsError,
     UnexpectedResponseError,
 )
 from sse_core import errors as errors_module

@@ -236,9 +236,8 @@ def _cut_calls(calls: tuple[PlannedCall, ...], room: int) -> tuple[PlannedCall, 
             break
         pieces = call.pieces[:room]
         room -= len(call.pieces)
-        if len(pieces) < len(call.pieces):
-            call = replace(call, pieces=pieces, arguments="".join(pieces))
-        kept.append(call)
+        cut = len(pieces) < len(call.pieces)
+        kept.append(replace(call, pieces=pieces, arguments="".join(pieces)) if cut else call)
     return tuple(kept)
 
 
