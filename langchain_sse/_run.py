@@ -223,7 +223,7 @@ class Unstamped:
 class Stamp:
     """Gives each chunk of one run its message id and, under v1 output, indexed blocks."""
 
-    __slots__ = ("_calls", "_index", "_kind", "id", "v1")
+    __slots__ = ("_calls", "_index", "_kind", "_thoughts", "id", "v1")
 
     def __init__(self, run_id: UUID, output_version: str | None) -> None:
         # "lc_run--<run id>", as LangChain names it
@@ -232,6 +232,7 @@ class Stamp:
         self._index = -1
         self._kind = ""
         self._calls: dict[object, int] = {}
+        self._thoughts: list[int] = []
 
     def __call__(self, chunk: ChatGenerationChunk) -> AIMessageChunk:
         """Stamp ``chunk`` (in place, or a v1 copy of its message); return its message."""
@@ -242,8 +243,27 @@ class Stamp:
             message, self._kind, self._index = _convert_to_blocks(
                 message, self._kind, self._index, self._calls
             )
+            self._sign(message)
             chunk.message = message
         return message
+
+    def _sign(self, message: AIMessageChunk) -> None:
+        """Note the number of each reasoning block the stream opens; at the last chunk, give
+        each its signature (kept in ``reasoning_blocks``) as an empty reasoning block of the
+        same number, which merging folds into it: the merged blocks then equal ``invoke``'s."""
+        blocks = cast("list[dict[str, Any]]", message.content)
+        for block in blocks:
+            if block["type"] == "reasoning" and block["index"] not in self._thoughts:
+                self._thoughts.append(block["index"])
+        if message.chunk_position != "last":
+            return
+        kept = message.additional_kwargs.get("reasoning_blocks") or ()
+        signatures = [b.get("signature") for b in kept if b.get("type") == "thinking"]
+        for number, signature in zip(self._thoughts, signatures, strict=False):
+            if signature is not None:
+                extras = {"signature": signature}
+                blocks.append({"type": "reasoning", "reasoning": "", "extras": extras,
+                               "index": number})  # fmt: skip
 
     def token(self, chunk: ChatGenerationChunk) -> Token:
         """Stamp ``chunk``; its token: the stamped content (blocks under v1)."""

@@ -27,9 +27,10 @@ response then closes when its generator is collected.
 from __future__ import annotations
 
 import warnings
-from collections.abc import AsyncGenerator, Generator, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import AsyncGenerator, Generator
+from contextlib import AbstractContextManager
+from contextvars import ContextVar, Token
+from types import TracebackType
 from typing import Any, TypeVar
 
 __all__ = ["UNTRACKED", "aclose_after", "close_after", "collecting", "track"]
@@ -47,21 +48,39 @@ G = TypeVar("G", Generator[Any, None, None], AsyncGenerator[Any, None])
 _opened: ContextVar[list[Any] | None] = ContextVar("llamaindex_sse_opened", default=None)
 
 
-@contextmanager
-def collecting() -> Iterator[list[Any]]:
-    """A scope in which :func:`track` records generators into the yielded list.
+def collecting() -> AbstractContextManager[list[Any]]:
+    """A scope in which :func:`track` records generators into the list it gives.
 
     Warns (``RuntimeWarning``, once per call site) if the scope ends without an error and
     nothing was tracked: see the module docstring.
     """
-    opened: list[Any] = []
-    token = _opened.set(opened)
-    try:
-        yield opened
-    finally:
-        _opened.reset(token)
-    if not opened:
-        warnings.warn(UNTRACKED, RuntimeWarning, stacklevel=3)
+    return _Collecting()
+
+
+class _Collecting:
+    """:func:`collecting`'s scope: a class, as every stream call opens one (cheaper than a
+    generator's context manager)."""
+
+    __slots__ = ("_opened", "_token")
+
+    def __init__(self) -> None:
+        self._opened: list[Any] = []
+        self._token: Token[list[Any] | None] | None = None
+
+    def __enter__(self) -> list[Any]:
+        self._token = _opened.set(self._opened)
+        return self._opened
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        assert self._token is not None, "entered first"
+        _opened.reset(self._token)
+        if exc_type is None and not self._opened:
+            warnings.warn(UNTRACKED, RuntimeWarning, stacklevel=2)  # at the caller's with
 
 
 def track(generator: G) -> G:

@@ -18,8 +18,8 @@ stays cheap.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
+from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
 import sse_core
@@ -96,17 +96,34 @@ def _find_shown_cause(error: BaseException) -> BaseException | None:
     return error.__context__
 
 
-@contextmanager
-def translate_errors() -> Iterator[None]:
-    """Re-raise the sse_core stream errors of the block as this module's classes.
+def translate_errors() -> AbstractContextManager[None]:
+    """A block whose sse_core stream errors are re-raised as this module's classes.
 
     The new error shows the same chain as the original (its cause, or its context);
     ``GeneratorExit`` and ``CancelledError`` pass untouched.
     """
-    try:
-        yield
-    except sse_core.StreamError as exc:
-        mapped = to_llamaindex_error(exc)
-        if mapped is exc:
-            raise
-        raise mapped from _find_shown_cause(exc)
+    return _TRANSLATE
+
+
+class _Translate:
+    """:func:`translate_errors`'s block: one stateless instance, as every call opens one
+    (cheaper than a generator's context manager)."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if isinstance(exc, sse_core.StreamError):
+            mapped = to_llamaindex_error(exc)
+            if mapped is not exc:
+                raise mapped from _find_shown_cause(exc)
+
+
+_TRANSLATE = _Translate()

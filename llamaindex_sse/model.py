@@ -51,13 +51,12 @@ from llamaindex_sse._closing import aclose_after, close_after, collecting, track
 from llamaindex_sse._connection import (
     MAX_CONNECTIONS,
     MAX_CONNECTIONS_DOC,
-    ConfigCache,
     check_fields,
-    connection_settings,
     drop_secrets,
     public_url,
 )
 from llamaindex_sse._outbound import Headers, build_request
+from llamaindex_sse._settings import Derived, SettingsCache
 from llamaindex_sse._streams import aread_whole, astream_responses, read_whole, stream_responses
 from llamaindex_sse._tools import (
     add_user_message,
@@ -67,7 +66,6 @@ from llamaindex_sse._tools import (
     streaming_program,
 )
 from sse_core import (
-    AsyncChatClient,
     ChatClient,
     ClientConfig,
     ClientPool,
@@ -212,7 +210,7 @@ class SSELLM(FunctionCallingLLM):
     max_connections: int = Field(default=MAX_CONNECTIONS, ge=1, description=MAX_CONNECTIONS_DOC)
 
     _pool: ClientPool = PrivateAttr(default_factory=ClientPool)
-    _configs: ConfigCache = PrivateAttr(default_factory=ConfigCache)
+    _settings: SettingsCache = PrivateAttr(default_factory=SettingsCache)
 
     def __init__(
         self,
@@ -259,34 +257,24 @@ class SSELLM(FunctionCallingLLM):
         return LLMMetadata(
             context_window=self.context_window,
             num_output=self.max_tokens
-            or (default_max_tokens(self.thinking_dict) if self._anthropic else -1),
+            or (default_max_tokens(self.thinking_dict) if self.protocol == "anthropic" else -1),
             is_chat_model=True,
             is_function_calling_model=self.is_function_calling_model,
             model_name=self.model,
         )
 
     def _build_request(
-        self, messages: Sequence[ChatMessage], kwargs: dict[str, Any]
+        self,
+        messages: Sequence[ChatMessage],
+        kwargs: dict[str, Any],
+        derived: Derived | None = None,
     ) -> tuple[dict[str, Any], Headers]:
         """The request body and per-call headers (``extra_headers=``)."""
-        if self._anthropic:
-            settings: dict[str, Any] = {
-                "max_tokens": self.max_tokens,
-                "temperature": self.temperature,
-                "stop": self.stop or None,
-                "thinking": self.thinking_dict,
-                **self.additional_kwargs,
-            }
+        settings = (derived or self._settings.get(self)).settings
+        if self.protocol == "anthropic":
             return build_anthropic_request(
                 self.model, messages, settings=settings, call_kwargs=kwargs
             )
-        settings = {
-            "temperature": self.temperature,
-            "reasoning_effort": self.reasoning_effort,
-            "max_tokens": self.max_tokens,
-            "stop": self.stop or None,  # an empty list is no setting
-            **self.additional_kwargs,
-        }
         return build_request(
             self.model,
             messages,
@@ -295,18 +283,30 @@ class SSELLM(FunctionCallingLLM):
             reasoning_passback=self.reasoning_passback,
         )
 
-    @property
-    def _anthropic(self) -> bool:
-        return self.protocol == "anthropic"
+    def _prepare(
+        self, messages: Sequence[ChatMessage], kwargs: dict[str, Any]
+    ) -> tuple[ClientConfig, dict[str, Any], Headers]:
+        """The configuration, body and headers of one call (the settings read once)."""
+        derived = self._settings.get(self)
+        return derived.config, *self._build_request(messages, kwargs, derived)
 
     def _make_config(self) -> ClientConfig:
-        return self._configs.get(connection_settings(self))
+        return self._settings.get(self).config
 
     def _get_sync_client(self) -> ChatClient:
         return self._pool.sync(self._make_config())
 
-    def _get_async_client(self) -> AsyncChatClient:
-        return self._pool.async_(self._make_config())
+    if hasattr(FunctionCallingLLM, "to_payload"):  # llama-index-core 0.14.23 and later
+
+        def to_payload(self) -> dict[str, Any]:
+            """What LlamaIndex reports of the model with every call (its class name and
+            metadata, no credential): made once per settings, a fresh dict each time."""
+            if type(self).metadata is not SSELLM.metadata:  # a subclass's own metadata
+                return super().to_payload()
+            derived = self._settings.get(self)
+            if derived.payload is None:
+                derived.payload = super().to_payload()
+            return dict(derived.payload)
 
     def close(self) -> None:
         """Close the pooled connections, sync and every event loop's (not an injected
@@ -348,26 +348,26 @@ class SSELLM(FunctionCallingLLM):
     def _stream_chat_events(
         self, messages: Sequence[ChatMessage], **kwargs: Any
     ) -> ChatResponseGen:
-        body, headers = self._build_request(messages, kwargs)
-        client = self._get_sync_client()
+        config, body, headers = self._prepare(messages, kwargs)
+        client = self._pool.sync(config)
         return track(stream_responses(client, body, headers, active_span_id.get()))
 
     @llm_chat_callback()
     async def _astream_chat_events(
         self, messages: Sequence[ChatMessage], **kwargs: Any
     ) -> ChatResponseAsyncGen:
-        body, headers = self._build_request(messages, kwargs)
-        client = self._get_async_client()
+        config, body, headers = self._prepare(messages, kwargs)
+        client = self._pool.async_(config)
         return track(astream_responses(client, body, headers, active_span_id.get()))
 
     def _chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
-        body, headers = self._build_request(messages, kwargs)
-        client = self._get_sync_client()
+        config, body, headers = self._prepare(messages, kwargs)
+        client = self._pool.sync(config)
         return read_whole(client, body, headers, active_span_id.get(), self.invoke_streaming)
 
     async def _achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
-        body, headers = self._build_request(messages, kwargs)
-        client = self._get_async_client()
+        config, body, headers = self._prepare(messages, kwargs)
+        client = self._pool.async_(config)
         return await aread_whole(client, body, headers, active_span_id.get(), self.invoke_streaming)
 
     # -- completion ---------------------------------------------------------------------
@@ -404,18 +404,17 @@ class SSELLM(FunctionCallingLLM):
     def _stream_complete_events(
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseGen:
-        body, headers = self._build_request(prompt_to_messages(prompt), kwargs)
-        chats = track(
-            stream_responses(self._get_sync_client(), body, headers, active_span_id.get())
-        )
+        config, body, headers = self._prepare(prompt_to_messages(prompt), kwargs)
+        client = self._pool.sync(config)
+        chats = track(stream_responses(client, body, headers, active_span_id.get()))
         return track(stream_chat_response_to_completion_response(chats))
 
     @llm_completion_callback()
     async def _astream_complete_events(
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseAsyncGen:
-        body, headers = self._build_request(prompt_to_messages(prompt), kwargs)
-        client = self._get_async_client()
+        config, body, headers = self._prepare(prompt_to_messages(prompt), kwargs)
+        client = self._pool.async_(config)
         chats = track(astream_responses(client, body, headers, active_span_id.get()))
         return track(astream_chat_response_to_completion_response(chats))
 

@@ -127,6 +127,37 @@ def test_signed_thinking_streamed_equals_invoked(emulator: Emulator) -> None:
     assert invoked.additional_kwargs == merged.additional_kwargs
 
 
+def _unnumbered(blocks: list[Any]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in block.items() if k != "index"} for block in blocks]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("tools", [False, True], ids=["text", "tool"])
+def test_v1_merged_stream_has_invokes_blocks_signature_included(
+    emulator: Emulator, tools: bool, mode: str
+) -> None:
+    # The signature arrives at the stream's end, after the reasoning text's chunks: the last
+    # chunk gives it to the reasoning block by that block's number, so merging keeps it.
+    model: Any = model_of(emulator, thinking=THINK, output_version="v1")
+    model, prompt = (
+        (model.bind_tools([get_weather]), "Weather in Paris?") if tools else (model, "hi")
+    )
+
+    async def run() -> tuple[Any, AIMessageChunk]:
+        if mode == "sync":
+            return model.invoke(prompt), streamed(model, prompt)
+        merged = None
+        async for piece in model.astream(prompt):
+            merged = piece if merged is None else merged + piece
+        assert isinstance(merged, AIMessageChunk)
+        return await model.ainvoke(prompt), merged
+
+    invoked, merged = asyncio.run(asyncio.wait_for(run(), 30))
+    assert [b["type"] for b in merged.content] == ["reasoning", "tool_call" if tools else "text"]
+    assert merged.content[0]["extras"]["signature"]  # type: ignore[index]
+    assert _unnumbered(merged.content) == _unnumbered(invoked.content)
+
+
 def test_thinking_goes_back_byte_exact_on_the_next_turn(emulator: Emulator) -> None:
     model = model_of(emulator, thinking=THINK)
     first = model.invoke("Why is the sky blue?")

@@ -1,0 +1,133 @@
+"""What SSELLM derives from its fields for every call, made again only when one changed.
+
+A call needs the client configuration (checked by :meth:`sse_core.ClientConfig.build`), the
+model's request parameters and, for LlamaIndex's events, the payload of its metadata. All
+depend on the fields alone, so :class:`SettingsCache` keeps them with a snapshot of the
+field values they were made from, and makes them again when any field differs from it: a
+field set after construction, or a dict or list field (``default_headers``, ``extra_body``,
+``additional_kwargs``, ``thinking_dict``, ``stop``, ...) changed in place. The snapshot holds
+copies of those (their top level, as :class:`sse_core.transport.config.ConfigCache`
+compares them), so while nothing changed a call only reads the fields and compares them.
+Copies and pickles of the cache start empty (it holds the key).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from llamaindex_sse._connection import CONNECTION_FIELDS, build_config
+from sse_core import ClientConfig
+
+__all__ = ["FIELDS", "Derived", "SettingsCache", "request_settings"]
+
+#: The fields of the request parameters (besides the connection settings).
+REQUEST_FIELDS = (
+    "model",
+    "temperature",
+    "reasoning_effort",
+    "max_tokens",
+    "thinking_dict",
+    "stop",
+    "additional_kwargs",
+)
+#: The other fields SSELLM's metadata shows (LlamaIndex's payload of every call).
+METADATA_FIELDS = ("context_window", "is_function_calling_model")
+#: Every field a call derives something from.
+FIELDS = (*CONNECTION_FIELDS, *REQUEST_FIELDS, *METADATA_FIELDS)
+_read_fields: Callable[[object], tuple[Any, ...]] = operator.attrgetter(*FIELDS)
+
+
+def request_settings(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The model's own request parameters, in the order the request builders take them
+    (None values are theirs to leave out; ``additional_kwargs`` last, so it wins)."""
+    stop = fields["stop"] or None  # an empty list is no setting
+    if fields["protocol"] == "anthropic":
+        return {
+            "max_tokens": fields["max_tokens"],
+            "temperature": fields["temperature"],
+            "stop": stop,
+            "thinking": fields["thinking_dict"],
+            **fields["additional_kwargs"],
+        }
+    return {
+        "temperature": fields["temperature"],
+        "reasoning_effort": fields["reasoning_effort"],
+        "max_tokens": fields["max_tokens"],
+        "stop": stop,
+        **fields["additional_kwargs"],
+    }
+
+
+class Derived:
+    """What one set of field values gives every call.
+
+    Attributes:
+        config: The checked client configuration.
+        settings: :func:`request_settings` (read only: every request reads it).
+        payload: LlamaIndex's payload of the model (class name and metadata), made by the
+            model on first use; None until then.
+    """
+
+    __slots__ = ("config", "payload", "settings")
+
+    def __init__(self, config: ClientConfig, settings: dict[str, Any]) -> None:
+        self.config = config
+        self.settings = settings
+        self.payload: dict[str, Any] | None = None
+
+
+def _snapshot(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``values`` with their dicts and lists copied: a change in place then compares unequal."""
+    return tuple(
+        dict(value)
+        if isinstance(value, dict)
+        else list(value)
+        if isinstance(value, list)
+        else value
+        for value in values
+    )
+
+
+def _same(seen: tuple[Any, ...], values: tuple[Any, ...]) -> bool:
+    try:
+        return bool(seen == values)
+    except Exception:  # a value that cannot be compared (an array): made again, as changed
+        return False
+
+
+class SettingsCache:
+    """The :class:`Derived` of a model's current field values, made again only when a
+    field changed (set, or a dict or list field changed in place: see the module docstring).
+
+    Thread-safe: the snapshot and what it gave are one tuple, replaced whole.
+    """
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: tuple[tuple[Any, ...], Derived] | None = None
+
+    def get(self, model: object) -> Derived:
+        """What ``model``'s fields give a call, made again if any of them changed.
+
+        Raises:
+            ConfigurationError: A connection setting is missing or cannot work.
+        """
+        values = _read_fields(model)
+        seen = self._seen
+        if seen is None or not _same(seen[0], values):
+            fields = dict(zip(FIELDS, values, strict=True))
+            derived = Derived(build_config(fields), request_settings(fields))
+            seen = self._seen = (_snapshot(values), derived)
+        return seen[1]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SettingsCache:
+        return SettingsCache()
