@@ -340,11 +340,9 @@ def build_anthropic_request(
     system, turns = to_anthropic_messages(messages)
     body: dict[str, Any] = {"model": model}
     for source in (settings, call_kwargs):
-        body.update(
-            (_NAMES.get(key, key), value)
-            for key, value in source.items()
-            if value is not None and key != "extra_headers"
-        )
+        for key, value in source.items():
+            if value is not None and key != "extra_headers":
+                body[_NAMES.get(key, key)] = value
     if "max_tokens" not in body:
         body["max_tokens"] = default_max_tokens(body.get("thinking"))
     if system is not None:

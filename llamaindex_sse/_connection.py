@@ -31,7 +31,6 @@ __all__ = [
     "check_fields",
     "check_settings",
     "config_settings",
-    "connection_settings",
     "drop_secrets",
     "public_url",
 ]
@@ -66,11 +65,6 @@ def config_settings(data: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(headers, Mapping):
         settings["secret_headers"] = tuple(name for name in headers if isinstance(name, str))
     return settings
-
-
-def connection_settings(model: object) -> dict[str, Any]:
-    """:func:`config_settings` of a model's connection fields (what a request is sent with)."""
-    return config_settings({name: getattr(model, name) for name in CONNECTION_FIELDS})
 
 
 def build_config(data: Mapping[str, Any]) -> ClientConfig:

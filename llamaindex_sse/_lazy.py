@@ -102,7 +102,9 @@ class StreamMessage(ChatMessage):
         """The message as of ``mark`` (O(1): nothing is joined yet)."""
         message: StreamMessage = _new(cls)
         _set_dict(message, {"role": MessageRole.ASSISTANT})
-        _init_slots(message, _MESSAGE_FIELDS)
+        _set_fields(message, set(_MESSAGE_FIELDS))  # every slot written inline: once per
+        _set_extra(message, None)  # streamed response
+        _set_private(message, None)
         _set_source(message, source)
         _set_mark(message, mark)
         return message
@@ -147,12 +149,6 @@ class StreamMessage(ChatMessage):
 # Plain slot writes: pydantic's __setattr__ would treat these names as private attributes.
 _set_source: Callable[[StreamMessage, Any], None] = vars(StreamMessage)["_source"].__set__
 _set_mark: Callable[[StreamMessage, Any], None] = vars(StreamMessage)["_mark"].__set__
-
-
-def _init_slots(instance: BaseModel, fields: tuple[str, ...]) -> None:
-    _set_fields(instance, set(fields))
-    _set_extra(instance, None)
-    _set_private(instance, None)
 
 
 class _Probe:
@@ -217,7 +213,9 @@ class Build:
                 "additional_kwargs": additional_kwargs,
             },
         )
-        _init_slots(response, _RESPONSE_FIELDS)
+        _set_fields(response, set(_RESPONSE_FIELDS))
+        _set_extra(response, None)
+        _set_private(response, None)
         return response
 
 

@@ -194,10 +194,10 @@ def build_request(
         "model": model,
         "messages": to_openai_messages(messages, reasoning_passback=reasoning_passback),
     }
-    body.update((key, value) for key, value in settings.items() if value is not None)
-    body.update(
-        (key, value)
-        for key, value in call_kwargs.items()
-        if value is not None and key != "extra_headers"
-    )
+    for key, value in settings.items():
+        if value is not None:
+            body[key] = value
+    for key, value in call_kwargs.items():
+        if value is not None and key != "extra_headers":
+            body[key] = value
     return body, call_kwargs.get("extra_headers")

@@ -34,7 +34,8 @@ def _respond(
 ) -> ChatResponse | None:
     """Dispatch the named events of one read; its ChatResponse, or None."""
     read = merge_read(batch, mapper.followed)
-    dispatch_gateway_events(read.events, span_id)
+    if read.events:
+        dispatch_gateway_events(read.events, span_id)
     return mapper.respond(read, batch)
 
 

@@ -3,7 +3,8 @@
 The framework class and nothing else: its fields, the eight chat/completion endpoints wired
 to LlamaIndex's callbacks and the closing layer (:mod:`._closing`), and the function-calling
 hooks. Connection settings are checked and kept secret by :mod:`._connection` (with
-:meth:`sse_core.ClientConfig.build`) and clients come from one :class:`sse_core.ClientPool`;
+:meth:`sse_core.ClientConfig.build`), made once per settings with the request parameters and
+LlamaIndex's payload by :mod:`._settings`; clients come from one :class:`sse_core.ClientPool`;
 requests are built by :mod:`._outbound` and :mod:`._tools` (Anthropic Messages by
 :mod:`._anthropic`), answers mapped by :mod:`._inbound`, I/O done by :mod:`._streams`,
 stream errors raised as :mod:`._errors`.
