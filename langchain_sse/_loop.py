@@ -195,7 +195,7 @@ def open_call(
     model: ChatSSE, plan: CallPlan, run_manager: CallbackManagerForLLMRun | None
 ) -> ModelCall:
     outbound = plan.outbound
-    stream = model._pool.sync(call_config(model, outbound)).stream(
+    stream = model._clients.sync(call_config(model, outbound)).stream(
         outbound.payload, headers=outbound.headers, streaming=plan.streaming
     )
     emit = make_emitter(model, run_manager, plan.link)
@@ -206,7 +206,7 @@ def aopen_call(
     model: ChatSSE, plan: CallPlan, run_manager: AsyncCallbackManagerForLLMRun | None
 ) -> AsyncModelCall:
     outbound = plan.outbound
-    stream = model._pool.async_(call_config(model, outbound)).stream(
+    stream = model._clients.async_(call_config(model, outbound)).stream(
         outbound.payload, headers=outbound.headers, streaming=plan.streaming
     )
     emit = make_async_emitter(model, run_manager, plan.link)

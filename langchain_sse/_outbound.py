@@ -81,6 +81,8 @@ RUN_OPTIONS = (
 )
 #: Call kwargs LangChain passes along that are not request fields.
 _NOT_PAYLOAD = ("stream", "ls_structured_output_format", "structured_output_format", *RUN_OPTIONS)
+#: The call options ChatSSE honours (never sent as body fields).
+_CALL_OPTIONS = ("stream_usage", "extra_headers", "extra_body", "extra_query", "timeout", "strict")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,10 +156,11 @@ def build_outbound(
 
 def pop_call_options(call_kwargs: dict[str, Any]) -> dict[str, Any]:
     """Pop what is not a request field; the call options ChatSSE honours, by name."""
+    if not call_kwargs:
+        return dict.fromkeys(_CALL_OPTIONS)
     for key in _NOT_PAYLOAD:
         call_kwargs.pop(key, None)
-    names = ("stream_usage", "extra_headers", "extra_body", "extra_query", "timeout", "strict")
-    return {name: call_kwargs.pop(name, None) for name in names}
+    return {name: call_kwargs.pop(name, None) for name in _CALL_OPTIONS}
 
 
 def drop_disabled(payload: dict[str, Any], disabled_params: Mapping[str, Any] | None) -> None:

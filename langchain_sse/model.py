@@ -169,7 +169,21 @@ class ChatSSE(BaseChatModel):
         """The checked configuration of the current settings (built again if they changed,
         e.g. on a ``model_copy(update=...)``, which runs no validator, or a header changed in
         place: dicts are compared by a copy of their items, as the config holds copies)."""
-        return self._configs.get(_connection.settings_of(self))
+        configs: ConfigCache = self._private("_configs")
+        return configs.get(_connection.settings_of(self))
+
+    @property
+    def _clients(self) -> ClientPool:
+        """The client pool, as read on every call (see :meth:`_private`)."""
+        pool: ClientPool = self._private("_pool")
+        return pool
+
+    def _private(self, name: str) -> Any:
+        # Read from pydantic's documented store of private values: reading ``self._pool``
+        # goes through BaseModel.__getattr__, which raises and catches an AttributeError on
+        # each read (a private attribute's default has no __get__), several µs a call.
+        private = self.__pydantic_private__
+        return private[name] if private is not None else getattr(self, name)
 
     def close(self) -> None:
         """Close the pooled connections, sync and every event loop's (injected httpx clients

@@ -460,10 +460,11 @@ class ConfigCache:
         Raises:
             ConfigurationError: A setting is missing or cannot work.
         """
-        seen = {k: dict(v) if isinstance(v, dict) else v for k, v in settings.items()}
         built = self._built  # one tuple, replaced whole: threads never see half of one
-        if built is None or built[0] != seen:
-            built = self._built = (seen, ClientConfig.build(**settings))
+        if built is not None and built[0] == settings:  # live dicts against the copies
+            return built[1]
+        seen = {k: dict(v) if isinstance(v, dict) else v for k, v in settings.items()}
+        built = self._built = (seen, ClientConfig.build(**settings))
         return built[1]
 
     def __getstate__(self) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import pytest
 from pydantic import SecretStr
 
 from sse_core import ClientConfig, ConfigurationError, RetryPolicy, Timeouts
-from sse_core.transport.config import public_url
+from sse_core.transport.config import ConfigCache, public_url
 
 URL = "http://gw.test/v1"
 CANARY = "sk-canary-0123456789abcdef"
@@ -410,3 +410,21 @@ def test_user_info_and_an_api_key_are_refused_together_without_the_values(env: b
     assert not shows(caught.value, "alice")
     # Either alone is fine.
     assert build(base_url="http://alice:pw@gw.test/v1").api_key is None
+
+
+def test_the_config_cache_reuses_equal_settings_and_sees_in_place_changes() -> None:
+    headers = {"X-Tenant": "a"}
+    body: dict[str, object] = {"top_k": 5}
+    settings = {"base_url": "http://gw.test/v1", "api_key": "sk-x", "default_headers": headers,
+                "extra_body": body}  # fmt: skip
+    cache = ConfigCache()
+    first = cache.get(settings)
+    assert cache.get(dict(settings)) is first  # equal settings: no second check
+    headers["X-Tenant"] = "b"  # changed in place: the cache holds a copy, and sees it
+    second = cache.get(settings)
+    assert second is not first and second.default_headers["X-Tenant"] == "b"
+    body["top_k"] = 6
+    third = cache.get(settings)
+    assert third is not second and third.extra_body == {"top_k": 6}
+    settings["base_url"] = "http://other.test/v1"
+    assert cache.get(settings).base_url == "http://other.test/v1"
