@@ -117,8 +117,14 @@ def check_settings(data: Mapping[str, Any], known: Collection[str] = ()) -> dict
 
 def drop_secrets(state: dict[Any, Any]) -> dict[Any, Any]:
     """A pydantic pickle state without the credential fields, and ``base_url`` without user
-    info or query (the instance itself is left alone)."""
-    fields = {k: v for k, v in state["__dict__"].items() if k not in SECRET_FIELDS}
+    info or query (the instance itself is left alone); only fields, so no value a
+    ``cached_property`` keeps in the instance dict (no field name starts with ``_``):
+    LlamaIndex loads a pickle by passing the dict to ``__init__``, which refuses others."""
+    fields = {
+        k: v
+        for k, v in state["__dict__"].items()
+        if k not in SECRET_FIELDS and not k.startswith("_")
+    }
     if isinstance(fields.get("base_url"), str):
         fields["base_url"] = public_url(fields["base_url"])
     return {**state, "__dict__": fields}

@@ -12,6 +12,7 @@ stream errors raised as :mod:`._errors`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -57,7 +58,7 @@ from llamaindex_sse._connection import (
     public_url,
 )
 from llamaindex_sse._outbound import Headers, build_request
-from llamaindex_sse._settings import Derived, SettingsCache
+from llamaindex_sse._settings import SettingsCache
 from llamaindex_sse._streams import aread_whole, astream_responses, read_whole, stream_responses
 from llamaindex_sse._tools import (
     add_user_message,
@@ -211,7 +212,12 @@ class SSELLM(FunctionCallingLLM):
     max_connections: int = Field(default=MAX_CONNECTIONS, ge=1, description=MAX_CONNECTIONS_DOC)
 
     _pool: ClientPool = PrivateAttr(default_factory=ClientPool)
-    _settings: SettingsCache = PrivateAttr(default_factory=SettingsCache)
+
+    @functools.cached_property
+    def _settings(self) -> SettingsCache:
+        # In the instance dict, read at a field's cost (pydantic leaves it out of dumps and
+        # reprs; pickles leave it out: drop_secrets).
+        return SettingsCache()
 
     def __init__(
         self,
@@ -265,31 +271,29 @@ class SSELLM(FunctionCallingLLM):
         )
 
     def _build_request(
-        self,
-        messages: Sequence[ChatMessage],
-        kwargs: dict[str, Any],
-        derived: Derived | None = None,
+        self, messages: Sequence[ChatMessage], kwargs: dict[str, Any]
     ) -> tuple[dict[str, Any], Headers]:
         """The request body and per-call headers (``extra_headers=``)."""
-        settings = (derived or self._settings.get(self)).settings
-        if self.protocol == "anthropic":
-            return build_anthropic_request(
-                self.model, messages, settings=settings, call_kwargs=kwargs
-            )
-        return build_request(
-            self.model,
-            messages,
-            settings=settings,
-            call_kwargs=kwargs,
-            reasoning_passback=self.reasoning_passback,
-        )
+        return self._prepare(messages, kwargs)[1:]
 
     def _prepare(
         self, messages: Sequence[ChatMessage], kwargs: dict[str, Any]
     ) -> tuple[ClientConfig, dict[str, Any], Headers]:
         """The configuration, body and headers of one call (the settings read once)."""
         derived = self._settings.get(self)
-        return derived.config, *self._build_request(messages, kwargs, derived)
+        if self.protocol == "anthropic":
+            body, headers = build_anthropic_request(
+                self.model, messages, settings=derived.settings, call_kwargs=kwargs
+            )
+        else:
+            body, headers = build_request(
+                self.model,
+                messages,
+                settings=derived.settings,
+                call_kwargs=kwargs,
+                reasoning_passback=self.reasoning_passback,
+            )
+        return derived.config, body, headers
 
     def _make_config(self) -> ClientConfig:
         return self._settings.get(self).config

@@ -8,11 +8,13 @@ its own; the cache's copies and pickles start empty and hold no secret."""
 from __future__ import annotations
 
 import copy
+import json
 import pickle
 from typing import Any
 
 import pytest
 from llama_index.core.base.llms.types import ChatMessage, LLMMetadata
+from pydantic import SecretStr
 
 from llamaindex_sse import SSELLM
 from llamaindex_sse._settings import SettingsCache
@@ -183,4 +185,21 @@ def test_copies_and_pickles_of_the_settings_cache_start_empty(make_llm: LLMFacto
     assert API_KEY.encode() not in dumped and b"header-canary-77" not in dumped
     assert pickle.loads(dumped).get(llm) is not derived
     assert copy.deepcopy(cache).get(llm) is not derived
-    assert API_KEY.encode() not in pickle.dumps(llm)
+
+
+def test_the_models_cache_is_no_field_and_keeps_no_secret(make_llm: LLMFactory) -> None:
+    """The cache lives in the instance dict (a cached_property): dumps, reprs, LlamaIndex's
+    to_dict and pickles leave it out, or hold it empty; a loaded pickle makes its own."""
+    llm = make_llm(default_headers={"X-Token": "header-canary-77"})
+    config = llm._make_config()
+    assert llm._make_config() is config  # made once, kept by the model
+    shown = [repr(llm), str(llm), llm.model_dump_json(), llm.to_json(), json.dumps(llm.to_dict())]
+    assert all("_settings" not in text and "SettingsCache" not in text for text in shown)
+    assert "_settings" not in llm.model_dump() and "_settings" not in dict(llm)
+    dumped = pickle.dumps(llm)
+    assert API_KEY.encode() not in dumped and b"header-canary-77" not in dumped
+    loaded = pickle.loads(dumped)
+    loaded.api_key = SecretStr("sk-loaded")
+    assert loaded._make_config() is not config
+    assert loaded._make_config().secrets()[0] == "sk-loaded"
+    assert copy.deepcopy(llm)._make_config() is not config
