@@ -8,7 +8,9 @@ field set after construction, or a dict or list field (``default_headers``, ``ex
 ``additional_kwargs``, ``thinking_dict``, ``stop``, ...) changed in place. The snapshot holds
 copies of those (their top level, as :class:`sse_core.transport.config.ConfigCache`
 compares them), so while nothing changed a call only reads the fields and compares them.
-Copies and pickles of the cache start empty (it holds the key).
+Each part is made from the snapshot on first use, so a call fails where it failed before
+the cache (a bad connection setting after the call's start event and its request body) and
+nothing of a failure is kept. Copies and pickles of the cache start empty (it holds the key).
 """
 
 from __future__ import annotations
@@ -61,21 +63,43 @@ def request_settings(fields: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class Derived:
-    """What one set of field values gives every call.
+    """What one set of field values gives every call, each part made on first use (so
+    reading one part never fails for another: the payload of a model whose connection
+    settings are bad, as its metadata, is still there, and a call fails where it did).
 
     Attributes:
-        config: The checked client configuration.
-        settings: :func:`request_settings` (read only: every request reads it).
         payload: LlamaIndex's payload of the model (class name and metadata), made by the
             model on first use; None until then.
     """
 
-    __slots__ = ("config", "payload", "settings")
+    __slots__ = ("_config", "_fields", "_settings", "payload")
 
-    def __init__(self, config: ClientConfig, settings: dict[str, Any]) -> None:
-        self.config = config
-        self.settings = settings
+    def __init__(self, fields: dict[str, Any]) -> None:
+        self._fields = fields  # the snapshot's values: never changed afterwards
+        self._config: ClientConfig | None = None
+        self._settings: dict[str, Any] | None = None
         self.payload: dict[str, Any] | None = None
+
+    @property
+    def config(self) -> ClientConfig:
+        """The checked client configuration.
+
+        Raises:
+            ConfigurationError: A connection setting is missing or cannot work (asked
+                again on the next use: nothing is kept of a failure).
+        """
+        config = self._config
+        if config is None:
+            config = self._config = build_config(self._fields)
+        return config
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """:func:`request_settings` (read only: every request reads it)."""
+        settings = self._settings
+        if settings is None:
+            settings = self._settings = request_settings(self._fields)
+        return settings
 
 
 def _snapshot(values: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -113,14 +137,13 @@ class SettingsCache:
         """What ``model``'s fields give a call, made again if any of them changed.
 
         Raises:
-            ConfigurationError: A connection setting is missing or cannot work.
+            AttributeError: ``model`` lacks one of :data:`FIELDS`.
         """
         values = _read_fields(model)
         seen = self._seen
         if seen is None or not _same(seen[0], values):
-            fields = dict(zip(FIELDS, values, strict=True))
-            derived = Derived(build_config(fields), request_settings(fields))
-            seen = self._seen = (_snapshot(values), derived)
+            snapshot = _snapshot(values)
+            seen = self._seen = (snapshot, Derived(dict(zip(FIELDS, snapshot, strict=True))))
         return seen[1]
 
     def __getstate__(self) -> dict[str, Any]:

@@ -215,8 +215,7 @@ class SSELLM(FunctionCallingLLM):
 
     @functools.cached_property
     def _settings(self) -> SettingsCache:
-        # In the instance dict, read at a field's cost (pydantic leaves it out of dumps and
-        # reprs; pickles leave it out: drop_secrets).
+        # In the instance dict: read at a field's cost; out of dumps, reprs and pickles.
         return SettingsCache()
 
     def __init__(
@@ -304,11 +303,13 @@ class SSELLM(FunctionCallingLLM):
     if hasattr(FunctionCallingLLM, "to_payload"):  # llama-index-core 0.14.23 and later
 
         def to_payload(self) -> dict[str, Any]:
-            """What LlamaIndex reports of the model with every call (its class name and
-            metadata, no credential): made once per settings, a fresh dict each time."""
+            """LlamaIndex's report of the model (class name, metadata), made once per settings."""
+            try:
+                derived = self._settings.get(self)
+            except AttributeError:  # a field missing (an instance pydantic half-loaded)
+                return super().to_payload()
             if type(self).metadata is not SSELLM.metadata:  # a subclass's own metadata
                 return super().to_payload()
-            derived = self._settings.get(self)
             if derived.payload is None:
                 derived.payload = super().to_payload()
             return dict(derived.payload)

@@ -13,7 +13,7 @@ import pickle
 from typing import Any
 
 import pytest
-from llama_index.core.base.llms.types import ChatMessage, LLMMetadata
+from llama_index.core.base.llms.types import ChatMessage, ImageBlock, LLMMetadata
 from pydantic import SecretStr
 
 from llamaindex_sse import SSELLM
@@ -155,13 +155,20 @@ def test_a_subclass_metadata_reaches_the_payload(make_llm: LLMFactory) -> None:
 def test_a_setting_made_invalid_fails_every_call_until_fixed(
     make_llm: LLMFactory, emulator: Emulator
 ) -> None:
-    llm = make_llm()
+    """As before the cache: the call starts (LlamaIndex's start event, with the payload),
+    a message that cannot be sent is said first, and nothing of the failure is kept."""
+    llm = make_llm(context_window=4096)
     good = llm.base_url
     _sent(llm, emulator)
     llm.base_url = "ftp://gateway.test/v1"
-    for _ in range(2):  # nothing of the failed settings is kept
-        with pytest.raises(ConfigurationError, match="base_url"):
+    for _ in range(2):
+        with collect_events() as seen, pytest.raises(ConfigurationError, match="base_url"):
             list(llm.stream_chat(ASK))
+        (start,) = seen.named("LLMChatStartEvent")
+        assert start.model_dict["context_window"] == 4096  # type: ignore[attr-defined]
+    unsendable = ChatMessage(role="system", blocks=[ImageBlock(url="http://gw.test/a.png")])
+    with pytest.raises(ConfigurationError, match="can carry text only"):
+        llm.chat([unsendable])
     llm.base_url = good
     _sent(llm, emulator)
 
