@@ -49,6 +49,7 @@ from sse_core.pipeline.payloads import (
     parse_usage,
     thinking_text,
 )
+from sse_core.pipeline.template import TextTemplate
 from sse_core.pipeline.think import ThinkSplitter
 from sse_core.pipeline.tool_calls import ToolIndexer
 
@@ -80,7 +81,7 @@ class ChunkDecoder:
         ConfigurationError: An unknown accelerator, or one whose package is missing.
     """
 
-    __slots__ = ("_choices", "_counts", "_fast", "_missing", "_usage", "done")
+    __slots__ = ("_choices", "_counts", "_fast", "_missing", "_template", "_usage", "done")
 
     def __init__(self, *, accelerator: str | None = None) -> None:
         self._choices: dict[int, _ChoiceState] = {}
@@ -94,6 +95,8 @@ class ChunkDecoder:
         self.done: bool = False
         # Decodes a "{...}" payload into events, or says False (the pure path takes it).
         self._fast: Accelerator | None = accelerated(accelerator, self)
+        # The bytes around the text of the last text-only chunk (see pipeline.template).
+        self._template = TextTemplate()
 
     def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
         """Decode one SSE event.
@@ -127,6 +130,17 @@ class ChunkDecoder:
             StreamProtocolError: The data is neither (not a JSON object).
         """
         if data[:1] == b"{":
+            template = self._template
+            text = template.text_of(data)
+            if text is not None:  # the last text chunk's bytes around another text
+                if text:
+                    index = template.index
+                    state = self._choices[index]
+                    if state.content.passthrough:
+                        events.append(_text_delta(text, index))
+                    else:
+                        self._text(index, state, text, events)
+                return
             fast = self._fast
             if fast is None or not fast(data, events):
                 try:
@@ -134,6 +148,7 @@ class ChunkDecoder:
                 except ValueError:
                     chunk = parse_chunk_json(data)  # recovers bad UTF-8, else raises
                 self._decode_into(chunk, events)
+                template.learn(data, chunk)
             return
         stripped = data.strip()
         if stripped == b"[DONE]":
