@@ -40,6 +40,7 @@ __all__ = [
     "identity_of",
     "key_from_env",
     "pickled_state",
+    "private",
     "settings_of",
     "share_clients",
     "validation_summary",
@@ -147,6 +148,15 @@ def pickled_state(state: dict[Any, Any]) -> dict[Any, Any]:
 def fresh_private() -> dict[str, Any]:
     """An unpickled model's private state: its own empty pool and config cache."""
     return {"_pool": ClientPool(), "_configs": ConfigCache()}
+
+
+def private(model: BaseModel, name: str) -> Any:
+    """A private attribute's value, read from pydantic's documented store of them: reading
+    ``model._pool`` goes through ``BaseModel.__getattr__``, which raises and catches an
+    AttributeError on each read (a private attribute's default has no ``__get__``), several
+    µs on every call."""
+    values = model.__pydantic_private__
+    return values[name] if values is not None else getattr(model, name)
 
 
 def key_from_env() -> SecretStr | None:

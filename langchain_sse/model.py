@@ -169,21 +169,13 @@ class ChatSSE(BaseChatModel):
         """The checked configuration of the current settings (built again if they changed,
         e.g. on a ``model_copy(update=...)``, which runs no validator, or a header changed in
         place: dicts are compared by a copy of their items, as the config holds copies)."""
-        configs: ConfigCache = self._private("_configs")
+        configs: ConfigCache = _connection.private(self, "_configs")
         return configs.get(_connection.settings_of(self))
 
     @property
     def _clients(self) -> ClientPool:
-        """The client pool, as read on every call (see :meth:`_private`)."""
-        pool: ClientPool = self._private("_pool")
-        return pool
-
-    def _private(self, name: str) -> Any:
-        # Read from pydantic's documented store of private values: reading ``self._pool``
-        # goes through BaseModel.__getattr__, which raises and catches an AttributeError on
-        # each read (a private attribute's default has no __get__), several µs a call.
-        private = self.__pydantic_private__
-        return private[name] if private is not None else getattr(self, name)
+        """The client pool, as read on every call (see :func:`_connection.private`)."""
+        return cast("ClientPool", _connection.private(self, "_pool"))
 
     def close(self) -> None:
         """Close the pooled connections, sync and every event loop's (injected httpx clients
@@ -427,8 +419,7 @@ class ChatSSE(BaseChatModel):
         kwargs.pop(LINK_KEY, None)  # plumbing, not a parameter: keep it out of traces
         if type(self).dict is not BaseChatModel.dict:  # a subclass's dict() is honoured
             return super()._get_invocation_params(stop=stop, **kwargs)
-        # The base class's params, without the deprecated dict() it calls under a
-        # warnings.catch_warnings (whose filter change resets every warning cache per call).
+        # The same, without the deprecated dict()'s catch_warnings (resets warning caches).
         return {**self.asdict(), "stop": stop, **kwargs}
 
     # --- token counts, tools and structured output ---
