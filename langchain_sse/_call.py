@@ -35,7 +35,10 @@ from sse_core import (
     StreamEvent,
 )
 
-__all__ = ["AsyncModelCall", "CallPlan", "ModelCall"]
+__all__ = ["AsyncModelCall", "CallPlan", "Chunk", "ModelCall"]
+
+#: What a call yields: a chunk told to the run, or a bare text message (the mapper's ``bare``).
+Chunk = ChatGenerationChunk | AIMessageChunk
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -154,13 +157,16 @@ class ModelCall(_CallBase):
         self._manager = run_manager or CallbackManagerForLLMRun.get_noop_manager()
         self._emit = emit
 
-    def chunks(self) -> Generator[ChatGenerationChunk, None, None]:
-        """The answer's chunks as they arrive, the final one last, each told to the run."""
+    def chunks(self) -> Generator[Chunk, None, None]:
+        """The answer's chunks as they arrive, the final one last, each told to the run (a
+        bare text message of a plan with no handler to tell is given as it is)."""
         try:
             with self.stream as stream:
                 for events in stream.batches():
                     for item in self._map_read(events):
-                        if isinstance(item, GatewayEvent):
+                        if isinstance(item, AIMessageChunk):
+                            yield item
+                        elif isinstance(item, GatewayEvent):
                             self._emit(item)
                         else:
                             yield self._tell_token(item)
@@ -169,7 +175,7 @@ class ModelCall(_CallBase):
         yield self._tell_token(self._build_final())
         self._refuse_flagged()
 
-    def run(self) -> Generator[ChatGenerationChunk, None, None]:
+    def run(self) -> Generator[Chunk, None, None]:
         """:meth:`chunks`, then the end of the run: ``on_llm_end``, or ``on_llm_error``."""
         try:
             with closing(self.chunks()) as chunks:
@@ -204,13 +210,15 @@ class AsyncModelCall(_CallBase):
         self._manager = run_manager or AsyncCallbackManagerForLLMRun.get_noop_manager()
         self._emit = emit
 
-    async def chunks(self) -> AsyncGenerator[ChatGenerationChunk, None]:
+    async def chunks(self) -> AsyncGenerator[Chunk, None]:
         """Async twin of :meth:`ModelCall.chunks`."""
         try:
             async with self.stream as stream:
                 async for events in stream.batches():
                     for item in self._map_read(events):
-                        if isinstance(item, GatewayEvent):
+                        if isinstance(item, AIMessageChunk):
+                            yield item
+                        elif isinstance(item, GatewayEvent):
                             await self._emit(item)
                         else:
                             yield await self._tell_token(item)
@@ -219,7 +227,7 @@ class AsyncModelCall(_CallBase):
         yield await self._tell_token(self._build_final())
         self._refuse_flagged()
 
-    async def run(self) -> AsyncGenerator[ChatGenerationChunk, None]:
+    async def run(self) -> AsyncGenerator[Chunk, None]:
         """Async twin of :meth:`ModelCall.run`."""
         try:
             async with aclosing(self.chunks()) as chunks:

@@ -130,6 +130,36 @@ def _assemble(
 ) -> ChatGenerationChunk:
     """The chunk of these field values, as validation leaves it (the slots set inline: this
     runs for every chunk of a stream)."""
+    message = _message(
+        content, additional_kwargs, response_metadata, calls, tool_call_chunks, fields_set,
+        message_id,
+    )  # fmt: skip
+    generation = _new(ChatGenerationChunk)
+    _set_dict(
+        generation,
+        {  # the order of GENERATION_FIELDS; the text as ``set_text`` sets it for str content
+            "text": TextAccessor(content),
+            "generation_info": None,
+            "type": "ChatGenerationChunk",
+            "message": message,
+        },
+    )
+    _set_fields(generation, {"message", "text"})
+    _set_extra(generation, None)
+    _set_private(generation, None)
+    return generation
+
+
+def _message(
+    content: str,
+    additional_kwargs: dict[str, Any],
+    response_metadata: dict[str, Any],
+    calls: _Calls,
+    tool_call_chunks: list[ToolCallChunk],
+    fields_set: set[str],
+    message_id: str | None,
+) -> AIMessageChunk:
+    """The message of :func:`_assemble`'s chunk."""
     message = _new(AIMessageChunk)
     _set_dict(
         message,
@@ -150,20 +180,7 @@ def _assemble(
     _set_fields(message, fields_set)
     _set_extra(message, {})
     _set_private(message, None)
-    generation = _new(ChatGenerationChunk)
-    _set_dict(
-        generation,
-        {  # the order of GENERATION_FIELDS; the text as ``set_text`` sets it for str content
-            "text": TextAccessor(content),
-            "generation_info": None,
-            "type": "ChatGenerationChunk",
-            "message": message,
-        },
-    )
-    _set_fields(generation, {"message", "text"})
-    _set_extra(generation, None)
-    _set_private(generation, None)
-    return generation
+    return message
 
 
 def _build(
@@ -240,6 +257,19 @@ def _text_fast(content: str, message_id: str | None = None) -> ChatGenerationChu
 
 def _text_validated(content: str, message_id: str | None = None) -> ChatGenerationChunk:
     return make_validated(content, message_id=message_id)
+
+
+def _text_message_fast(content: str, message_id: str | None = None) -> AIMessageChunk:
+    """The message of :func:`_text_fast`'s chunk, for a caller that needs no generation."""
+    fields_set = {"content"} if message_id is None else {"content", "id"}
+    return _message(content, {}, {}, ([], []), [], fields_set, message_id)
+
+
+def _text_message_validated(content: str, message_id: str | None = None) -> AIMessageChunk:
+    message = AIMessageChunk(content=content)
+    if message_id is not None:
+        message.id = message_id
+    return message
 
 
 def _fragment_fast(
@@ -400,6 +430,9 @@ CHUNKS = register(
 make_chunk: Callable[..., ChatGenerationChunk] = make_validated
 #: ``make_text_chunk(content, message_id=None)``: ``make_chunk(content, message_id=...)``.
 make_text_chunk: Callable[[str, str | None], ChatGenerationChunk] = _text_validated
+#: ``make_text_message(content, message_id=None)``: ``make_text_chunk(...).message``, with no
+#: generation made (the own stream loop yields messages, and with no handler, tells no token).
+make_text_message: Callable[[str, str | None], AIMessageChunk] = _text_message_validated
 #: ``make_fragment_chunk(name, args, call_id, index, message_id=None)``: the chunk of one
 #: tool-call fragment, ``make_chunk("", tool_call_chunks=[tool_call_chunk(name=..., args=...,
 #: id=..., index=...)], message_id=message_id)``.
@@ -408,9 +441,10 @@ make_fragment_chunk: Callable[..., ChatGenerationChunk] = _fragment_validated
 
 def use(fast: bool) -> None:
     """Build chunks without validation (``fast``) or validated; decided once, at import."""
-    global make_chunk, make_text_chunk, make_fragment_chunk  # noqa: PLW0603 - tests switch it
+    global make_chunk, make_text_chunk, make_text_message, make_fragment_chunk  # noqa: PLW0603
     make_chunk = _make_fast if fast else make_validated
     make_text_chunk = _text_fast if fast else _text_validated
+    make_text_message = _text_message_fast if fast else _text_message_validated
     make_fragment_chunk = _fragment_fast if fast else _fragment_validated
 
 

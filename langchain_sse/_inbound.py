@@ -74,7 +74,7 @@ DEFAULT_RESPONSE_HEADERS: tuple[str, ...] = (
 _LLM_OUTPUT_KEYS = ("token_usage", "model_name", "id", "system_fingerprint")
 
 #: What mapping one read gives: chunks, and the named gateway events between them.
-Item = ChatGenerationChunk | GatewayEvent
+Item = ChatGenerationChunk | GatewayEvent | AIMessageChunk
 
 
 class MapMode(Enum):
@@ -153,7 +153,7 @@ class ChunkMapper:
     the others stay in the Completion.
     """
 
-    __slots__ = ("_headers", "_message_id", "_model", "_tagged", "read")
+    __slots__ = ("_bare", "_headers", "_message_id", "_model", "_tagged", "read")
 
     def __init__(
         self,
@@ -162,6 +162,7 @@ class ChunkMapper:
         headers: Sequence[str] = DEFAULT_RESPONSE_HEADERS,
         mode: MapMode = MapMode.EACH,
         message_id: str | None = None,
+        bare: bool = False,
     ) -> None:
         """Start a response.
 
@@ -171,11 +172,14 @@ class ChunkMapper:
             mode: One chunk per delta, one per read, or none.
             message_id: The id the run stamps on every chunk (``lc_run--<run id>``), given
                 to them as they are made (None: chunks without id, stamped later if at all).
+            bare: Text deltas as bare ``AIMessageChunk`` messages, no generation around
+                them: for the own loop with no handler (nobody sees a generation) and v0.
         """
         self._model = model
         self._message_id = message_id
         self._headers = headers
         self._tagged = False
+        self._bare = bare
         #: ``read(events, followed)``: the items of one read (see :class:`MapMode`), made as
         #: they are taken.
         self.read: Callable[[Sequence[StreamEvent], int | None], Iterable[Item]] = {
@@ -193,10 +197,11 @@ class ChunkMapper:
         generation together (full collections, pauses, with thousands of streams at once).
         """
         message_id = self._message_id
+        make_text = _chunks.make_text_message if self._bare else _chunks.make_text_chunk
         for event in events:
             if type(event) is TextDelta and self._tagged:  # most events: the short way
                 if event.choice == followed:
-                    yield _chunks.make_text_chunk(event.text, message_id)
+                    yield make_text(event.text, message_id)
                 continue
             make = _PER_EVENT.get(type(event))
             if make is not None and getattr(event, "choice", followed) == followed:

@@ -33,7 +33,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 
-from langchain_sse._call import AsyncModelCall, CallPlan, ModelCall
+from langchain_sse._call import AsyncModelCall, CallPlan, Chunk, ModelCall
 from langchain_sse._custom_events import LINK_KEY, is_invoke, make_async_emitter, make_emitter
 from langchain_sse._inbound import ChunkMapper, MapMode
 from langchain_sse._outbound import Outbound
@@ -106,12 +106,14 @@ def plan_call(
     quiet: bool = False,
     streaming: bool = True,
     merged: bool = False,
+    bare: bool = False,
 ) -> CallPlan:
     """What one call sends, how it maps (``quiet``: no chunk and no token, only the gateway's
     named events) and stamps; ``streaming=False``: asked with ``stream: false``, its one JSON
     answer mapped to one chunk; ``merged``: for a caller that merges the chunks (see
-    :attr:`CallPlan.merged`). Pops the call's plumbing (the run link, LangChain's own keys)
-    from ``kwargs``."""
+    :attr:`CallPlan.merged`); ``bare``: text deltas as bare messages (the own loop's, with no
+    handler and v0 output: nobody sees a generation). Pops the call's plumbing (the run
+    link, LangChain's own keys) from ``kwargs``."""
     link = kwargs.pop(LINK_KEY, None)
     outbound = model_request(model, messages, stop, kwargs)
     coalesce = model.coalesce or not streaming
@@ -121,6 +123,7 @@ def plan_call(
         headers=model.response_headers,
         mode=mode,
         message_id=stamp.id,
+        bare=bare,
     )
     return CallPlan(
         outbound=outbound,
@@ -222,12 +225,10 @@ def run_own(
     )
     if model.rate_limiter:
         model.rate_limiter.acquire(blocking=True)
-    stamp = Stamp(manager.run_id, model.output_version)
-    plan = plan_call(model, run.messages, stop, kwargs, stamp, merged=True)
-    call = open_call(model, plan, manager)
+    call = open_call(model, own_plan(model, run, stop, kwargs, manager), manager)
     with closing(call.run()) as chunks:
         for chunk in chunks:
-            yield cast("AIMessageChunk", chunk.message)
+            yield _message_of(chunk)
 
 
 async def arun_own(
@@ -239,12 +240,27 @@ async def arun_own(
     )
     if model.rate_limiter:
         await model.rate_limiter.aacquire(blocking=True)
-    stamp = Stamp(manager.run_id, model.output_version)
-    plan = plan_call(model, run.messages, stop, kwargs, stamp, merged=True)
-    call = aopen_call(model, plan, manager)
+    call = aopen_call(model, own_plan(model, run, stop, kwargs, manager), manager)
     async with aclosing(call.run()) as chunks:
         async for chunk in chunks:
-            yield cast("AIMessageChunk", chunk.message)
+            yield _message_of(chunk)
+
+
+def own_plan(
+    model: ChatSSE,
+    run: RunPlan,
+    stop: list[str] | None,
+    kwargs: dict[str, Any],
+    manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun,
+) -> CallPlan:
+    """The own loop's call: stamped by its run, bare text messages if nobody sees more."""
+    stamp = Stamp(manager.run_id, model.output_version)
+    bare = not (manager.handlers or stamp.v1)
+    return plan_call(model, run.messages, stop, kwargs, stamp, merged=True, bare=bare)
+
+
+def _message_of(chunk: Chunk) -> AIMessageChunk:
+    return chunk if isinstance(chunk, AIMessageChunk) else cast("AIMessageChunk", chunk.message)
 
 
 def stream_chunks(
@@ -259,8 +275,8 @@ def stream_chunks(
     stamp = stream_stamp(model)
     plan = plan_call(model, messages, stop, kwargs, stamp, streaming=streaming, merged=True)
     call = open_call(model, plan, run_manager)
-    with closing(call.chunks()) as chunks:
-        yield from chunks
+    with closing(call.chunks()) as chunks:  # a plan that is not bare: generations only
+        yield from cast("Generator[ChatGenerationChunk, None, None]", chunks)
 
 
 async def astream_chunks(
@@ -277,7 +293,7 @@ async def astream_chunks(
     call = aopen_call(model, plan, run_manager)
     async with aclosing(call.chunks()) as chunks:
         async for chunk in chunks:
-            yield chunk
+            yield cast("ChatGenerationChunk", chunk)  # a plan that is not bare
 
 
 def generate(
