@@ -119,21 +119,9 @@ def _split_calls(fragments: list[ToolCallChunk]) -> _Calls | None:
     return calls, invalid
 
 
-def _assemble(
-    content: str,
-    additional_kwargs: dict[str, Any],
-    response_metadata: dict[str, Any],
-    calls: _Calls,
-    tool_call_chunks: list[ToolCallChunk],
-    fields_set: set[str],
-    message_id: str | None,
-) -> ChatGenerationChunk:
-    """The chunk of these field values, as validation leaves it (the slots set inline: this
-    runs for every chunk of a stream)."""
-    message = _message(
-        content, additional_kwargs, response_metadata, calls, tool_call_chunks, fields_set,
-        message_id,
-    )  # fmt: skip
+def _generation(message: AIMessageChunk, content: str) -> ChatGenerationChunk:
+    """The chunk of a message :func:`_message` built (its ``content``), as validation leaves
+    it (the slots set inline: this runs for every chunk of a stream)."""
     generation = _new(ChatGenerationChunk)
     _set_dict(
         generation,
@@ -159,7 +147,7 @@ def _message(
     fields_set: set[str],
     message_id: str | None,
 ) -> AIMessageChunk:
-    """The message of :func:`_assemble`'s chunk."""
+    """A message of these field values, as validation leaves it (the slots set inline)."""
     message = _new(AIMessageChunk)
     _set_dict(
         message,
@@ -211,7 +199,7 @@ def _build(
                 return None
             calls = split
             fields_set.update(_CALL_FIELDS)
-    return _assemble(
+    message = _message(
         content,
         {} if additional_kwargs is None else additional_kwargs,
         {} if response_metadata is None else response_metadata,
@@ -220,6 +208,7 @@ def _build(
         fields_set,
         message_id,
     )
+    return _generation(message, content)
 
 
 def _make_fast(
@@ -244,15 +233,7 @@ def _make_fast(
 
 def _text_fast(content: str, message_id: str | None = None) -> ChatGenerationChunk:
     """:func:`_make_fast` of a text delta alone (most chunks of a stream): no field to check."""
-    return _assemble(
-        content,
-        {},
-        {},
-        ([], []),
-        [],
-        {"content"} if message_id is None else {"content", "id"},
-        message_id,
-    )
+    return _generation(_text_message_fast(content, message_id), content)
 
 
 def _text_validated(content: str, message_id: str | None = None) -> ChatGenerationChunk:
@@ -285,7 +266,7 @@ def _fragment_fast(
         return make_validated("", tool_call_chunks=[fragment], message_id=message_id)
     calls: _Calls = ([entry], []) if entry["type"] == "tool_call" else ([], [entry])
     fields_set = set(_FRAGMENT_SET) if message_id is None else {*_FRAGMENT_SET, "id"}
-    return _assemble("", {}, {}, calls, [fragment], fields_set, message_id)
+    return _generation(_message("", {}, {}, calls, [fragment], fields_set, message_id), "")
 
 
 def _fragment_validated(

@@ -18,15 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sse_core import (
-    Accumulator,
     ConfigurationError,
     StreamDecoder,
-    StreamError,
-    StreamEvent,
-    UsageUpdate,
     decode,
 )
 from sse_core.pipeline.session import StreamSession
+from tests.core.pipeline.decode_support import Outcome, outcome
 
 pytest.importorskip("msgspec")
 
@@ -51,35 +48,10 @@ CAPTURES = {
     )
 }
 
-Outcome = tuple[list[Any], str, Any]
-
-
-def _view(event: StreamEvent) -> Any:
-    """An event as compared here: usage updates with their raw payload (not in ``==``; by
-    ``repr``, where NaN equals NaN)."""
-    if isinstance(event, UsageUpdate):
-        return (event, repr(event.usage.raw))
-    return event
-
 
 def run(pieces: Iterable[bytes], accelerator: str | None) -> Outcome:
     """Events (with what an error carried), the error's class, and the Completion."""
-    decoder = StreamDecoder(accelerator=accelerator)
-    answer = Accumulator()
-    events: list[Any] = []
-    error = ""
-    try:
-        for piece in pieces:
-            got = decoder.feed(piece)
-            events += [_view(event) for event in got]
-            answer.extend(got)
-        got = decoder.finish()
-        events += [_view(event) for event in got]
-        answer.extend(got)
-    except StreamError as exc:
-        error = type(exc).__name__
-        events += ["error", *(_view(event) for event in exc.events)]
-    return events, error, answer.completion()
+    return outcome(StreamDecoder(accelerator=accelerator), pieces)
 
 
 def reads(body: bytes) -> list[list[bytes]]:

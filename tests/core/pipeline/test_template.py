@@ -20,8 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sse_core import Accumulator, StreamDecoder, StreamError, TextDelta, UsageUpdate
+from sse_core import StreamDecoder, TextDelta
 from sse_core.pipeline import chunks as chunks_module
+from tests.core.pipeline.decode_support import Outcome, outcome
 
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures"
 
@@ -45,27 +46,8 @@ def _decoder(template: bool) -> StreamDecoder:
     return decoder
 
 
-def _view(event: Any) -> Any:
-    return (event, repr(event.usage.raw)) if isinstance(event, UsageUpdate) else event
-
-
-def run(pieces: Iterable[bytes], template: bool) -> tuple[list[Any], str, Any]:
-    decoder = _decoder(template)
-    answer = Accumulator()
-    events: list[Any] = []
-    error = ""
-    try:
-        for piece in pieces:
-            got = decoder.feed(piece)
-            events += [_view(event) for event in got]
-            answer.extend(got)
-        got = decoder.finish()
-        events += [_view(event) for event in got]
-        answer.extend(got)
-    except StreamError as exc:
-        error = type(exc).__name__
-        events += ["error", *(_view(event) for event in exc.events)]
-    return events, error, answer.completion()
+def run(pieces: Iterable[bytes], template: bool) -> Outcome:
+    return outcome(_decoder(template), pieces)
 
 
 def same_both_ways(body: bytes, cut: int | None = None) -> None:
