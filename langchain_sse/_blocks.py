@@ -37,8 +37,55 @@ def _translate_leading(message: AIMessage, *, whole: bool = True) -> list[types.
         raise NotImplementedError
     blocks = _translate_reasoning(message, whole=whole)
     if message.content:
-        blocks.append(_make_block(type="text", text=message.content))
+        annotations = citations_of(message)
+        if annotations:
+            blocks.append(_make_block(type="text", text=message.content, annotations=annotations))
+        else:
+            blocks.append(_make_block(type="text", text=message.content))
     return blocks
+
+
+def citations_of(message: AIMessage) -> list[types.Annotation]:
+    """The citations an Anthropic answer's text carried (``citations_delta`` events, kept in
+    ``response_metadata["gateway_events"]``), as langchain-core's anthropic translator
+    gives them: ``citation`` annotations, or ``non_standard_annotation`` for unknown kinds."""
+    found: list[types.Annotation] = []
+    for event in message.response_metadata.get("gateway_events") or ():
+        data = event.get("data") if isinstance(event, dict) else None
+        delta = data.get("delta") if isinstance(data, dict) else None
+        if isinstance(delta, dict) and delta.get("type") == "citations_delta":
+            citation = delta.get("citation")
+            if isinstance(citation, dict):
+                found.append(_annotation(citation))
+    return found
+
+
+#: Anthropic citation kinds located in a document, and the fields each shape names itself
+#: (the others go to ``extras``).
+_DOCUMENT_KINDS = frozenset(
+    {"char_location", "content_block_location", "page_location", "search_result_location"}
+)
+_DOCUMENT_NAMED = frozenset({"type", "cited_text", "document_title", "title", "index", "extras"})
+_WEB_NAMED = frozenset({"type", "cited_text", "url", "title", "index", "extras"})
+
+
+def _annotation(citation: dict[str, Any]) -> types.Annotation:
+    web = citation.get("type") == "web_search_result_location"
+    located = "url" in citation if web else citation.get("type") in _DOCUMENT_KINDS
+    if not (located and "cited_text" in citation):
+        return cast("types.Annotation", {"type": "non_standard_annotation", "value": citation})
+    annotation: dict[str, Any] = {"type": "citation", "cited_text": citation["cited_text"]}
+    if web:
+        annotation["url"] = citation["url"]
+    if not web and "document_title" in citation:
+        annotation["title"] = citation["document_title"]
+    elif title := citation.get("title"):
+        annotation["title"] = title
+    named = _WEB_NAMED if web else _DOCUMENT_NAMED
+    extras = {key: value for key, value in citation.items() if key not in named}
+    if extras:
+        annotation["extras"] = extras
+    return cast("types.Annotation", annotation)
 
 
 def _translate_reasoning(message: AIMessage, *, whole: bool) -> list[types.ContentBlock]:

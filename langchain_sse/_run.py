@@ -38,6 +38,7 @@ from langchain_core.runnables import RunnableConfig, ensure_config
 from langchain_core.utils.function_calling import convert_to_json_schema
 from langchain_core.utils.utils import LC_ID_PREFIX
 
+from langchain_sse._blocks import citations_of
 from langchain_sse._inbound import PROVIDER
 from sse_core.fast_paths import FastPath, register
 
@@ -223,7 +224,7 @@ class Unstamped:
 class Stamp:
     """Gives each chunk of one run its message id and, under v1 output, indexed blocks."""
 
-    __slots__ = ("_calls", "_index", "_kind", "_thoughts", "id", "v1")
+    __slots__ = ("_calls", "_index", "_kind", "_opened", "id", "v1")
 
     def __init__(self, run_id: UUID, output_version: str | None) -> None:
         # "lc_run--<run id>", as LangChain names it
@@ -232,7 +233,8 @@ class Stamp:
         self._index = -1
         self._kind = ""
         self._calls: dict[object, int] = {}
-        self._thoughts: list[int] = []
+        # The type and number of each reasoning and text block the stream opened.
+        self._opened: list[tuple[str, int]] = []
 
     def __call__(self, chunk: ChatGenerationChunk) -> AIMessageChunk:
         """Stamp ``chunk`` (in place, or a v1 copy of its message); return its message."""
@@ -248,22 +250,29 @@ class Stamp:
         return message
 
     def _sign(self, message: AIMessageChunk) -> None:
-        """Note the number of each reasoning block the stream opens; at the last chunk, give
-        each its signature (kept in ``reasoning_blocks``) as an empty reasoning block of the
-        same number, which merging folds into it: the merged blocks then equal ``invoke``'s."""
+        """Note the number of each reasoning and text block the stream opens; at the last
+        chunk, give each reasoning block its signature (kept in ``reasoning_blocks``) and the
+        text its citations, as empty blocks of the same numbers, which merging folds into
+        them: the merged blocks then equal ``invoke``'s."""
         blocks = cast("list[dict[str, Any]]", message.content)
         for block in blocks:
-            if block["type"] == "reasoning" and block["index"] not in self._thoughts:
-                self._thoughts.append(block["index"])
+            opened = (block["type"], block["index"])
+            if opened[0] in ("reasoning", "text") and opened not in self._opened:
+                self._opened.append(opened)
         if message.chunk_position != "last":
             return
         kept = message.additional_kwargs.get("reasoning_blocks") or ()
         signatures = [b.get("signature") for b in kept if b.get("type") == "thinking"]
-        for number, signature in zip(self._thoughts, signatures, strict=False):
+        thoughts = [number for kind, number in self._opened if kind == "reasoning"]
+        for number, signature in zip(thoughts, signatures, strict=False):
             if signature is not None:
                 extras = {"signature": signature}
                 blocks.append({"type": "reasoning", "reasoning": "", "extras": extras,
                                "index": number})  # fmt: skip
+        text = next((number for kind, number in self._opened if kind == "text"), None)
+        annotations = citations_of(message)
+        if text is not None and annotations:  # the citations the text's deltas did not carry
+            blocks.append({"type": "text", "text": "", "annotations": annotations, "index": text})
 
     def token(self, chunk: ChatGenerationChunk) -> Token:
         """Stamp ``chunk``; its token: the stamped content (blocks under v1)."""
