@@ -21,7 +21,7 @@ the message's ``additional_kwargs`` hold ``usage`` (the gateway's counts) and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from llama_index.core.base.llms.types import (
@@ -39,6 +39,7 @@ from sse_core import (
     Accumulator,
     Choice,
     Completion,
+    GatewayEvent,
     ReadDelta,
     ReasoningBlock,
     ReasoningSignature,
@@ -108,6 +109,20 @@ def thinking_blocks(reasoning: str, closed: Sequence[ReasoningBlock]) -> list[Co
     if at < len(reasoning):
         blocks.append(ThinkingBlock(content=reasoning[at:]))
     return blocks
+
+
+def citations_in(events: Iterable[StreamEvent]) -> list[dict[str, Any]]:
+    """The citations among ``events``: an Anthropic answer's ``citations_delta`` events (the
+    core passes them on as gateway events), each citation as sent."""
+    found = []
+    for event in events:
+        if type(event) is GatewayEvent and type(event.data) is dict:
+            delta = event.data.get("delta")
+            if type(delta) is dict and delta.get("type") == "citations_delta":
+                citation = delta.get("citation")
+                if type(citation) is dict:
+                    found.append(citation)
+    return found
 
 
 def _signed(signature: str) -> dict[str, Any]:
@@ -223,6 +238,7 @@ class ResponseMapper:
         "_answer",
         "_anthropic",
         "_build",
+        "_citations",
         "_closed",
         "_stop",
         "_usage",
@@ -239,6 +255,7 @@ class ResponseMapper:
         self._anthropic = anthropic  # messages carry usage and stop_reason, as Anthropic's
         self._stop: dict[str, Any] | None = None
         self._closed = 0  # reasoning blocks closed (signed or redacted) so far
+        self._citations: list[dict[str, Any]] = []  # Anthropic citations so far
         self._usage: Usage | None = None
         self._usage_kwargs: dict[str, Any] = _NO_USAGE
         self._usage_payload: dict[str, Any] | None = None
@@ -259,6 +276,7 @@ class ResponseMapper:
             for event in batch:
                 if type(event) in _CLOSING:
                     self._closed += 1
+            self._citations += citations_in(batch)
         if not (read.has_delta or read.finished or read.usage):
             return None
         return self._response(read.text, read.reasoning, _to_delta_dict(read))
@@ -279,6 +297,8 @@ class ResponseMapper:
             stop = self._stop_fields()
             kwargs.update(stop)
         kwargs.update(self._usage_kwargs)
+        if self._citations:
+            kwargs["citations"] = list(self._citations)
         if reasoning:
             kwargs["thinking_delta"] = reasoning
         meta = answer.metadata
@@ -371,6 +391,9 @@ def to_chat_response(completion: Completion, *, anthropic: bool = False) -> Chat
     }
     if anthropic:
         kwargs.update(message_extras(usage, first.stop_reason))
+        citations = citations_in(completion.events)
+        if citations:
+            extra["citations"] = citations
     return ChatResponse(
         message=ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks, additional_kwargs=kwargs),
         raw=raw,

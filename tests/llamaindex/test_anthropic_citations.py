@@ -1,0 +1,98 @@
+"""SSELLM(protocol="anthropic"): an answer's citations, in ``additional_kwargs["citations"]``.
+
+``citations_delta`` events carry the citations of the text as it streams; llama-index's own
+Anthropic LLM gives them on its response (``citations``). SSELLM gives them, as sent and in
+arrival order, in the response's ``additional_kwargs["citations"]``: on ``chat``'s answer and
+on each streamed response, holding those that arrived so far. They also still reach
+instrumentation as ``SSEGatewayEvent``. Exact bytes over a MockTransport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+from llama_index.core.llms import ChatMessage
+
+from llamaindex_sse import SSELLM
+from tests.llamaindex.li_support import sse_transport
+
+pytestmark = pytest.mark.timeout(60)
+
+FIRST = {"type": "char_location", "cited_text": "Paris is", "document_index": 0,
+         "start_char_index": 0, "end_char_index": 8}  # fmt: skip
+SECOND = {"type": "search_result_location", "cited_text": "capital", "source": "atlas",
+          "title": "Atlas", "search_result_index": 0, "start_block_index": 0,
+          "end_block_index": 0}  # fmt: skip
+ASK = [ChatMessage(role="user", content="Capital of France?")]
+
+
+def _frame(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+def _delta(body: dict[str, Any]) -> str:
+    return _frame("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                          "delta": body})  # fmt: skip
+
+
+def body(citations: bool = True) -> bytes:
+    start = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
+             "content": [], "stop_reason": None, "stop_sequence": None,
+             "usage": {"input_tokens": 5, "output_tokens": 1}}  # fmt: skip
+    cite = [_delta({"type": "citations_delta", "citation": c}) for c in (FIRST, SECOND)]
+    parts = [
+        _frame("message_start", {"type": "message_start", "message": start}),
+        _frame("content_block_start", {"type": "content_block_start", "index": 0,
+                                       "content_block": {"type": "text", "text": ""}}),
+        *(cite[:1] if citations else []),
+        _delta({"type": "text_delta", "text": "Paris is"}),
+        *(cite[1:] if citations else []),
+        _delta({"type": "text_delta", "text": " the capital."}),
+        _frame("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        _frame("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
+               "stop_sequence": None}, "usage": {"output_tokens": 6}}),
+        _frame("message_stop", {"type": "message_stop"}),
+    ]  # fmt: skip
+    return "".join(parts).encode()
+
+
+def llm(content: bytes) -> SSELLM:
+    """An SSELLM answered with ``content``, one event per network read."""
+    frames = [frame + b"\n\n" for frame in content.split(b"\n\n") if frame]
+    transport = sse_transport(frames)
+    return SSELLM(model="claude", base_url="http://gw.test", api_key="k", protocol="anthropic",
+                  max_retries=0, http_client=httpx.Client(transport=transport),
+                  async_http_client=httpx.AsyncClient(transport=transport))  # fmt: skip
+
+
+def test_chat_gives_the_citations_as_sent() -> None:
+    response = llm(body()).chat(ASK)
+    assert response.message.content == "Paris is the capital."
+    assert response.additional_kwargs["citations"] == [FIRST, SECOND]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_each_streamed_response_holds_the_citations_so_far(mode: str) -> None:
+    model = llm(body())
+
+    async def run() -> list[Any]:
+        if mode == "sync":
+            return list(model.stream_chat(ASK))
+        return [response async for response in await model.astream_chat(ASK)]
+
+    responses = asyncio.run(asyncio.wait_for(run(), 30))
+    seen = [response.additional_kwargs.get("citations", []) for response in responses]
+    assert seen[-1] == [FIRST, SECOND]
+    assert all(seen[i] == seen[i + 1][: len(seen[i])] for i in range(len(seen) - 1))
+    by_text = {r.delta: r.additional_kwargs.get("citations") for r in responses if r.delta}
+    assert by_text == {"Paris is": [FIRST], " the capital.": [FIRST, SECOND]}
+
+
+def test_no_citations_no_key() -> None:
+    model = llm(body(citations=False))
+    assert "citations" not in model.chat(ASK).additional_kwargs
+    assert all("citations" not in r.additional_kwargs for r in model.stream_chat(ASK))
