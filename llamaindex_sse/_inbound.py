@@ -27,6 +27,7 @@ from typing import Any
 from llama_index.core.base.llms.types import (
     ChatMessage,
     ChatResponse,
+    CitationBlock,
     ContentBlock,
     MessageRole,
     TextBlock,
@@ -123,6 +124,37 @@ def citations_in(events: Iterable[StreamEvent]) -> list[dict[str, Any]]:
                 if type(citation) is dict:
                     found.append(citation)
     return found
+
+
+def with_citation_blocks(
+    blocks: list[ContentBlock], citations: Sequence[dict[str, Any]]
+) -> list[ContentBlock]:
+    """``blocks`` with a CitationBlock after the text for each search-result citation (once
+    each), as llama-index's Anthropic LLM gives them; other kinds are in the citations list
+    only. The request side drops CitationBlocks, so history sent back is unchanged."""
+    found: list[ContentBlock] = []
+    seen: set[str] = set()
+    for citation in citations:
+        block = _citation_block(citation)
+        if block is not None and (key := repr(sorted(citation.items()))) not in seen:
+            seen.add(key)
+            found.append(block)
+    if not found:
+        return blocks
+    at = next((i + 1 for i, b in enumerate(blocks) if isinstance(b, TextBlock)), len(blocks))
+    return [*blocks[:at], *found, *blocks[at:]]
+
+
+def _citation_block(citation: dict[str, Any]) -> CitationBlock | None:
+    cited, source, title = (citation.get(k) for k in ("cited_text", "source", "title"))
+    if citation.get("type") != "search_result_location" or not (
+        type(cited) is str and type(source) is str and type(title) is str
+    ):
+        return None
+    places = ("start_block_index", "end_block_index", "search_result_index")
+    location = {k: citation[k] for k in places if type(citation.get(k)) is int}
+    return CitationBlock(cited_content=TextBlock(text=cited), source=source, title=title,
+                         additional_location_info=location)  # fmt: skip
 
 
 def _signed(signature: str) -> dict[str, Any]:
@@ -316,7 +348,7 @@ class ResponseMapper:
         self.yielded += 1
         mark: Any = answer.mark()
         if self._anthropic:  # with what the message must show as of this read
-            mark = (mark, self._closed, self._usage, stop.get("stop_reason"))
+            mark = (mark, self._closed, self._usage, stop.get("stop_reason"), len(self._citations))
         message = self._build.make_message(self, mark)
         return self._build.make_response(message, text, raw, kwargs)
 
@@ -337,10 +369,10 @@ class ResponseMapper:
         the number of reasoning blocks closed, the usage and the stop reason then)."""
         if not self._anthropic:
             return _message_parts(None if mark is None else self._answer.snapshot(mark), None)
-        at, closed, usage, stop_reason = mark
+        at, closed, usage, stop_reason, cited = mark
         blocks, kwargs = _message_parts(None if at is None else self._answer.snapshot(at), closed)
         kwargs.update(message_extras(usage, stop_reason))
-        return blocks, kwargs
+        return with_citation_blocks(blocks, self._citations[:cited]), kwargs
 
 
 def _message_parts(
@@ -394,6 +426,7 @@ def to_chat_response(completion: Completion, *, anthropic: bool = False) -> Chat
         citations = citations_in(completion.events)
         if citations:
             extra["citations"] = citations
+            blocks = with_citation_blocks(blocks, citations)
     return ChatResponse(
         message=ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks, additional_kwargs=kwargs),
         raw=raw,

@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+from llama_index.core.base.llms.types import CitationBlock
 from llama_index.core.llms import ChatMessage
 
 from llamaindex_sse import SSELLM
@@ -96,3 +97,27 @@ def test_no_citations_no_key() -> None:
     model = llm(body(citations=False))
     assert "citations" not in model.chat(ASK).additional_kwargs
     assert all("citations" not in r.additional_kwargs for r in model.stream_chat(ASK))
+
+
+def test_a_search_result_citation_is_also_a_citation_block_after_the_text() -> None:
+    seen: list[httpx.Request] = []
+    frames = [frame + b"\n\n" for frame in body().split(b"\n\n") if frame]
+    client = httpx.Client(transport=sse_transport(frames, seen))
+    model = SSELLM(model="claude", base_url="http://gw.test", api_key="k", protocol="anthropic",
+                   max_retries=0, http_client=client)  # fmt: skip
+    answers = [model.chat(ASK).message, list(model.stream_chat(ASK))[-1].message]
+    for message in answers:
+        kinds = [block.block_type for block in message.blocks]
+        assert kinds == ["text", "citation"]
+        citation = message.blocks[1]
+        assert isinstance(citation, CitationBlock)
+        assert (citation.source, citation.title, citation.cited_content.text) == (  # type: ignore[union-attr]
+            "atlas", "Atlas", "capital")  # fmt: skip
+        assert citation.additional_location_info == {
+            "start_block_index": 0, "end_block_index": 0, "search_result_index": 0}  # fmt: skip
+        assert message.content == "Paris is the capital."
+    # The next turn sends the answer back without its citation block (the API takes none).
+    model.chat([*ASK, answers[0], ChatMessage(role="user", content="And Spain?")])
+    sent = json.loads(seen[-1].content)["messages"][1]
+    assert sent == {"role": "assistant",
+                    "content": [{"type": "text", "text": "Paris is the capital."}]}  # fmt: skip
