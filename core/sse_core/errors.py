@@ -263,8 +263,8 @@ class ToolArgumentsError(StreamError):
         self, message: str, *, partial: Completion | None = None, call: ToolCall | None = None
     ) -> None:
         super().__init__(message, partial=partial)
-        self.call = call
-        self.reason = call.arguments_error if call is not None else None
+        self.call: ToolCall | None = call
+        self.reason: str | None = call.arguments_error if call is not None else None
 
 
 E = TypeVar("E", bound=SSEConnectorError)

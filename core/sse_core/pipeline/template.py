@@ -43,7 +43,7 @@ class TextTemplate:
         self._size = 0
         self._tries = _TRIES
         #: The choice index of the chunks it reads.
-        self.index = 0
+        self.index: int = 0
 
     def text_of(self, data: bytes) -> str | None:
         """The text of ``data`` if it is the learned chunk around another text, else None."""
