@@ -37,11 +37,10 @@ def _translate_leading(message: AIMessage, *, whole: bool = True) -> list[types.
         raise NotImplementedError
     blocks = _translate_reasoning(message, whole=whole)
     if message.content:
-        annotations = citations_of(message)
-        if annotations:
-            blocks.append(_make_block(type="text", text=message.content, annotations=annotations))
-        else:
-            blocks.append(_make_block(type="text", text=message.content))
+        text: dict[str, Any] = {"type": "text", "text": message.content}
+        if annotations := citations_of(message):
+            text["annotations"] = annotations
+        blocks.append(_make_block(**text))
     return blocks
 
 

@@ -128,9 +128,10 @@ def refuse_flagged(completion: Completion, followed: int | None) -> None:
         for call in choice.tool_calls:
             if (error := call.arguments_error) is None:
                 continue
-            stopped = f" (the answer stopped with {choice.finish_reason!r})"
+            reason = choice.finish_reason
+            stopped = f" (the answer stopped with {reason!r})" if reason else ""
             raise ToolArgumentsError(
-                f"the tool call {call.name!r} ({call.id}){stopped if choice.finish_reason else ''}"
+                f"the tool call {call.name!r} ({call.id}){stopped}"
                 f" has arguments that cannot be used: {error}. They are kept as written, never"
                 " repaired: ToolArgumentsError.partial_message has the answer with the call in"
                 " invalid_tool_calls (if the answer ran out of tokens, raise max_tokens)",

@@ -319,20 +319,23 @@ def build_whole_chunk(
         ),
         chunk_position="last" if last else None,
     )
-    if followed is not None and any(c.arguments_error for c in followed.tool_calls):
-        _flag_calls(chunk, followed.tool_calls)
+    if followed is not None and followed.tool_calls:
+        errors = [call.arguments_error for call in followed.tool_calls]
+        if any(errors):
+            _flag_calls(chunk, followed.tool_calls, errors)
     return chunk
 
 
-def _flag_calls(chunk: AIMessageChunk, calls: Sequence[ToolCall]) -> None:
+def _flag_calls(
+    chunk: AIMessageChunk, calls: Sequence[ToolCall], errors: Sequence[str | None]
+) -> None:
     """Sort the calls as the core judged them: LangChain parses the fragments with
     ``parse_partial_json``, which repairs cut arguments (``{"city": "Par``) into a call that
     looks usable; the core's flag makes such a call an ``invalid_tool_call`` with its reason,
     its arguments kept as the model wrote them."""
     valid: list[LCToolCall] = []
     invalid: list[InvalidToolCall] = []
-    for call in calls:
-        error = call.arguments_error
+    for call, error in zip(calls, errors, strict=True):
         if error is None:
             args = from_json(call.arguments) if call.arguments else {}
             valid.append(create_tool_call(name=call.name or "", args=args, id=call.id))
