@@ -13,7 +13,6 @@ import httpx
 from pydantic import SecretStr
 from pydantic_core import from_json
 
-from sse_core._choices import check_choices
 from sse_core._redact import redact
 from sse_core.errors import (
     AuthenticationError,
@@ -33,7 +32,7 @@ from sse_core.errors import (
 from sse_core.transport.body import ACCEPT_ENCODING
 from sse_core.transport.config import Timeouts
 from sse_core.transport.retry import NOT_IMPLEMENTED, parse_retry_after
-from sse_core.transport.wire import auth_header, protocol_headers, request_id
+from sse_core.transport.wire import auth_header, protocol_headers, request_id, request_shape
 
 __all__ = [
     "build_headers",
@@ -83,32 +82,17 @@ def build_payload(
     streaming: bool = True,
     protocol: str = "chat_completions",
 ) -> dict[str, Any]:
-    """The JSON body: the caller's payload, ``extra_body`` merged, streaming switched on
-    (with ``stream_options.include_usage`` when asked), or off (``streaming=False``: the
-    gateway answers one whole JSON completion).
-
-    Anthropic Messages: ``stream`` only. Its API refuses fields it does not know, and
-    ``stream_options`` is an OpenAI extension: never added, and dropped from the payload.
+    """The JSON body, as the protocol builds it (:class:`~.wire.RequestShape`): the
+    caller's payload, ``extra_body`` merged, streaming switched on (chat completions: with
+    ``stream_options.include_usage`` when asked), or off (``streaming=False``: the gateway
+    answers one whole JSON answer).
 
     Raises:
-        ConfigurationError: ``n`` asks for more than one choice (see sse_core._choices).
+        ConfigurationError: The payload is refused (chat completions: ``n`` asks for more
+            than one choice, see sse_core._choices).
     """
-    if protocol == "anthropic":
-        body = {**payload, **(extra_body or {}), "stream": streaming}
-        body.pop("stream_options", None)
-        return body
-    check_choices(payload, extra_body)
-    body = {**payload, **(extra_body or {})}
-    body["stream"] = streaming
-    if not streaming:
-        body.pop("stream_options", None)
-    elif include_usage:
-        options = body.get("stream_options")
-        body["stream_options"] = {
-            **(options if isinstance(options, dict) else {}),
-            "include_usage": True,
-        }
-    return body
+    build = request_shape(protocol).body
+    return build(payload, extra_body, streaming=streaming, include_usage=include_usage)
 
 
 def build_headers(
