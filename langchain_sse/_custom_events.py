@@ -110,7 +110,7 @@ def take_run_options(
     """LangChain's run options given as call kwargs (``tags=``, ``callbacks=``, ...) moved
     into the config, where they belong (merged as LangChain merges configs), and out of the
     kwargs, whence they would reach the request body."""
-    found = {key: kwargs[key] for key in RUN_OPTIONS if key in kwargs}
+    found = {key: kwargs[key] for key in RUN_OPTIONS if key in kwargs} if kwargs else None
     if not found:
         return config, kwargs
     rest = {key: value for key, value in kwargs.items() if key not in found}

@@ -20,9 +20,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from llamaindex_sse._connection import CONNECTION_FIELDS, build_config
-from sse_core import ClientConfig
+from sse_core import ClientConfig, ClientPool
 
-__all__ = ["FIELDS", "Derived", "SettingsCache", "request_settings"]
+__all__ = ["FIELDS", "Derived", "SettingsCache", "pool_of", "request_settings"]
 
 #: The fields of the request parameters (besides the connection settings).
 REQUEST_FIELDS = (
@@ -154,3 +154,12 @@ class SettingsCache:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> SettingsCache:
         return SettingsCache()
+
+
+def pool_of(model: Any) -> ClientPool:
+    """SSELLM's client pool, read from pydantic's documented store of private attributes:
+    ``model._pool`` goes through ``BaseModel.__getattr__``, which raises and catches an
+    AttributeError on each read (a private attribute's default has no ``__get__``)."""
+    values = model.__pydantic_private__
+    pool: ClientPool = values["_pool"] if values is not None else model._pool
+    return pool

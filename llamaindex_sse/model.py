@@ -58,7 +58,7 @@ from llamaindex_sse._connection import (
     public_url,
 )
 from llamaindex_sse._outbound import Headers, build_request
-from llamaindex_sse._settings import SettingsCache
+from llamaindex_sse._settings import SettingsCache, pool_of
 from llamaindex_sse._streams import aread_whole, astream_responses, read_whole, stream_responses
 from llamaindex_sse._tools import (
     add_user_message,
@@ -298,7 +298,7 @@ class SSELLM(FunctionCallingLLM):
         return self._settings.get(self).config
 
     def _get_sync_client(self) -> ChatClient:
-        return self._pool.sync(self._make_config())
+        return pool_of(self).sync(self._make_config())
 
     if hasattr(FunctionCallingLLM, "to_payload"):  # llama-index-core 0.14.23 and later
 
@@ -317,12 +317,12 @@ class SSELLM(FunctionCallingLLM):
     def close(self) -> None:
         """Close the pooled connections, sync and every event loop's (not an injected
         client); calls still work."""
-        self._pool.close()
+        pool_of(self).close()
 
     async def aclose(self) -> None:
         """Close every event loop's pooled async connections, the running loop's awaited
         (not an injected client); calls still work."""
-        await self._pool.aclose()
+        await pool_of(self).aclose()
 
     # -- chat ---------------------------------------------------------------------------
 
@@ -355,7 +355,7 @@ class SSELLM(FunctionCallingLLM):
         self, messages: Sequence[ChatMessage], **kwargs: Any
     ) -> ChatResponseGen:
         config, body, headers = self._prepare(messages, kwargs)
-        client = self._pool.sync(config)
+        client = pool_of(self).sync(config)
         return track(stream_responses(client, body, headers, active_span_id.get()))
 
     @llm_chat_callback()
@@ -363,17 +363,17 @@ class SSELLM(FunctionCallingLLM):
         self, messages: Sequence[ChatMessage], **kwargs: Any
     ) -> ChatResponseAsyncGen:
         config, body, headers = self._prepare(messages, kwargs)
-        client = self._pool.async_(config)
+        client = pool_of(self).async_(config)
         return track(astream_responses(client, body, headers, active_span_id.get()))
 
     def _chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         config, body, headers = self._prepare(messages, kwargs)
-        client = self._pool.sync(config)
+        client = pool_of(self).sync(config)
         return read_whole(client, body, headers, active_span_id.get(), self.invoke_streaming)
 
     async def _achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         config, body, headers = self._prepare(messages, kwargs)
-        client = self._pool.async_(config)
+        client = pool_of(self).async_(config)
         return await aread_whole(client, body, headers, active_span_id.get(), self.invoke_streaming)
 
     # -- completion ---------------------------------------------------------------------
@@ -411,7 +411,7 @@ class SSELLM(FunctionCallingLLM):
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseGen:
         config, body, headers = self._prepare(prompt_to_messages(prompt), kwargs)
-        client = self._pool.sync(config)
+        client = pool_of(self).sync(config)
         chats = track(stream_responses(client, body, headers, active_span_id.get()))
         return track(stream_chat_response_to_completion_response(chats))
 
@@ -420,7 +420,7 @@ class SSELLM(FunctionCallingLLM):
         self, prompt: str, formatted: bool = False, **kwargs: Any
     ) -> CompletionResponseAsyncGen:
         config, body, headers = self._prepare(prompt_to_messages(prompt), kwargs)
-        client = self._pool.async_(config)
+        client = pool_of(self).async_(config)
         chats = track(astream_responses(client, body, headers, active_span_id.get()))
         return track(astream_chat_response_to_completion_response(chats))
 
