@@ -9,8 +9,11 @@ without ``event:`` lines: the type is inside the data, as some gateways send it.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+
+import pytest
 
 from sse_core import Completion, ReasoningBlock, ToolCall
 from tests.core.anthropic.messages_wire import outcome
@@ -35,7 +38,7 @@ def ok(name: str) -> Completion:
 
 
 def test_there_are_captures() -> None:
-    assert len(CAPTURES) >= 4
+    assert len(CAPTURES) >= 11
 
 
 def test_redacted_thinking_blocks_come_back_byte_exact_from_padded_frames() -> None:
@@ -120,3 +123,184 @@ def test_a_refusal_keeps_its_stop_details() -> None:
     assert usage is not None
     assert (usage.prompt_tokens, usage.completion_tokens) == (18, 5)
     assert usage.raw["inference_geo"] == "not_available"
+
+
+def _signatures(name: str) -> list[str]:
+    """The signatures as the capture's bytes spell them (read off the file, not decoded)."""
+    raw = (FOLDER / name).read_bytes()
+    return [m.decode() for m in re.findall(rb'"signature_delta","signature":"([^"]+)"', raw)]
+
+
+def _pieces(completion: Completion, kind: str) -> str:
+    """The ``input_json_delta`` pieces of the server tool blocks, kept as gateway events."""
+    return "".join(
+        e.data["delta"]["partial_json"]
+        for e in completion.events
+        if e.name == "content_block_delta" and e.data["delta"]["type"] == kind
+    )
+
+
+def test_signed_thinking_from_padded_payloads_comes_back_byte_exact() -> None:
+    name = "vercel-ai__sonnet5-thinking-signature-padded.payloads.jsonl"
+    completion = ok(name)
+    thought = (
+        "I'm working through the Euclidean algorithm to find the GCD of 1071 and 462, applying"
+        " successive division until I reach a remainder of zero, which gives me 21 as the"
+        " greatest common divisor."
+    )
+    (signature,) = _signatures(name)
+    assert len(signature) == 436
+    assert signature.startswith("EsECCokBCBAYAipA") and signature.endswith("1I6L4oPGAE=")
+    assert completion.reasoning == thought
+    assert completion.reasoning_blocks == (ReasoningBlock(text=thought, signature=signature),)
+    assert completion.content.startswith(
+        "# Finding GCD(1071, 462) Using the Euclidean Algorithm\n\n## Step 1: Divide 1071 by"
+        " 462\n$$1071 = 2 \\times 462 + 147$$\n"
+        "(since 2 \u00d7 462 = 924, and 1071 \u2212 924 = 147)"
+    )
+    assert "\n\n## Conclusion\nSince the remainder is now 0" in completion.content
+    assert "$$\\gcd(1071, 462) = 21$$" in completion.content
+    assert completion.content.endswith("- 1071 = 21 \u00d7 51 ✓\n- 462 = 21 \u00d7 22 ✓")
+    assert (completion.id, completion.model) == ("msg_011CdZqGg4K3tq97K7RDtTw7", "claude-sonnet-5")
+    usage = completion.usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (47, 373, 420)
+    assert (usage.cached_tokens, usage.cache_write_tokens) == (0, 0)
+    assert usage.raw["output_tokens_details"] == {"thinking_tokens": 62}
+    assert usage.raw["inference_geo"] == "global"
+    assert (completion.finish_reason, completion.stop_reason, completion.stop_sequence) == (
+        "stop",
+        "end_turn",
+        None,
+    )
+    assert completion.done and completion.events == ()  # stop_details: null says nothing
+
+
+def test_an_empty_thinking_piece_adds_nothing_and_context_management_is_kept() -> None:
+    name = "vercel-ai__thinking-context-management.payloads.jsonl"
+    completion = ok(name)
+    thought = "The previous result was 925. Now I need to divide that by 5.\n\n925 ÷ 5 = 185"
+    (signature,) = _signatures(name)
+    assert len(signature) == 332
+    assert signature.startswith("EvQBCkYICxgCKkAx") and signature.endswith("T6Ca17BgB")
+    assert completion.reasoning_blocks == (ReasoningBlock(text=thought, signature=signature),)
+    assert completion.content == "925 ÷ 5 = 185"
+    usage = completion.usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (69, 53, 122)
+    (event,) = completion.events
+    assert event.name == "message_delta"
+    assert event.data["context_management"] == {"applied_edits": []}
+    assert (completion.finish_reason, completion.stop_reason) == ("stop", "end_turn")
+
+
+def test_an_mcp_tool_run_by_the_server_is_no_tool_call() -> None:
+    completion = ok("vercel-ai__mcp-tool-use-and-result.payloads.jsonl")
+    assert completion.tool_calls == ()
+    assert completion.content == (
+        "The echo tool responded back with: **hello world**\n\n"
+        "It simply echoed back the exact message that was sent to it."
+    )
+    starts = [e.data["content_block"] for e in completion.events if e.name == "content_block_start"]
+    assert [(b["type"], b.get("id"), b.get("tool_use_id")) for b in starts] == [
+        ("mcp_tool_use", "mcptoolu_017CuqaJcXe5ZHJjaz3KS1AT", None),
+        ("mcp_tool_result", None, "mcptoolu_017CuqaJcXe5ZHJjaz3KS1AT"),
+    ]
+    assert starts[1]["content"] == [{"type": "text", "text": "Tool echo: hello world"}]
+    assert _pieces(completion, "input_json_delta") == '{"message": "hello world"}'
+    usage = completion.usage
+    assert usage is not None
+    # input_tokens 589 in message_start, 1250 in message_delta: the last wins
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (1250, 83, 1333)
+    assert (completion.finish_reason, completion.stop_reason) == ("stop", "end_turn")
+
+
+def test_a_tool_use_with_a_caller_and_its_input_in_pieces() -> None:
+    completion = ok("vercel-ai__tool-use-caller-stop-details.payloads.jsonl")
+    assert completion.content == "Let me check."
+    assert completion.tool_calls == (
+        ToolCall(
+            index=0,
+            id="toolu_01Ni1uw4HXYxUhc4iFMqx7yY",
+            name="get_weather",
+            arguments='{"city": "San Francisco"}',
+        ),
+    )
+    assert (completion.id, completion.model) == (
+        "msg_011CdHMeT7EYp2un4JDDZLDT",
+        "claude-sonnet-4-5-20250929",
+    )
+    usage = completion.usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (624, 59, 683)
+    assert (completion.finish_reason, completion.stop_reason, completion.stop_sequence) == (
+        "tool_calls",
+        "tool_use",
+        None,
+    )
+
+
+def test_server_code_execution_and_web_fetch_with_a_container() -> None:
+    completion = ok("vercel-ai__code-execution-web-fetch-container.payloads.jsonl")
+    assert completion.tool_calls == ()  # code_execution and web_fetch ran on the server
+    assert completion.content == (
+        "The page at **example.com** is a simple placeholder page explaining that the domain"
+        " is reserved for use in illustrative documentation examples and does not require"
+        " prior permission to reference."
+    )
+    code = json.loads(_pieces(completion, "input_json_delta"))["code"]
+    assert code == (
+        '\nimport json\nresult = await web_fetch({"url": "https://example.com"})\n'
+        'if isinstance(result, list):\n    print(result[0]["content"][:500])\n'
+        "else:\n    print(result)\n"
+    )
+    starts = [e.data["content_block"] for e in completion.events if e.name == "content_block_start"]
+    assert [b["type"] for b in starts] == [
+        "server_tool_use",
+        "server_tool_use",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+    ]
+    assert starts[1]["input"] == {"url": "https://example.com"}
+    (stop,) = [e for e in completion.events if e.name == "message_delta"]
+    assert stop.data["delta"]["container"]["id"] == "container_011CYgdezfe66pcmCprMd28x"
+    usage = completion.usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (7172, 144, 7316)
+    assert usage.raw["server_tool_use"] == {"web_search_requests": 0, "web_fetch_requests": 1}
+    assert (completion.finish_reason, completion.stop_reason) == ("stop", "end_turn")
+
+
+def test_cache_reads_and_writes_of_the_last_report_count_in_the_prompt() -> None:
+    completion = ok("vercel-ai__bash-code-execution-prompt-cache.payloads.jsonl")
+    usage = completion.usage
+    assert usage is not None
+    # message_start: input 2, cache writes 3068; message_delta: input 6, reads 6289, writes 3337
+    assert (usage.cached_tokens, usage.cache_write_tokens) == (6289, 3337)
+    assert usage.prompt_tokens == 6 + 6289 + 3337
+    assert (usage.completion_tokens, usage.total_tokens) == (198, 6 + 6289 + 3337 + 198)
+    assert usage.raw["input_tokens"] == 6
+    assert completion.content == "The sum of the squares of the numbers 1 through 12 is **650**."
+    assert completion.tool_calls == ()
+    pieces = [
+        e.data["delta"]["partial_json"]
+        for e in completion.events
+        if e.name == "content_block_delta"
+    ]
+    first, second = "".join(pieces[:11]), "".join(pieces[11:])
+    assert json.loads(first) == {"command": 'for n in $(seq 1 12); do echo "$n: $((n*n))"; done'}
+    assert json.loads(second) == {
+        "command": 'sum=0; for n in $(seq 1 12); do sum=$((sum + n*n)); done; echo "Sum: $sum"'
+    }
+    (stop,) = [e for e in completion.events if e.name == "message_delta"]
+    assert stop.data["delta"]["container"]["id"] == "container_01Qh1LG5zm6onKQjYrHnhrvi"
+    assert (completion.finish_reason, completion.stop_reason) == ("stop", "end_turn")
+
+
+@pytest.mark.parametrize("size", [1, 7])
+@pytest.mark.parametrize("name", sorted(CAPTURES))
+def test_reads_of_any_size_decode_as_the_whole_body(name: str, size: int) -> None:
+    body = CAPTURES[name]
+    whole = outcome([body])
+    assert whole[0] == "ok"
+    assert outcome(body[i : i + size] for i in range(0, len(body), size)) == whole

@@ -1,0 +1,136 @@
+"""ChatSSE(protocol="anthropic") on the real Anthropic captures of
+``tests/fixtures/real/anthropic/`` (provenance in tests/fixtures/real/SOURCES.md), served as
+sent by a loopback server: nothing the core decodes of a capture is lost on the way to the
+LangChain message (text, reasoning with its signature byte-exact, tool calls, usage with
+cache counts, stop reason, id and model), whether invoked or streamed, sync or async.
+
+The reference is ``sse_core.decode`` of the same bytes, whose values
+tests/core/anthropic/test_captures.py checks against the captures by hand; a few values are
+also read off the captures here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+
+import sse_core
+from langchain_sse import ChatSSE
+from sse_core import Completion
+from tests.core.anthropic.test_captures import CAPTURES
+from tests.raw_server import response, serving
+
+pytestmark = pytest.mark.timeout(60)
+
+MODES = ("invoke", "stream", "ainvoke", "astream")
+
+
+def _message(base_url: str, mode: str) -> BaseMessage:
+    model = ChatSSE(model="claude-test", base_url=base_url, api_key="sk-ant-test",
+                    protocol="anthropic", max_retries=0, timeout=10)  # fmt: skip
+    if mode == "invoke":
+        return model.invoke("hi")
+    if mode == "stream":
+        chunks = list(model.stream("hi"))
+        merged: Any = chunks[0]
+        for chunk in chunks[1:]:
+            merged = merged + chunk
+        return merged  # type: ignore[no-any-return]
+
+    async def run() -> BaseMessage:
+        if mode == "ainvoke":
+            return await model.ainvoke("hi")
+        merged: Any = None
+        async for chunk in model.astream("hi"):
+            merged = chunk if merged is None else merged + chunk
+        assert isinstance(merged, AIMessageChunk)
+        return merged
+
+    return asyncio.run(asyncio.wait_for(run(), 30))
+
+
+def served_message(name: str, mode: str) -> AIMessage:
+    body = CAPTURES[name]
+    with serving(lambda n, request: response(body)) as served:
+        message = _message(served.url, mode)
+    assert isinstance(message, AIMessage)  # an AIMessageChunk when streamed
+    return message
+
+
+def _blocks(reference: Completion) -> list[dict[str, Any]]:
+    """The reasoning blocks as Anthropic wants them back on the next turn."""
+    return [
+        {"type": "redacted_thinking", "data": b.redacted}
+        if b.redacted is not None
+        else {"type": "thinking", "thinking": b.text, "signature": b.signature}
+        for b in reference.reasoning_blocks
+    ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", sorted(CAPTURES))
+def test_nothing_the_core_decodes_is_lost(name: str, mode: str) -> None:
+    reference = sse_core.decode(CAPTURES[name], protocol="anthropic")
+    message = served_message(name, mode)
+    assert isinstance(message, AIMessage)
+    assert message.text == reference.content
+    assert message.additional_kwargs.get("reasoning_content", "") == reference.reasoning
+    kept = message.additional_kwargs.get("reasoning_blocks", [])
+    assert [{k: v for k, v in b.items() if k != "index"} for b in kept] == _blocks(reference)
+    assert [(c["id"], c["name"], c["args"]) for c in message.tool_calls] == [
+        (t.id, t.name, json.loads(t.arguments)) for t in reference.tool_calls
+    ]
+    assert message.invalid_tool_calls == []
+    usage, expected = message.usage_metadata, reference.usage
+    assert usage is not None and expected is not None
+    assert (usage["input_tokens"], usage["output_tokens"], usage["total_tokens"]) == (
+        expected.prompt_tokens,
+        expected.completion_tokens,
+        expected.total_tokens,
+    )
+    details: Any = usage.get("input_token_details") or {}
+    assert details.get("cache_read", 0) == (expected.cached_tokens or 0)
+    assert details.get("cache_creation", 0) == (expected.cache_write_tokens or 0)
+    meta = message.response_metadata
+    assert (meta["stop_reason"], meta["finish_reason"]) == (
+        reference.stop_reason,
+        reference.finish_reason,
+    )
+    assert (meta["id"], meta["model_name"]) == (reference.id, reference.model)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_signature_of_a_real_stream_reaches_the_standard_block(mode: str) -> None:
+    message = served_message("vercel-ai__sonnet5-thinking-signature-padded.payloads.jsonl", mode)
+    blocks: list[Any] = list(message.content_blocks)
+    reasoning, text = blocks
+    assert reasoning["type"] == "reasoning" and text["type"] == "text"
+    signature = reasoning["extras"]["signature"]
+    assert len(signature) == 436 and signature.endswith("Ltlg+1I6L4oPGAE=")
+    assert reasoning["reasoning"].startswith("I'm working through the Euclidean algorithm")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_prompt_tokens_of_a_real_cached_stream(mode: str) -> None:
+    message = served_message("vercel-ai__bash-code-execution-prompt-cache.payloads.jsonl", mode)
+    assert message.usage_metadata == {
+        "input_tokens": 6 + 6289 + 3337,
+        "output_tokens": 198,
+        "total_tokens": 6 + 6289 + 3337 + 198,
+        "input_token_details": {"cache_read": 6289, "cache_creation": 3337},
+    }
+    assert message.tool_calls == []  # the bash runs were Anthropic's server tools
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_real_tool_call_with_a_caller(mode: str) -> None:
+    message = served_message("vercel-ai__tool-use-caller-stop-details.payloads.jsonl", mode)
+    assert [(c["id"], c["name"], c["args"]) for c in message.tool_calls] == [
+        ("toolu_01Ni1uw4HXYxUhc4iFMqx7yY", "get_weather", {"city": "San Francisco"})
+    ]
+    assert message.text == "Let me check."
+    assert message.response_metadata["stop_reason"] == "tool_use"
