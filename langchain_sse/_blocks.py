@@ -45,18 +45,13 @@ def _translate_leading(message: AIMessage, *, whole: bool = True) -> list[types.
 
 
 def citations_of(message: AIMessage) -> list[types.Annotation]:
-    """The citations an Anthropic answer's text carried (``citations_delta`` events, kept in
-    ``response_metadata["gateway_events"]``), as langchain-core's anthropic translator
+    """The citations an Anthropic answer's text carried (the core's Citation events, kept as
+    sent in ``response_metadata["citations"]``), as langchain-core's anthropic translator
     gives them: ``citation`` annotations, or ``non_standard_annotation`` for unknown kinds."""
-    found: list[types.Annotation] = []
-    for event in message.response_metadata.get("gateway_events") or ():
-        data = event.get("data") if isinstance(event, dict) else None
-        delta = data.get("delta") if isinstance(data, dict) else None
-        if isinstance(delta, dict) and delta.get("type") == "citations_delta":
-            citation = delta.get("citation")
-            if isinstance(citation, dict):
-                found.append(_annotation(citation))
-    return found
+    cited = message.response_metadata.get("citations")
+    if not isinstance(cited, list):
+        return []
+    return [_annotation(citation) for citation in cited if isinstance(citation, dict)]
 
 
 #: Anthropic citation kinds located in a document, and the fields each shape names itself

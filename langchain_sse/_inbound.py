@@ -412,6 +412,9 @@ def _build_response_metadata(
         meta["token_usage"] = dict(completion.usage.raw)
     if completion.events:
         meta["gateway_events"] = [{"name": e.name, "data": e.data} for e in completion.events]
+    cited = followed.citations if followed is not None else completion.citations
+    if cited:  # Anthropic's, as sent: the text block's annotations (langchain_sse._blocks)
+        meta["citations"] = [dict(citation) for citation in cited]
     picked = _pick_headers(completion.headers, headers)
     if picked:
         meta["headers"] = picked

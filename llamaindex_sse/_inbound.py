@@ -21,7 +21,7 @@ the message's ``additional_kwargs`` hold ``usage`` (the gateway's counts) and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from llama_index.core.base.llms.types import (
@@ -39,8 +39,8 @@ from llamaindex_sse._lazy import Build, default_build
 from sse_core import (
     Accumulator,
     Choice,
+    Citation,
     Completion,
-    GatewayEvent,
     ReadDelta,
     ReasoningBlock,
     ReasoningSignature,
@@ -112,22 +112,8 @@ def thinking_blocks(reasoning: str, closed: Sequence[ReasoningBlock]) -> list[Co
     return blocks
 
 
-def citations_in(events: Iterable[StreamEvent]) -> list[dict[str, Any]]:
-    """The citations among ``events``: an Anthropic answer's ``citations_delta`` events (the
-    core passes them on as gateway events), each citation as sent."""
-    found = []
-    for event in events:
-        if type(event) is GatewayEvent and type(event.data) is dict:
-            delta = event.data.get("delta")
-            if type(delta) is dict and delta.get("type") == "citations_delta":
-                citation = delta.get("citation")
-                if type(citation) is dict:
-                    found.append(citation)
-    return found
-
-
 def with_citation_blocks(
-    blocks: list[ContentBlock], citations: Sequence[dict[str, Any]]
+    blocks: list[ContentBlock], citations: Sequence[Mapping[str, Any]]
 ) -> list[ContentBlock]:
     """``blocks`` with a CitationBlock after the text for each search-result citation (once
     each), as llama-index's Anthropic LLM gives them; other kinds are in the citations list
@@ -145,7 +131,7 @@ def with_citation_blocks(
     return [*blocks[:at], *found, *blocks[at:]]
 
 
-def _citation_block(citation: dict[str, Any]) -> CitationBlock | None:
+def _citation_block(citation: Mapping[str, Any]) -> CitationBlock | None:
     cited, source, title = (citation.get(k) for k in ("cited_text", "source", "title"))
     if citation.get("type") != "search_result_location" or not (
         type(cited) is str and type(source) is str and type(title) is str
@@ -301,14 +287,16 @@ class ResponseMapper:
     def respond(self, read: ReadDelta, batch: Sequence[StreamEvent] = ()) -> ChatResponse | None:
         """The ChatResponse for one read, or None if it changed nothing a reader sees.
 
-        ``batch``: the read's events, where reasoning blocks close (Anthropic); a message
-        shows the blocks closed by its read, however late it is assembled.
+        ``batch``: the read's events, where reasoning blocks close and citations arrive
+        (Anthropic); a message shows the blocks closed and the citations given by its read,
+        however late it is assembled.
         """
         if self._anthropic:
             for event in batch:
                 if type(event) in _CLOSING:
                     self._closed += 1
-            self._citations += citations_in(batch)
+                elif type(event) is Citation and event.choice == self._answer.followed:
+                    self._citations.append(dict(event.citation))
         if not (read.has_delta or read.finished or read.usage):
             return None
         return self._response(read.text, read.reasoning, _to_delta_dict(read))
@@ -423,7 +411,7 @@ def to_chat_response(completion: Completion, *, anthropic: bool = False) -> Chat
     }
     if anthropic:
         kwargs.update(message_extras(usage, first.stop_reason))
-        citations = citations_in(completion.events)
+        citations = [dict(citation) for citation in completion.citations]
         if citations:
             extra["citations"] = citations
             blocks = with_citation_blocks(blocks, citations)

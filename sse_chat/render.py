@@ -16,6 +16,7 @@ from pydantic_core import to_json
 from sse_chat.waiting import WaitIndicator
 from sse_core import (
     Choice,
+    Citation,
     Completion,
     Done,
     ErrorFrame,
@@ -125,8 +126,15 @@ class Renderer:
 
     def gateway_event(self, name: str, data: object) -> None:
         """A named gateway event, on a line of its own."""
+        self._labelled(f"event {name}", data)
+
+    def citation(self, citation: object) -> None:
+        """A citation of the answer text (as sent), on a line of its own."""
+        self._labelled("citation", citation)
+
+    def _labelled(self, label: str, data: object) -> None:
         self.end_line()
-        self.out.write(self._style("1;36", f"[event {name}]") + " ")
+        self.out.write(self._style("1;36", f"[{label}]") + " ")
         self._write(to_json(data).decode() + "\n")
 
     def note(self, text: str) -> None:
@@ -163,6 +171,8 @@ class Renderer:
                 self.tool_call(name, arguments)
             case GatewayEvent(name=name, data=data):
                 self.gateway_event(name, data)
+            case Citation(citation=citation):
+                self.citation(citation)
             case Finish() | UsageUpdate() | Metadata() | Done() | ErrorFrame():
                 pass  # said in the summary, or by the error the stream raises
 
@@ -243,6 +253,8 @@ def _render_choice(
             out.write(f"[thinking signature] {len(block.signature)} characters\n")
     for call in choice.tool_calls:
         out.write(f"[tool call {call.index}] {call.name}({call.arguments}) id={call.id}\n")
+    for citation in choice.citations:
+        out.write(f"[citation] {to_json(citation).decode()}\n")
     finish = finish_line(completion, choice.finish_reason, ended=ended)
     if choice.stop_reason is not None:
         finish += f" (stop_reason {choice.stop_reason})"

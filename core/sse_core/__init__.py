@@ -30,6 +30,7 @@ from sse_core.errors import (
     UnexpectedResponseError,
 )
 from sse_core.events import (
+    Citation,
     Done,
     ErrorFrame,
     Finish,
@@ -75,6 +76,7 @@ __all__ = [
     "ChatStream",
     "Choice",
     "ChunkDecoder",
+    "Citation",
     "ClientConfig",
     "ClientPool",
     "Completion",

@@ -84,6 +84,7 @@ class Choice:
     reasoning_blocks: tuple[ReasoningBlock, ...] = ()
     stop_reason: str | None = None
     stop_sequence: str | None = None
+    citations: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +151,12 @@ class Completion:
     def stop_sequence(self) -> str | None:
         """The stop sequence that ended the first choice, when the gateway said which."""
         return self._first.stop_sequence
+
+    @property
+    def citations(self) -> tuple[Mapping[str, Any], ...]:
+        """The citations of the first choice's text (Anthropic), each as sent, in the order
+        they arrived (empty when the gateway sent none)."""
+        return self._first.citations
 
 
 _NO_CHOICE = Choice()

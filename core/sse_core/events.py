@@ -10,12 +10,14 @@ choice (``n > 1``) the event belongs to. Consume the union with ``match``::
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from sse_core.completion import Usage
 
 __all__ = [
+    "Citation",
     "Done",
     "ErrorFrame",
     "Finish",
@@ -93,6 +95,21 @@ class ToolCallDelta:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Citation:
+    """A citation of the answer text (Anthropic ``citations_delta``, or the ``citations`` a
+    whole text block holds): the passage a piece of the text rests on.
+
+    ``citation`` is the object as sent, whatever its kind (``char_location``,
+    ``web_search_result_location``, ``search_result_location``, a kind not known yet);
+    ``block`` is the index of the content block whose text it cites (None: not said).
+    """
+
+    citation: Mapping[str, Any]
+    block: int | None = None
+    choice: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UsageUpdate:
     """Token counts; a later update replaces an earlier one (gateways repeat it cumulatively)."""
 
@@ -158,6 +175,7 @@ StreamEvent: TypeAlias = (
     | RedactedReasoning
     | RefusalDelta
     | ToolCallDelta
+    | Citation
     | UsageUpdate
     | Finish
     | Metadata

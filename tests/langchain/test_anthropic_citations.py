@@ -1,11 +1,12 @@
 """Citations of an Anthropic answer reach its standard text block, as ChatAnthropic's do.
 
-``citations_delta`` events stay gateway events (``response_metadata["gateway_events"]``, kept
-as sent); the text block of ``content_blocks`` (and of v1 content) carries them as
-``annotations`` shaped as langchain-core's anthropic translator shapes them: ``citation``
-with ``cited_text``, ``title``/``url`` and the rest in ``extras``, an unknown kind as
-``non_standard_annotation``. A v1 stream's merged blocks equal ``invoke``'s. Exact bytes over
-a MockTransport, both output versions, sync and async.
+The core decodes ``citations_delta`` events into Citation events (not gateway events); the
+answer keeps them as sent in ``response_metadata["citations"]``, and the text block of
+``content_blocks`` (and of v1 content) carries them as ``annotations`` shaped as
+langchain-core's anthropic translator shapes them: ``citation`` with ``cited_text``,
+``title``/``url`` and the rest in ``extras``, an unknown kind as ``non_standard_annotation``.
+A v1 stream's merged blocks equal ``invoke``'s. Exact bytes over a MockTransport, both output
+versions, sync and async.
 """
 
 from __future__ import annotations
@@ -94,10 +95,8 @@ def test_the_text_block_carries_the_citations_invoked_and_streamed() -> None:
         assert reasoning["type"] == "reasoning" and reasoning["extras"]["signature"] == "c2lnbmVk"  # type: ignore[typeddict-item]
         assert text == {"type": "text", "text": "Paris is the capital of France.",
                         "annotations": EXPECTED}  # fmt: skip
-        citations = [
-            e["data"]["delta"]["citation"] for e in message.response_metadata["gateway_events"]
-        ]
-        assert citations == [CHAR, WEB, ODD]  # kept as sent
+        assert message.response_metadata["citations"] == [CHAR, WEB, ODD]  # kept as sent
+        assert "gateway_events" not in message.response_metadata  # citations are no such
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
@@ -128,3 +127,4 @@ def test_an_answer_without_citations_has_no_annotations() -> None:
                                            content=body))),
     ).invoke("x")  # fmt: skip
     assert "annotations" not in message.content_blocks[-1]
+    assert "citations" not in message.response_metadata

@@ -3,8 +3,8 @@
 ``citations_delta`` events carry the citations of the text as it streams; llama-index's own
 Anthropic LLM gives them on its response (``citations``). SSELLM gives them, as sent and in
 arrival order, in the response's ``additional_kwargs["citations"]``: on ``chat``'s answer and
-on each streamed response, holding those that arrived so far. They also still reach
-instrumentation as ``SSEGatewayEvent``. Exact bytes over a MockTransport.
+on each streamed response, holding those that arrived so far. The core decodes them into
+Citation events (not gateway events). Exact bytes over a MockTransport.
 """
 
 from __future__ import annotations

@@ -14,12 +14,13 @@ single-message framework shows), :attr:`usage`, :attr:`metadata` and
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from sse_core._compat import assert_never
 from sse_core.completion import Choice, Completion, ReasoningBlock, Usage
 from sse_core.errors import GatewayStreamError, IncompleteStreamError
 from sse_core.events import (
+    Citation,
     Done,
     ErrorFrame,
     Finish,
@@ -53,6 +54,7 @@ class _ChoiceParts:
     __slots__ = (
         "blocks",
         "calls",
+        "citations",
         "content",
         "finish_reason",
         "fragments",
@@ -76,6 +78,7 @@ class _ChoiceParts:
         # and the reasoning piece where the open block began.
         self.blocks: list[ReasoningBlock] = []
         self.opened = 0
+        self.citations: list[Mapping[str, Any]] = []  # as sent, in order
 
     def close_block(self, signature: str | None, redacted: str | None) -> None:
         """A signature closes the open reasoning block; a redacted block closes it unsigned
@@ -115,6 +118,7 @@ class _ChoiceParts:
             reasoning_blocks=self.reasoning_blocks(),
             stop_reason=self.stop_reason,
             stop_sequence=self.stop_sequence,
+            citations=tuple(self.citations),
         )
 
     def at(self, mark: Mark) -> Choice:
@@ -133,6 +137,7 @@ class _ChoiceParts:
             reasoning_blocks=tuple(self.blocks),  # the closed ones: no join per snapshot
             stop_reason=self.stop_reason,
             stop_sequence=self.stop_sequence,
+            citations=tuple(self.citations),
         )
 
 
@@ -239,6 +244,8 @@ class Accumulator:
                 self._choice(index).close_block(signature, None)
             case RedactedReasoning(data=data, choice=index):
                 self._choice(index).close_block(None, data)
+            case Citation(citation=citation, choice=index):
+                self._choice(index).citations.append(citation)
             case _:
                 self._bookkeeping(event)
 
@@ -298,8 +305,8 @@ class Accumulator:
         )
 
     def snapshot(self, mark: Mark) -> Choice:
-        """The choice of ``mark`` as it stood then (finish and stop reasons, and the closed
-        reasoning blocks: as they stand now).
+        """The choice of ``mark`` as it stood then (finish and stop reasons, the closed
+        reasoning blocks and the citations: as they stand now).
 
         Reading the marks of a stream in order joins each text once overall.
         """

@@ -13,8 +13,10 @@ The rules:
   and sent when the block closes (ReasoningSignature); ``redacted_thinking`` ->
   RedactedReasoning; ``tool_use`` -> ToolCallDelta, numbered 0, 1, ... in the order calls
   start (the block index counts text blocks too), arguments as the ``input_json_delta``
-  pieces arrive, ``{}`` (or the start's ``input``) when none did; server tool blocks,
-  ``citations_delta`` and block types not known yet -> GatewayEvent, as sent;
+  pieces arrive, ``{}`` (or the start's ``input``) when none did; server tool blocks and
+  block types not known yet -> GatewayEvent, as sent; a text block's ``citations_delta``
+  and the ``citations`` it starts with (or holds whole) -> Citation with the block's index,
+  as sent (a citation that is no JSON object stays a GatewayEvent, as sent);
 - usage: each report updates the counts it names (the last value wins, never a sum; a
   gateway may send ``input_tokens`` only in ``message_delta``). ``prompt_tokens`` counts
   every input token, cache reads and writes included, as chat completions count them;
@@ -39,6 +41,7 @@ from pydantic_core import from_json, to_json
 from sse_core.completion import Usage
 from sse_core.errors import StreamProtocolError
 from sse_core.events import (
+    Citation,
     Done,
     Finish,
     Metadata,
@@ -94,6 +97,7 @@ _IMPLIED = {
     "thinking_delta": _THINKING,
     "signature_delta": _THINKING,
     "input_json_delta": _TOOL,
+    "citations_delta": _TEXT,
 }
 
 
@@ -271,9 +275,9 @@ class MessagesDecoder:
         """What a gateway put in ``message_start`` already: whole blocks, a stop reason."""
         content = message.get("content")
         if type(content) is list:
-            for block in content:
+            for at, block in enumerate(content):
                 if type(block) is dict:
-                    self._whole_block(block, events)
+                    self._whole_block(block, events, at)
         reason = message.get("stop_reason")
         if reason:
             stop = {"stop_reason": reason, "stop_sequence": message.get("stop_sequence")}
@@ -340,11 +344,15 @@ class MessagesDecoder:
             events.append(_tool_call_delta(at, call_id or None, name or None, "", 0))
         else:
             self._blocks[index] = state = _Block(kind)
-            self._opening(state, block, events)
+            self._opening(state, block, events, index)
 
-    def _opening(self, state: _Block, block: Mapping[str, Any], events: list[StreamEvent]) -> None:
+    def _opening(
+        self, state: _Block, block: Mapping[str, Any], events: list[StreamEvent], index: int | None
+    ) -> None:
         """What a text, thinking or redacted block's start already holds."""
         if state.kind == _TEXT:
+            for cited in given if type(given := block.get("citations")) is list else ():
+                _cite(cited, index, events, "citation", cited)
             text = _str(block.get("text"))
             if text:
                 events.append(_text_delta(text, 0))
@@ -376,9 +384,11 @@ class MessagesDecoder:
             if piece and type(piece) is str:
                 block.pieces = True
                 events.append(_tool_call_delta(block.call, None, None, piece, 0))
+        elif kind == "citations_delta" and block.kind == _TEXT and not block.closed:
+            _cite(delta.get("citation"), index, events, "content_block_delta", payload)
         elif block.kind == _THINKING and not block.closed:
             self._thinking(block, kind, delta, payload, events)
-        else:  # citations, server tool input, unknown kinds, a delta after its block's stop
+        else:  # server tool input, unknown kinds, a delta after its block's stop
             events.append(_gateway_event("content_block_delta", payload))
 
     def _thinking(
@@ -430,8 +440,8 @@ class MessagesDecoder:
             if not block.closed:
                 self._close(block, None, events)
 
-    def _whole_block(self, block: Mapping[str, Any], events: list[StreamEvent]) -> None:
-        """A whole content block (prefilled in ``message_start``, or in a JSON answer)."""
+    def _whole_block(self, block: Mapping[str, Any], events: list[StreamEvent], index: int) -> None:
+        """The ``index``-th content block, whole (prefilled in message_start, or a JSON answer)."""
         kind = _kind(block)
         if kind == _TOOL:
             given = block.get("input")
@@ -444,9 +454,17 @@ class MessagesDecoder:
             events.append(_gateway_event("content_block", block))
         else:
             state = _Block(kind)
-            self._opening(state, block, events)
+            self._opening(state, block, events, index)
             if state.signature:
                 events.append(ReasoningSignature(signature="".join(state.signature)))
+
+
+def _cite(item: object, at: int | None, events: list[StreamEvent], name: str, sent: object) -> None:
+    """A Citation of block ``at``; an ``item`` that is no object stays ``sent``, a GatewayEvent."""
+    if type(item) is dict:
+        events.append(Citation(citation=item, block=at))
+    else:
+        events.append(_gateway_event(name, sent))
 
 
 def _says_more(fields: Mapping[str, Any], known: frozenset[str]) -> bool:

@@ -306,7 +306,7 @@ def test_tool_input_that_is_not_json_is_flagged_never_repaired() -> None:
     assert (completion.finish_reason, completion.stop_reason) == ("length", "max_tokens")
 
 
-def test_server_tool_blocks_and_citations_are_gateway_events_not_tool_calls() -> None:
+def test_server_tool_blocks_are_gateway_events_and_citations_are_citations() -> None:
     completion = ok(SERVER_TOOLS)
     assert completion.tool_calls == ()
     assert completion.content == "Found it."
@@ -317,11 +317,10 @@ def test_server_tool_blocks_and_citations_are_gateway_events_not_tool_calls() ->
         "content_block_stop",
         "content_block_start",
         "content_block_stop",
-        "content_block_delta",
     ]
     assert completion.events[0].data["content_block"]["name"] == "web_search"
     assert completion.events[1].data["delta"]["partial_json"] == '{"query": "x"}'
-    assert completion.events[5].data["delta"]["type"] == "citations_delta"
+    assert completion.citations == ({"type": "web_search_result_location", "url": "u"},)
 
 
 def test_unknown_event_block_and_delta_types_are_gateway_events_never_fatal() -> None:
