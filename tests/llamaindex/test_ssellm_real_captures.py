@@ -15,16 +15,24 @@ import json
 from typing import Any
 
 import pytest
-from llama_index.core.base.llms.types import ChatMessage, ChatResponse, ThinkingBlock
+from llama_index.core.base.llms.types import (
+    ChatMessage,
+    ChatResponse,
+    ThinkingBlock,
+    ToolCallBlock,
+)
 
 import sse_core
 from llamaindex_sse import SSELLM
 from sse_core import Completion
-from tests.core.anthropic.test_captures import CAPTURES
+from tests.core.anthropic.test_captures import CAPTURES, CUT_ARGUMENTS
 from tests.llamaindex.anthropic_support import MODES, raw_of, read, thinking_of
 from tests.raw_server import response, serving
 
 pytestmark = pytest.mark.timeout(60)
+
+# Its tool input was cut by max_tokens: a flagged call, checked on its own below.
+CUT = "anthropic-sdk-python__max-tokens-cut-tool-input-padded.sse"
 
 
 def served_responses(name: str, mode: str) -> tuple[SSELLM, list[ChatResponse]]:
@@ -51,7 +59,7 @@ def _thinking(reference: Completion) -> list[ThinkingBlock]:
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", sorted(CAPTURES))
+@pytest.mark.parametrize("name", sorted(set(CAPTURES) - {CUT}))
 def test_nothing_the_core_decodes_is_lost(name: str, mode: str) -> None:
     reference = sse_core.decode(CAPTURES[name], protocol="anthropic")
     llm, responses = served_responses(name, mode)
@@ -127,3 +135,20 @@ def test_a_real_tool_call_with_a_caller(mode: str) -> None:
         {"city": "San Francisco"},
     )
     assert responses[-1].message.content == "Let me check."
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_real_tool_input_cut_by_max_tokens_is_kept_as_written(mode: str) -> None:
+    llm, responses = served_responses(CUT, mode)
+    last = responses[-1]
+    (block,) = [b for b in last.message.blocks if isinstance(b, ToolCallBlock)]
+    assert (block.tool_call_id, block.tool_name) == ("toolu_01EKqbqmZrGRXy18eN7m9kvY", "make_file")
+    assert block.tool_kwargs == CUT_ARGUMENTS  # never repaired
+    with pytest.raises(ValueError, match="make_file"):
+        llm.get_tool_calls_from_response(last, error_on_no_tool_call=False)
+    assert str(last.message.content).endswith("Let me do that for you now.")
+    assert (last.additional_kwargs["finish_reason"], last.additional_kwargs["stop_reason"]) == (
+        "length",
+        "max_tokens",
+    )
+    assert last.additional_kwargs["completion_tokens"] == 124

@@ -304,3 +304,50 @@ def test_reads_of_any_size_decode_as_the_whole_body(name: str, size: int) -> Non
     whole = outcome([body])
     assert whole[0] == "ok"
     assert outcome(body[i : i + size] for i in range(0, len(body), size)) == whole
+
+
+def test_named_frames_with_a_spaced_ping_and_a_tool_use_with_a_caller() -> None:
+    completion = ok("anthropic-sdk-python__tool-use-caller-named-ping.sse")
+    assert completion.content == "I'll check the current weather in Paris for you."
+    assert completion.tool_calls == (
+        ToolCall(
+            index=0,
+            id="toolu_01NRLabsLyVHZPKxbKvkfSMn",
+            name="get_weather",
+            arguments='{"location": "Paris"}',
+        ),
+    )
+    usage = completion.usage
+    assert usage is not None
+    # input_tokens only in message_start, output_tokens last said in message_delta
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (377, 65, 442)
+    assert (completion.id, completion.model) == (
+        "msg_019Q1hrJbZG26Fb9BQhrkHEr",
+        "claude-sonnet-4-20250514",
+    )
+    assert (completion.finish_reason, completion.stop_reason) == ("tool_calls", "tool_use")
+
+
+CUT_ARGUMENTS = (
+    '{"filename": "taxes.txt", "lines_of_text": [\n'
+    '"# COMPREHENSIVE TAX GUIDE FOR INDIVIDUALS WITH MULTIPLE W-2s",\n'
+    '"",\n"## INTRODUCTION",\n"",\n"Filing taxes'
+)
+
+
+def test_tool_input_cut_by_max_tokens_is_kept_as_written_and_flagged() -> None:
+    # No content_block_stop for the tool block: message_delta (max_tokens) then message_stop.
+    completion = ok("anthropic-sdk-python__max-tokens-cut-tool-input-padded.sse")
+    assert completion.content == (
+        "I'll create a comprehensive tax guide for someone with multiple W2s and save it in a"
+        " file called taxes.txt. Let me do that for you now."
+    )
+    (call,) = completion.tool_calls
+    assert (call.index, call.id, call.name) == (0, "toolu_01EKqbqmZrGRXy18eN7m9kvY", "make_file")
+    assert call.arguments == CUT_ARGUMENTS  # never repaired
+    assert call.arguments_error is not None
+    assert (completion.finish_reason, completion.stop_reason) == ("length", "max_tokens")
+    usage = completion.usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (450, 124, 574)
+    assert completion.done
