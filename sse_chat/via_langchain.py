@@ -92,6 +92,8 @@ def _turn(model: Any, messages: list[BaseMessage], view: Renderer) -> AIMessage:
         _show(chunk, view)
     assert last.message is not None  # the run ended well, or stream() raised
     meta = last.message.response_metadata
+    for citation in meta.get("citations") or ():
+        view.citation(citation)
     view.summary(
         meta.get("finish_reason"),
         usage_line(usage_of(last.message.usage_metadata)),

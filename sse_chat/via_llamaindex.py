@@ -102,6 +102,8 @@ def _turn(
     for call in llm.get_tool_calls_from_response(last, error_on_no_tool_call=False):
         view.tool_call(call.tool_name, to_json(call.tool_kwargs).decode())
     kwargs = last.additional_kwargs
+    for citation in kwargs.get("citations") or ():
+        view.citation(citation)
     view.summary(
         kwargs.get("finish_reason"),
         usage_line(usage_of(last)),

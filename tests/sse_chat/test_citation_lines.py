@@ -23,6 +23,7 @@ from tests.core.anthropic.messages_wire import (
     stop_block,
     text,
 )
+from tests.raw_server import response, serving
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -66,3 +67,28 @@ def test_decode_lists_the_citations_after_the_text(
         "[finish_reason] stop (stop_reason end_turn)\n"
     ) in out
     assert "[event" not in out  # citations are no gateway events
+
+
+@pytest.mark.parametrize("via", ["langchain", "llamaindex"])
+def test_chat_through_either_adapter_shows_the_answers_citations(
+    via: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = body(
+        start(),
+        block(0),
+        text(0, "Paris"),
+        delta(0, "citations_delta", citation=CHAR),
+        text(0, "."),
+        delta(0, "citations_delta", citation=ODD),
+        stop_block(0),
+        message_delta(),
+        STOP,
+    )
+    with serving(lambda number, request: response(answer)) as served:
+        argv = ["chat", "--protocol", "anthropic", "--base-url", served.url, "--via", via]
+        code = main([*argv, "--api-key", "sk-ant-x", "--no-tools", "where?"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    compact = [json.dumps(c, separators=(",", ":")) for c in (CHAR, ODD)]
+    assert f"[citation] {compact[0]}\n[citation] {compact[1]}\n" in out
+    assert out.index("Paris") < out.index("[citation]") < out.index("finish_reason=stop")
