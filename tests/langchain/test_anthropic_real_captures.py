@@ -94,6 +94,8 @@ def test_nothing_the_core_decodes_is_lost(name: str, mode: str) -> None:
         expected.completion_tokens,
         expected.total_tokens,
     )
+    outputs: Any = usage.get("output_token_details") or {}
+    assert outputs.get("reasoning") == expected.reasoning_tokens
     details: Any = usage.get("input_token_details") or {}
     assert details.get("cache_read", 0) == (expected.cached_tokens or 0)
     assert details.get("cache_creation", 0) == (expected.cache_write_tokens or 0)
@@ -114,6 +116,8 @@ def test_a_signature_of_a_real_stream_reaches_the_standard_block(mode: str) -> N
     signature = reasoning["extras"]["signature"]
     assert len(signature) == 436 and signature.endswith("Ltlg+1I6L4oPGAE=")
     assert reasoning["reasoning"].startswith("I'm working through the Euclidean algorithm")
+    assert message.usage_metadata is not None
+    assert message.usage_metadata.get("output_token_details") == {"reasoning": 62}
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -124,6 +128,7 @@ def test_prompt_tokens_of_a_real_cached_stream(mode: str) -> None:
         "output_tokens": 198,
         "total_tokens": 6 + 6289 + 3337 + 198,
         "input_token_details": {"cache_read": 6289, "cache_creation": 3337},
+        "output_token_details": {"reasoning": 0},
     }
     assert message.tool_calls == []  # the bash runs were Anthropic's server tools
 

@@ -82,6 +82,7 @@ def test_nothing_the_core_decodes_is_lost(name: str, mode: str) -> None:
         usage.cached_tokens,
         usage.cache_write_tokens,
     )
+    assert tokens["reasoning_tokens"] == usage.reasoning_tokens
     assert (tokens["finish_reason"], tokens["stop_reason"]) == (
         reference.finish_reason,
         reference.stop_reason,
@@ -118,6 +119,7 @@ def test_cache_counts_of_a_real_stream(mode: str) -> None:
     tokens = last.additional_kwargs
     assert (tokens["prompt_tokens"], tokens["completion_tokens"]) == (6 + 6289 + 3337, 198)
     assert (tokens["cached_tokens"], tokens["cache_write_tokens"]) == (6289, 3337)
+    assert tokens["reasoning_tokens"] == 0  # output_tokens_details.thinking_tokens
     kept = last.message.additional_kwargs["usage"]
     assert (kept["input_tokens"], kept["cache_read_input_tokens"]) == (6, 6289)
     assert kept["cache_creation_input_tokens"] == 3337

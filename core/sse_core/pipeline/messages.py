@@ -38,7 +38,6 @@ from typing import Any
 
 from pydantic_core import from_json, to_json
 
-from sse_core.completion import Usage
 from sse_core.errors import StreamProtocolError
 from sse_core.events import (
     Citation,
@@ -55,7 +54,7 @@ from sse_core.events import (
     _usage_update,
 )
 from sse_core.pipeline.parser import ServerSentEvent
-from sse_core.pipeline.payloads import parse_chunk_json, parse_error, parse_loose
+from sse_core.pipeline.payloads import messages_usage, parse_chunk_json, parse_error, parse_loose
 
 __all__ = ["FINISH_REASONS", "MessagesDecoder"]
 
@@ -320,7 +319,7 @@ class MessagesDecoder:
         if not said:
             return
         self._usage = merged = {**self._usage, **said}
-        events.append(_usage_update(_usage_of(merged)))
+        events.append(_usage_update(messages_usage(merged)))
 
     # --- content blocks ---
 
@@ -480,21 +479,3 @@ def _kind(block: Mapping[str, Any]) -> int:
 def _index(payload: Mapping[str, Any]) -> int | None:
     index = payload.get("index")
     return index if type(index) is int else None
-
-
-def _usage_of(raw: Mapping[str, Any]) -> Usage:
-    """The Usage of Anthropic counts. ``input_tokens`` leaves out the cached part, which
-    ``prompt_tokens`` (as chat completions count it) includes."""
-    given = _int(raw.get("input_tokens"))
-    output = _int(raw.get("output_tokens"))
-    read = _int(raw.get("cache_read_input_tokens"))
-    write = _int(raw.get("cache_creation_input_tokens"))
-    prompt = None if given is None else given + (read or 0) + (write or 0)
-    return Usage(
-        prompt_tokens=prompt,
-        completion_tokens=output,
-        total_tokens=None if prompt is None or output is None else prompt + output,
-        cached_tokens=read,
-        cache_write_tokens=write,
-        raw=raw,
-    )

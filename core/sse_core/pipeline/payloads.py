@@ -14,6 +14,7 @@ from sse_core.events import ErrorFrame
 
 __all__ = [
     "details_text",
+    "messages_usage",
     "parse_chunk_json",
     "parse_error",
     "parse_loose",
@@ -131,6 +132,26 @@ def parse_usage(raw: Mapping[str, Any]) -> Usage:
         ),
         _first_int(completion_details.get("reasoning_tokens"), raw.get("reasoning_tokens")),
         raw,
+    )
+
+
+def messages_usage(raw: Mapping[str, Any]) -> Usage:
+    """The Usage of Anthropic Messages counts. ``input_tokens`` leaves out the cached part,
+    which ``prompt_tokens`` (as chat completions count it) includes; the thinking tokens are
+    ``output_tokens_details.thinking_tokens`` (part of ``output_tokens``)."""
+    given = _int(raw.get("input_tokens"))
+    output = _int(raw.get("output_tokens"))
+    read = _int(raw.get("cache_read_input_tokens"))
+    write = _int(raw.get("cache_creation_input_tokens"))
+    prompt = None if given is None else given + (read or 0) + (write or 0)
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=output,
+        total_tokens=None if prompt is None or output is None else prompt + output,
+        cached_tokens=read,
+        cache_write_tokens=write,
+        reasoning_tokens=_int(_dict(raw.get("output_tokens_details")).get("thinking_tokens")),
+        raw=raw,
     )
 
 

@@ -167,6 +167,7 @@ def test_signed_thinking_from_padded_payloads_comes_back_byte_exact() -> None:
     assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (47, 373, 420)
     assert (usage.cached_tokens, usage.cache_write_tokens) == (0, 0)
     assert usage.raw["output_tokens_details"] == {"thinking_tokens": 62}
+    assert usage.reasoning_tokens == 62  # output_tokens_details.thinking_tokens, in the 373
     assert usage.raw["inference_geo"] == "global"
     assert (completion.finish_reason, completion.stop_reason, completion.stop_sequence) == (
         "stop",
@@ -280,6 +281,7 @@ def test_cache_reads_and_writes_of_the_last_report_count_in_the_prompt() -> None
     assert usage.prompt_tokens == 6 + 6289 + 3337
     assert (usage.completion_tokens, usage.total_tokens) == (198, 6 + 6289 + 3337 + 198)
     assert usage.raw["input_tokens"] == 6
+    assert usage.reasoning_tokens == 0  # thinking_tokens: 0 is said, not left unsaid
     assert completion.content == "The sum of the squares of the numbers 1 through 12 is **650**."
     assert completion.tool_calls == ()
     pieces = [
