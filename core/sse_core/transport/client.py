@@ -172,7 +172,7 @@ class _ClientBase:
         remaining = _remaining(prepared.deadline)
         request = http.build_request(
             "POST",
-            self.config.url,
+            self.config.http_url,
             content=to_json(attempt.body),
             headers=prepared.headers,
             timeout=head_timeout(
