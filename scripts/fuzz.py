@@ -17,7 +17,10 @@ exceptions, split and driver mismatches, the slowest input and the time taken. E
 if anything was found. The same seed gives the same inputs (their digest is
 printed).
 
-Run: ``.venv/bin/python scripts/fuzz.py [--inputs N] [--seed S]``.
+``--protocol anthropic`` fuzzes the Anthropic Messages decoder the same way, with the captures
+of ``tests/fixtures/real/anthropic``.
+
+Run: ``.venv/bin/python scripts/fuzz.py [--inputs N] [--seed S] [--protocol P]``.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from typing import Any, TextIO
 import sse_core
 from sse_core import Accumulator, Completion, SSEConnectorError, StreamDecoder, StreamError
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
+from sse_core.pipeline.protocols import PROTOCOLS
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -54,12 +58,14 @@ Mutator = Callable[[random.Random, bytes, Sequence[bytes]], bytes]
 # --- the corpus ---------------------------------------------------------------------------------
 
 
-def load_corpus(root: Path = FIXTURES) -> list[bytes]:
-    """The captures, as wire bytes (``*.payloads.jsonl`` lines framed as ``data:`` events)."""
+def load_corpus(root: Path = FIXTURES, protocol: str = "chat_completions") -> list[bytes]:
+    """The captures of ``protocol``, as wire bytes (``*.payloads.jsonl`` lines framed as
+    ``data:`` events)."""
+    folders = ("real/anthropic",) if protocol == "anthropic" else ("real", "seeds")
     bodies = []
-    for path in sorted([*root.glob("real/*.sse"), *root.glob("seeds/*.sse")]):
+    for path in sorted(path for folder in folders for path in root.glob(f"{folder}/*.sse")):
         bodies.append(path.read_bytes())
-    for path in sorted(root.glob("real/*.payloads.jsonl")):
+    for path in sorted(root.glob(f"{folders[0]}/*.payloads.jsonl")):
         lines = [line for line in path.read_bytes().splitlines() if line.strip()]
         bodies.append(b"".join(b"data: " + line + b"\n\n" for line in lines))
     return bodies
@@ -234,19 +240,21 @@ def cut(rng: random.Random, body: bytes) -> list[bytes]:
     return [body[a:b] for a, b in itertools.pairwise(edges) if b > a]
 
 
-def outcome(pieces: Sequence[bytes], bound: int) -> tuple[str, Completion]:
+def outcome(pieces: Sequence[bytes], bound: int, protocol: str) -> tuple[str, Completion]:
     """What :func:`sse_core.decode` makes of ``pieces``: ("ok", completion) or the error
     class and partial (other exceptions propagate: they are the untyped ones)."""
     try:
-        return "ok", sse_core.decode(pieces, max_event_bytes=bound)
+        return "ok", sse_core.decode(pieces, max_event_bytes=bound, protocol=protocol)
     except StreamError as exc:
         return type(exc).__name__, exc.partial
 
 
-def through_decoder(pieces: Sequence[bytes], bound: int) -> tuple[str, Completion | None]:
+def through_decoder(
+    pieces: Sequence[bytes], bound: int, protocol: str
+) -> tuple[str, Completion | None]:
     """The README's incremental loop (StreamDecoder + Accumulator, read by read): ("ok",
     completion) or the error class (its partial is the loop's to assemble, so None)."""
-    decoder, answer = StreamDecoder(max_event_bytes=bound), Accumulator()
+    decoder, answer = StreamDecoder(max_event_bytes=bound, protocol=protocol), Accumulator()
     try:
         for piece in pieces:
             for event in decoder.feed(piece):
@@ -307,15 +315,21 @@ def _attempt(action: Callable[[], Any]) -> tuple[Any, str | None]:
         return None, traceback.format_exc()
 
 
-def check(rng: random.Random, mutation: str, body: bytes, report: Report) -> list[Finding]:
+def check(
+    rng: random.Random,
+    mutation: str,
+    body: bytes,
+    report: Report,
+    protocol: str = "chat_completions",
+) -> list[Finding]:
     """Decode ``body`` every way; the defects found (the whole outcome counted in ``report``)."""
     bound = rng.choice(BOUNDS)
     pieces = cut(rng, body)
     found = []
     ways: list[tuple[str, Callable[[], Any]]] = [
-        ("decode whole", lambda: outcome([body], bound)),
-        ("decode cut", lambda: outcome(pieces, bound)),
-        ("StreamDecoder+Accumulator", lambda: through_decoder(pieces, bound)),
+        ("decode whole", lambda: outcome([body], bound, protocol)),
+        ("decode cut", lambda: outcome(pieces, bound, protocol)),
+        ("StreamDecoder+Accumulator", lambda: through_decoder(pieces, bound, protocol)),
     ]
     results = {}
     for way, action in ways:
@@ -341,17 +355,20 @@ def _differ(whole: tuple[str, Completion], loop: tuple[str, Completion | None]) 
     return whole[0] != loop[0] or (whole[0] == "ok" and whole[1] != loop[1])
 
 
-def fuzz(inputs: int, seed: int, *, out: TextIO = sys.stdout) -> Report:
-    """Try ``inputs`` mutated captures; print each defect as found; return the report."""
+def fuzz(
+    inputs: int, seed: int, *, out: TextIO = sys.stdout, protocol: str = "chat_completions"
+) -> Report:
+    """Try ``inputs`` mutated captures of ``protocol``; print each defect as found; return
+    the report."""
     rng = random.Random(seed)
-    corpus = load_corpus()
+    corpus = load_corpus(protocol=protocol)
     report = Report()
     digest = hashlib.sha256()
     for _ in range(inputs):
         mutation, body = mutate(rng, corpus)
         digest.update(body)
         started = time.perf_counter()
-        for finding in check(rng, mutation, body, report):
+        for finding in check(rng, mutation, body, report, protocol):
             report.findings.append(finding)
             if len(report.findings) <= SHOWN:
                 show(finding, out)
@@ -389,9 +406,15 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO = sys.stdout) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--inputs", type=int, default=20_000, help="inputs to try (20000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    parser.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="chat_completions",
+        help="(chat_completions)",
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    report = fuzz(args.inputs, args.seed, out=out)
+    report = fuzz(args.inputs, args.seed, out=out, protocol=args.protocol)
     summary(report, time.perf_counter() - started, out)
     return 1 if report.findings else 0
 

@@ -43,6 +43,24 @@ def test_the_corpus_is_every_capture(fuzz: ModuleType) -> None:
     assert len(fuzz.load_corpus()) >= 40
 
 
+def test_the_anthropic_corpus_is_every_anthropic_capture(fuzz: ModuleType) -> None:
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "anthropic"
+    corpus = fuzz.load_corpus(protocol="anthropic")
+    assert len(corpus) == len([p for p in folder.iterdir() if p.suffix in (".sse", ".jsonl")])
+    assert all(b"message_start" in body for body in corpus)
+    assert not set(corpus) & set(fuzz.load_corpus())  # neither protocol's in the other's
+
+
+@pytest.mark.timeout(60)
+def test_a_few_thousand_anthropic_inputs_find_nothing(fuzz: ModuleType) -> None:
+    out = io.StringIO()
+    status = fuzz.main(["--inputs", "3000", "--seed", "1", "--protocol", "anthropic"], out=out)
+    text = out.getvalue()
+    assert "inputs tried: 3000" in text and "untyped exceptions: 0" in text, text
+    assert "split mismatches: 0" in text and "driver mismatches: 0" in text, text
+    assert status == 0 and "ok " in text  # some mutated bodies still decode
+
+
 @pytest.mark.timeout(60)
 def test_the_same_seed_gives_the_same_inputs(fuzz: ModuleType) -> None:
     first = fuzz.fuzz(150, 5, out=io.StringIO())
@@ -95,7 +113,7 @@ def test_an_untyped_exception_is_reported_with_its_input(
 
 
 def test_a_driver_mismatch_is_reported(fuzz: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fuzz, "through_decoder", lambda pieces, bound: ("Unheard", None))
+    monkeypatch.setattr(fuzz, "through_decoder", lambda pieces, bound, protocol: ("Unheard", None))
     out = io.StringIO()
     status = fuzz.main(["--inputs", "5"], out=out)
     text = out.getvalue()
