@@ -29,6 +29,17 @@ pytestmark = pytest.mark.timeout(60)
 
 CHAR = {"type": "char_location", "cited_text": "Paris", "document_index": 0}
 ODD = {"type": "some_future_location", "cited_text": "x"}
+#: An answer whose text "Paris." carries both citations.
+ANSWER = body(
+    start(),
+    block(0),
+    delta(0, "citations_delta", citation=CHAR),
+    text(0, "Paris."),
+    delta(0, "citations_delta", citation=ODD),
+    stop_block(0),
+    message_delta(),
+    STOP,
+)
 
 
 def test_a_citation_event_is_a_line_of_its_own_between_answer_pieces() -> None:
@@ -46,18 +57,7 @@ def test_decode_lists_the_citations_after_the_text(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capture = tmp_path / "capture.sse"
-    capture.write_bytes(
-        body(
-            start(),
-            block(0),
-            delta(0, "citations_delta", citation=CHAR),
-            text(0, "Paris."),
-            delta(0, "citations_delta", citation=ODD),
-            stop_block(0),
-            message_delta(),
-            STOP,
-        )
-    )
+    capture.write_bytes(ANSWER)
     assert main(["decode", str(capture)]) == 0
     out, err = capsys.readouterr()
     assert err == ""
@@ -73,22 +73,11 @@ def test_decode_lists_the_citations_after_the_text(
 def test_chat_through_either_adapter_shows_the_answers_citations(
     via: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    answer = body(
-        start(),
-        block(0),
-        text(0, "Paris"),
-        delta(0, "citations_delta", citation=CHAR),
-        text(0, "."),
-        delta(0, "citations_delta", citation=ODD),
-        stop_block(0),
-        message_delta(),
-        STOP,
-    )
-    with serving(lambda number, request: response(answer)) as served:
+    with serving(lambda number, request: response(ANSWER)) as served:
         argv = ["chat", "--protocol", "anthropic", "--base-url", served.url, "--via", via]
         code = main([*argv, "--api-key", "sk-ant-x", "--no-tools", "where?"])
     out, err = capsys.readouterr()
     assert code == 0, err
     compact = [json.dumps(c, separators=(",", ":")) for c in (CHAR, ODD)]
     assert f"[citation] {compact[0]}\n[citation] {compact[1]}\n" in out
-    assert out.index("Paris") < out.index("[citation]") < out.index("finish_reason=stop")
+    assert out.index("Paris.") < out.index("[citation]") < out.index("finish_reason=stop")
