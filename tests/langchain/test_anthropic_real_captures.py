@@ -105,6 +105,7 @@ def test_nothing_the_core_decodes_is_lost(name: str, mode: str) -> None:
         reference.finish_reason,
     )
     assert (meta["id"], meta["model_name"]) == (reference.id, reference.model)
+    assert meta.get("citations", []) == list(reference.citations)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -161,3 +162,34 @@ def test_a_real_tool_input_cut_by_max_tokens_is_an_invalid_call_as_written(mode:
     assert message.response_metadata["stop_reason"] == "max_tokens"
     assert message.usage_metadata is not None
     assert message.usage_metadata["output_tokens"] == 124
+
+
+WEB_SEARCH = "vercel-ai__web-search-citations.payloads.jsonl"
+GINZA = (
+    "https://www.apple.com/newsroom/2025/09/"
+    "the-all-new-apple-ginza-opens-this-friday-september-26-in-tokyo/"
+)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_real_web_search_citations_are_the_text_blocks_annotations(mode: str) -> None:
+    message = served_message(WEB_SEARCH, mode)
+    assert message.tool_calls == []  # web_search ran on the server
+    cited = message.response_metadata["citations"]
+    assert len(cited) == 14 and cited[0]["cited_text"].startswith("Apple today announced")
+    (text,) = message.content_blocks
+    assert text["type"] == "text" and text["text"].startswith("Based on my search results")
+    annotations: list[Any] = list(text.get("annotations", []))
+    assert len(annotations) == 14
+    assert annotations[0] == {
+        "type": "citation",
+        "cited_text": "Apple today announced the grand reopening of Apple Ginza on Friday,"
+        " September 26, located in the vibrant Ginza district.",
+        "url": GINZA,
+        "title": "The all-new Apple Ginza opens this Friday, September 26, in Tokyo - Apple",
+        "extras": {"encrypted_index": cited[0]["encrypted_index"]},
+    }
+    assert cited[0]["encrypted_index"].endswith("jQaotEHkYBA==")
+    assert [a["url"] for a in annotations].count(GINZA) == 5
+    assert message.usage_metadata is not None
+    assert message.usage_metadata["input_tokens"] == 15665

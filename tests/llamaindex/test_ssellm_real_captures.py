@@ -88,6 +88,7 @@ def test_nothing_the_core_decodes_is_lost(name: str, mode: str) -> None:
         reference.stop_reason,
     )
     assert last.message.additional_kwargs["stop_reason"] == reference.stop_reason
+    assert last.additional_kwargs.get("citations", []) == list(reference.citations)
     raw: Any = raw_of(last)
     assert (raw["id"], raw["model"]) == (reference.id, reference.model)
     if mode.endswith("stream_chat"):
@@ -154,3 +155,23 @@ def test_a_real_tool_input_cut_by_max_tokens_is_kept_as_written(mode: str) -> No
         "max_tokens",
     )
     assert last.additional_kwargs["completion_tokens"] == 124
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_real_web_search_citations_are_kept_as_sent(mode: str) -> None:
+    _, responses = served_responses("vercel-ai__web-search-citations.payloads.jsonl", mode)
+    last = responses[-1]
+    cited = last.additional_kwargs["citations"]
+    assert len(cited) == 14
+    assert [c["type"] for c in cited] == ["web_search_result_location"] * 14
+    assert cited[0]["cited_text"] == (
+        "Apple today announced the grand reopening of Apple Ginza on Friday, September 26,"
+        " located in the vibrant Ginza district."
+    )
+    assert cited[-1]["cited_text"] == (
+        "Apple released iOS 26 on September 15, bringing the Liquid Glass redesign to the iPhone. "
+    )
+    # Web results are no CitationBlocks (llama-index's Anthropic LLM makes them of search
+    # results only): the answer is its text alone.
+    assert [b.block_type for b in last.message.blocks] == ["text"]
+    assert str(last.message.content).endswith("their first international retail expansion.")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -353,3 +354,120 @@ def test_tool_input_cut_by_max_tokens_is_kept_as_written_and_flagged() -> None:
     assert usage is not None
     assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (450, 124, 574)
     assert completion.done
+
+
+def _payloads(name: str) -> list[dict[str, Any]]:
+    """The events of a ``.payloads.jsonl`` capture, read with ``json`` (not the decoder)."""
+    return [json.loads(line) for line in (FOLDER / name).read_bytes().splitlines()]
+
+
+def _deltas(name: str, kind: str) -> list[dict[str, Any]]:
+    return [
+        p["delta"]
+        for p in _payloads(name)
+        if p["type"] == "content_block_delta" and p["delta"]["type"] == kind
+    ]
+
+
+WEB_SEARCH = "vercel-ai__web-search-citations.payloads.jsonl"
+
+
+def test_web_search_citations_come_back_as_sent_and_in_order() -> None:
+    completion = ok(WEB_SEARCH)
+    assert completion.tool_calls == ()  # web_search ran on the server
+    assert completion.content == "".join(d["text"] for d in _deltas(WEB_SEARCH, "text_delta"))
+    assert completion.content.startswith(
+        "Based on my search results, here are the key tech news developments from today"
+        " (September 26, 2025):\n\n## Apple News\nApple today announced the grand reopening"
+    )
+    assert completion.content.endswith(
+        "marking over 20 years since their first international retail expansion."
+    )
+    sent = [d["citation"] for d in _deltas(WEB_SEARCH, "citations_delta")]
+    assert len(sent) == 14
+    assert completion.citations == tuple(sent)
+    first, second = completion.citations[:2]
+    assert first["type"] == "web_search_result_location"
+    assert first["cited_text"] == (
+        "Apple today announced the grand reopening of Apple Ginza on Friday, September 26,"
+        " located in the vibrant Ginza district."
+    )
+    assert first["encrypted_index"].startswith("Eo8BCioICBgCIiRiY2Jj")
+    assert "where Apple\u2019s retail jou..." in second["cited_text"]  # the curly quote as sent
+    assert completion.citations[-1]["url"] == "https://9to5mac.com/2025/09/22/ios-26-1-beta-1/"
+    assert "\U0001f4f0 Major Tech News" in completion.citations[8]["title"]
+    query = json.loads(_pieces(completion, "input_json_delta"))
+    assert query == {"query": "tech news today September 26 2025"}
+    starts = [e.data["content_block"] for e in completion.events if e.name == "content_block_start"]
+    assert [b["type"] for b in starts] == ["server_tool_use", "web_search_tool_result"]
+    results = starts[1]["content"]
+    assert len(results) == 10 and results[0]["url"].startswith("https://www.crescendo.ai/")
+    usage = completion.usage
+    assert usage is not None
+    # input_tokens 2037 in message_start, 15665 (with the search results) in message_delta
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (
+        15665,
+        795,
+        16460,
+    )
+    assert usage.raw["server_tool_use"] == {"web_search_requests": 1, "web_fetch_requests": 0}
+    assert (completion.finish_reason, completion.stop_reason) == ("stop", "end_turn")
+
+
+def test_a_tool_only_answer_with_escaped_quotes_in_its_input() -> None:
+    completion = ok("vercel-ai__tool-only-escaped-quotes-in-input.payloads.jsonl")
+    assert completion.content == ""  # the answer is the tool call alone, at block 0
+    (call,) = completion.tool_calls
+    assert (call.index, call.id, call.name) == (
+        0,
+        "toolu_01Cr31vcGoeeRgi3Eo5Ds8qN",
+        "website_update",
+    )
+    assert json.loads(call.arguments) == {
+        "website_path": "/home/user/pace-landing",
+        "tasks": [
+            {
+                "description": "Today you post every run to Strava, but Strava does not answer"
+                ' the question: "What should I do next after this run?". It is a great log,'
+                " but it is not adaptive.",
+                "type": "feature",
+                "passes": False,
+            }
+        ],
+    }
+    assert '\\"What should I do next after this run?\\"' in call.arguments  # as written
+    usage = completion.usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (912, 118, 1030)
+    assert (completion.finish_reason, completion.stop_reason) == ("tool_calls", "tool_use")
+    assert completion.events == ()  # stop_details: null in both places says nothing
+
+
+def test_a_failed_server_fetch_then_a_client_tool_call_from_padded_payloads() -> None:
+    completion = ok("vercel-ai__web-fetch-error-then-client-tool-padded.payloads.jsonl")
+    assert completion.content == (
+        "I'll follow these steps in order.\n\nStep 1: Calling web_fetch on"
+        " https://httpbin.org/status/500"
+        "Step 2: web_fetch has returned (with an error, but it has completed).\n\n"
+        "Step 3: Now calling display_products"
+    )
+    # The client tool is block 4 but the first tool call: web_fetch is no call.
+    assert completion.tool_calls == (
+        ToolCall(
+            index=0, id="toolu_01FUuDcCDweLziH8QvQFQLtV", name="display_products", arguments="{}"
+        ),
+    )
+    assert json.loads(_pieces(completion, "input_json_delta")) == {
+        "url": "https://httpbin.org/status/500"
+    }
+    starts = [e.data["content_block"] for e in completion.events if e.name == "content_block_start"]
+    assert [b["type"] for b in starts] == ["server_tool_use", "web_fetch_tool_result"]
+    assert starts[1]["content"] == {
+        "type": "web_fetch_tool_result_error",
+        "error_code": "url_not_accessible",
+    }
+    usage = completion.usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (2509, 158, 2667)
+    assert usage.raw["server_tool_use"] == {"web_search_requests": 0, "web_fetch_requests": 1}
+    assert (completion.finish_reason, completion.stop_reason) == ("tool_calls", "tool_use")
