@@ -471,3 +471,34 @@ def test_a_failed_server_fetch_then_a_client_tool_call_from_padded_payloads() ->
     assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (2509, 158, 2667)
     assert usage.raw["server_tool_use"] == {"web_search_requests": 0, "web_fetch_requests": 1}
     assert (completion.finish_reason, completion.stop_reason) == ("tool_calls", "tool_use")
+
+
+def test_a_go_relays_reserialized_events_with_missing_fields() -> None:
+    # A relay that re-encodes each event from its own structs: no ``text`` in the text
+    # block's start, no ``input`` in the tool's, an input piece with no ``partial_json``,
+    # ``stop_reason: ""`` in message_start, and no ``stop_sequence`` at all.
+    completion = ok("dive__go-relay-reserialized-tool-use.payloads.jsonl")
+    assert completion.content == (
+        "I'll search for the top Google hits for Foo Fighters. Let me do that for you right away."
+    )
+    assert completion.tool_calls == (
+        ToolCall(
+            index=0,
+            id="toolu_01VqG2jCdyjoB9HMTFnCKeo2",
+            name="google_search",
+            arguments='{"query": "Foo Fighters"}',
+        ),
+    )
+    assert (completion.id, completion.model) == (
+        "msg_01KCvnUX6MJRRDB1k3L36tU1",
+        "claude-3-7-sonnet-20250219",
+    )
+    usage = completion.usage
+    assert usage is not None
+    assert usage.completion_tokens == 80
+    assert (completion.finish_reason, completion.stop_reason, completion.stop_sequence) == (
+        "tool_calls",
+        "tool_use",
+        None,
+    )
+    assert completion.done and completion.events == ()
