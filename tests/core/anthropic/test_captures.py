@@ -502,3 +502,31 @@ def test_a_go_relays_reserialized_events_with_missing_fields() -> None:
         None,
     )
     assert completion.done and completion.events == ()
+
+
+def test_a_bedrock_invoke_stream_with_metrics_on_message_stop() -> None:
+    # Bedrock's InvokeModelWithResponseStream chunks: Anthropic's events with Bedrock's ids
+    # (msg_bdrk_, toolu_bdrk_) and amazon-bedrock-invocationMetrics on message_stop.
+    completion = ok("kibana__bedrock-invoke-tool-use-invocation-metrics.payloads.jsonl")
+    assert completion.content == ""
+    assert completion.tool_calls == (
+        ToolCall(
+            index=0,
+            id="toolu_bdrk_018QcdZZxZqKuheNsHQpbUjG",
+            name="getOrderById",
+            arguments='{"orderId": "XFGHJ5678"}',
+        ),
+    )
+    assert (completion.id, completion.model) == (
+        "msg_bdrk_012EMKX9CWPtpmbxXLG51z2t",
+        "claude-3-sonnet-20240229",
+    )
+    usage = completion.usage
+    assert usage is not None
+    # The events' own counts (365 in, 60 out), not the metrics' (365, 41).
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (365, 60, 425)
+    assert (completion.finish_reason, completion.stop_reason, completion.done) == (
+        "tool_calls",
+        "tool_use",
+        True,
+    )
