@@ -106,6 +106,7 @@ def test_nothing_the_core_decodes_is_lost(name: str, mode: str) -> None:
     )
     assert (meta["id"], meta["model_name"]) == (reference.id, reference.model)
     assert meta.get("citations", []) == list(reference.citations)
+    assert meta.get("stop_sequence") == reference.stop_sequence
 
 
 @pytest.mark.parametrize("mode", MODES)

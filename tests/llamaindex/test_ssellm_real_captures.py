@@ -89,6 +89,7 @@ def test_nothing_the_core_decodes_is_lost(name: str, mode: str) -> None:
     )
     assert last.message.additional_kwargs["stop_reason"] == reference.stop_reason
     assert last.additional_kwargs.get("citations", []) == list(reference.citations)
+    assert tokens.get("stop_sequence") == reference.stop_sequence
     raw: Any = raw_of(last)
     assert (raw["id"], raw["model"]) == (reference.id, reference.model)
     if mode.endswith("stream_chat"):

@@ -530,3 +530,37 @@ def test_a_bedrock_invoke_stream_with_metrics_on_message_stop() -> None:
         "tool_use",
         True,
     )
+
+
+def test_the_stop_sequence_that_ended_a_prefilled_answer() -> None:
+    # The request prefilled "```python" and stopped on "```": Anthropic leaves the stop
+    # sequence out of the text and names it in message_delta.
+    name = "llm-anthropic__haiku35-stop-sequence-prefill-padded.sse"
+    completion = ok(name)
+    sent = [
+        json.loads(line[6:])
+        for line in (FOLDER / name).read_text("utf-8").splitlines()
+        if line.startswith("data: ")
+    ]
+    texts = [p["delta"]["text"] for p in sent if p["type"] == "content_block_delta"]
+    assert len(texts) == 58  # 64 frames: start, block start, ping, 58 pieces, 4 more
+    assert completion.content == "".join(texts)
+    assert completion.content.startswith('\ndef describe_pelican():\n    """\n    A function')
+    assert '"wingspan": "2 - 3.5 meters"' in completion.content
+    assert completion.content.endswith(
+        'print("Distinctive Features:", pelican_info["physical_characteristics"]'
+        '["distinctive_features"])\n'
+    )
+    assert "```" not in completion.content
+    assert (completion.finish_reason, completion.stop_reason, completion.stop_sequence) == (
+        "stop",
+        "stop_sequence",
+        "```",
+    )
+    usage = completion.usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (15, 386, 401)
+    assert (completion.id, completion.model) == (
+        "msg_01Hc6vd1tdGFuu8g31Dtwocw",
+        "claude-3-5-haiku-20241022",
+    )
