@@ -564,3 +564,29 @@ def test_the_stop_sequence_that_ended_a_prefilled_answer() -> None:
         "msg_01Hc6vd1tdGFuu8g31Dtwocw",
         "claude-3-5-haiku-20241022",
     )
+
+
+def test_two_parallel_calls_of_one_tool_with_no_arguments() -> None:
+    completion = ok("llm-anthropic__haiku35-two-parallel-tool-calls-padded.sse")
+    assert completion.content == (
+        "I'll help you generate two names for a pet pelican using the pelican name generator tool."
+    )
+    # Blocks 1 and 2, each with only an empty input piece: calls 0 and 1, arguments {}.
+    assert completion.tool_calls == (
+        ToolCall(
+            index=0, id="toolu_017ngBid8gmdReTeroVSZf7r", name="pelican_name_generator",
+            arguments="{}",
+        ),
+        ToolCall(
+            index=1, id="toolu_01FJrHJrmnfEqR6NxkQ3yhpu", name="pelican_name_generator",
+            arguments="{}",
+        ),
+    )  # fmt: skip
+    usage = completion.usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (310, 82, 392)
+    assert (completion.finish_reason, completion.stop_reason) == ("tool_calls", "tool_use")
+    assert (completion.id, completion.model) == (
+        "msg_015S7FCRZ7rzjcyuJgzDu35c",
+        "claude-3-5-haiku-latest",
+    )
