@@ -18,7 +18,8 @@ The rules:
   and the ``citations`` it starts with (or holds whole) -> Citation with the block's index,
   as sent (a citation that is no JSON object stays a GatewayEvent, as sent);
 - usage: each report updates the counts it names (the last value wins, never a sum; a
-  gateway may send ``input_tokens`` only in ``message_delta``). ``prompt_tokens`` counts
+  gateway may send ``input_tokens`` only in ``message_delta``; a 0 after a count is a
+  relay's zero value for a field it was not sent, and leaves the count). ``prompt_tokens`` counts
   every input token, cache reads and writes included, as chat completions count them;
 - the stop reason is mapped to the shared finish reasons (:data:`FINISH_REASONS`; others,
   such as ``pause_turn``, pass unchanged) and kept as sent on :class:`Finish`;
@@ -27,8 +28,9 @@ The rules:
   reason with no ``message_stop`` after it is complete at the end of the body;
 - a duplicate ``message_start`` adds nothing but counts not known yet; unknown event types
   become GatewayEvents, never an error; ``ping`` is no event (a keep-alive); a
-  ``message_start`` or ``message_delta`` that says more than this reads (``stop_details``,
-  a container) is also kept whole as a GatewayEvent.
+  ``message_start``, ``message_delta`` or ``message_stop`` that says more than this reads
+  (``stop_details``, a container, Bedrock's invocation metrics) is also kept whole as a
+  GatewayEvent.
 """
 
 from __future__ import annotations
@@ -87,6 +89,7 @@ _MESSAGE_FIELDS = frozenset(
     {"id", "type", "role", "content", "model", "stop_reason", "stop_sequence", "usage"}
 )
 _DELTA_FIELDS = frozenset({"type", "delta", "usage", "stop_reason", "stop_sequence"})
+_STOP_FIELDS = frozenset({"type"})
 # What a block is, for its deltas.
 _TEXT, _THINKING, _TOOL, _REDACTED, _OTHER = range(5)
 _KINDS = {"text": _TEXT, "thinking": _THINKING, "tool_use": _TOOL, "redacted_thinking": _REDACTED}
@@ -222,6 +225,8 @@ class MessagesDecoder:
         elif kind == "message_delta":
             self._message_delta(payload, events)
         elif kind == "message_stop":
+            if _says_more(payload, _STOP_FIELDS):  # Bedrock's invocation metrics and such
+                events.append(_gateway_event("message_stop", payload))
             self._end(events)
         elif kind == "error":
             self._error(payload, events)
@@ -314,8 +319,14 @@ class MessagesDecoder:
         events.append(parse_error(payload))
 
     def _report(self, usage: Mapping[str, Any], events: list[StreamEvent]) -> None:
-        """Take a usage report: each count it names replaces the one before (null: unsaid)."""
-        said = {key: value for key, value in usage.items() if value is not None}
+        """Take a usage report: each count it names replaces the one before (null: unsaid;
+        0 after a count: a Go relay's zero value for a field absent upstream, unsaid too)."""
+        known = self._usage
+        said = {
+            key: value
+            for key, value in usage.items()
+            if value is not None and (value != 0 or type(value) is not int or not known.get(key))
+        }
         if not said:
             return
         self._usage = merged = {**self._usage, **said}

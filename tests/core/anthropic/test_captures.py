@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from sse_core import Completion, ReasoningBlock, ToolCall
+from sse_core import Completion, GatewayEvent, ReasoningBlock, ToolCall
 from tests.core.anthropic.messages_wire import outcome
 
 FOLDER = Path(__file__).resolve().parents[2] / "fixtures" / "real" / "anthropic"
@@ -495,7 +495,8 @@ def test_a_go_relays_reserialized_events_with_missing_fields() -> None:
     )
     usage = completion.usage
     assert usage is not None
-    assert usage.completion_tokens == 80
+    # message_start: 471 in; the relay's message_delta: "input_tokens":0 beside 80 out.
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (471, 80, 551)
     assert (completion.finish_reason, completion.stop_reason, completion.stop_sequence) == (
         "tool_calls",
         "tool_use",
@@ -525,6 +526,11 @@ def test_a_bedrock_invoke_stream_with_metrics_on_message_stop() -> None:
     assert usage is not None
     # The events' own counts (365 in, 60 out), not the metrics' (365, 41).
     assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (365, 60, 425)
+    (stop,) = completion.events  # the metrics are kept, on the message_stop they came on
+    assert isinstance(stop, GatewayEvent) and stop.name == "message_stop"
+    metrics = stop.data["amazon-bedrock-invocationMetrics"]
+    assert (metrics["inputTokenCount"], metrics["outputTokenCount"]) == (365, 41)
+    assert (metrics["invocationLatency"], metrics["firstByteLatency"]) == (1181, 366)
     assert (completion.finish_reason, completion.stop_reason, completion.done) == (
         "tool_calls",
         "tool_use",

@@ -10,6 +10,7 @@ import pytest
 
 from sse_core import (
     Completion,
+    GatewayEvent,
     ReasoningBlock,
     ToolCall,
 )
@@ -18,6 +19,7 @@ from tests.core.anthropic.messages_wire import (
     STOP,
     block,
     body,
+    chop,
     delta,
     frame,
     json_piece,
@@ -357,6 +359,61 @@ def test_cumulative_usage_last_value_wins_and_input_may_come_last() -> None:
     usage = ok(USAGE_LAST_WINS).usage
     assert usage is not None
     assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (61, 9, 70)
+
+
+#: A Go relay re-encodes message_delta with its zero values for the counts Anthropic left
+#: out of it (``"input_tokens":0`` beside the real output count).
+RELAY_ZEROS = body(
+    start(usage={"input_tokens": 471, "output_tokens": 1, "cache_read_input_tokens": 12}),
+    block(0),
+    text(0, "hi"),
+    stop_block(0),
+    message_delta(
+        "end_turn",
+        usage={
+            "input_tokens": 0,
+            "output_tokens": 80,
+            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": 0,
+        },
+    ),
+    STOP,
+)
+
+
+def test_a_relays_zero_after_a_count_leaves_the_count() -> None:
+    for cut in range(len(RELAY_ZEROS) + 1):
+        verdict, completion = outcome(chop(RELAY_ZEROS, [cut]))
+        assert verdict == "ok", cut
+        usage = completion.usage
+        assert usage is not None
+        assert (usage.prompt_tokens, usage.completion_tokens) == (471 + 12, 80), cut
+        assert (usage.cached_tokens, usage.cache_write_tokens) == (12, 0), cut
+
+
+def test_a_count_after_a_zero_replaces_it() -> None:
+    zeros_first = body(
+        start(usage={"input_tokens": 0, "output_tokens": 0}),
+        block(0),
+        text(0, "hi"),
+        stop_block(0),
+        message_delta("end_turn", usage={"input_tokens": 61, "output_tokens": 9}),
+        STOP,
+    )
+    usage = ok(zeros_first).usage
+    assert usage is not None
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) == (61, 9, 70)
+
+
+def test_a_message_stop_that_says_more_is_kept_as_a_gateway_event() -> None:
+    metrics = {"inputTokenCount": 3, "outputTokenCount": 5, "invocationLatency": 120}
+    stop = {"type": "message_stop", "amazon-bedrock-invocationMetrics": metrics}
+    plain = body(start(), block(0), text(0, "hi"), stop_block(0), message_delta(), STOP)
+    said = body(start(), block(0), text(0, "hi"), stop_block(0), message_delta(), stop)
+    assert ok(plain).events == ()
+    completion = ok(said)
+    assert completion.events == (GatewayEvent(name="message_stop", data=stop),)
+    assert completion.done and completion.content == "hi"
 
 
 def test_comments_and_pings_are_no_events() -> None:
