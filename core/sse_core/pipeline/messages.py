@@ -325,7 +325,7 @@ class MessagesDecoder:
         said = {
             key: value
             for key, value in usage.items()
-            if value is not None and (value != 0 or type(value) is not int or not known.get(key))
+            if value is not None and not (value == 0 and type(value) is int and known.get(key))
         }
         if not said:
             return

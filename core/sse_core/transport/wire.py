@@ -102,8 +102,7 @@ def _chat_body(
 ) -> dict[str, Any]:
     """Chat completions: one choice at most; ``stream_options.include_usage`` when asked."""
     check_choices(payload, extra_body)
-    body = {**payload, **(extra_body or {})}
-    body["stream"] = streaming
+    body = {**payload, **(extra_body or {}), "stream": streaming}
     if not streaming:
         body.pop("stream_options", None)
     elif include_usage:
