@@ -22,7 +22,6 @@ import httpx
 
 from sse_chat.demo_tool import WEATHER_TOOL, run_tool
 from sse_chat.extras import missing_extra
-from sse_chat.messages import default_max_tokens, first_payload, thinking_of, tool_turn
 from sse_chat.options import (
     ANTHROPIC,
     add_gateway_arguments,
@@ -36,6 +35,7 @@ from sse_chat.options import (
     request_headers,
     seconds_arg,
 )
+from sse_chat.protocol_turns import default_max_tokens, first_payload, thinking_of, tool_turn
 from sse_chat.render import Renderer, render_partial
 from sse_core import (
     ChatClient,

@@ -46,9 +46,9 @@ from sse_core.events import (
     UsageUpdate,
 )
 from sse_core.pipeline.accumulator import Accumulator
+from sse_core.pipeline.anthropic_events import MessagesDecoder
 from sse_core.pipeline.chunks import ChunkDecoder
 from sse_core.pipeline.decoder import StreamDecoder
-from sse_core.pipeline.messages import MessagesDecoder
 from sse_core.pipeline.parser import ServerSentEvent, SSEParser
 from sse_core.pipeline.payloads import parse_usage
 from sse_core.pipeline.reads import ReadDelta, merge_read

@@ -22,7 +22,7 @@ from sse_chat.options import (
     request_headers,
 )
 from sse_chat.probe.analyse import find
-from sse_chat.probe.messages import find_messages, messages_human, messages_json
+from sse_chat.probe.anthropic import find_messages, messages_human, messages_json
 from sse_chat.probe.report import as_json, fatal_line, human
 from sse_chat.probe.steps import Probe, Target, run_probe_steps
 from sse_core import (

@@ -18,10 +18,10 @@ from typing import Any
 from pydantic_core import from_json
 
 from sse_chat.demo_tool import WEATHER_TOOL
-from sse_chat.messages import anthropic_tool
 from sse_chat.options import ANTHROPIC
 from sse_chat.probe.analyse import Exchange, exchange, reasoning_field
 from sse_chat.probe.ending import Ending, body_ending
+from sse_chat.protocol_turns import anthropic_tool
 from sse_core import ChatClient, SSEConnectorError, Timeouts
 from sse_core.transport.config import ClientConfig
 from sse_core.transport.recording import recording_client

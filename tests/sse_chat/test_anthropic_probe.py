@@ -17,8 +17,8 @@ from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
 from sse_chat.cli import main
 from sse_chat.probe.analyse import exchange
+from sse_chat.probe.anthropic import find_messages
 from sse_chat.probe.ending import GRACE, body_ending
-from sse_chat.probe.messages import find_messages
 from sse_core import SSEConnectorError
 from sse_core.transport.config import ClientConfig
 from sse_emulator import Emulator

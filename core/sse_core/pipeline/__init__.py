@@ -8,7 +8,7 @@ Read it in the order the bytes travel:
 - :mod:`.chunks`: each event's chat chunk to StreamEvents (with :mod:`.payloads`,
   :mod:`.think` for ``<think>`` blocks, :mod:`.tool_calls` for tool-call fragments and the
   optional msgspec accelerator, :mod:`._accel`);
-- :mod:`.messages`: the same for Anthropic Messages events (:class:`MessagesDecoder`);
+- :mod:`.anthropic_events`: the same for Anthropic Messages events (:class:`MessagesDecoder`);
 - :mod:`.decoder`: the parser and the protocol's payload decoder together
   (:class:`StreamDecoder`);
 - :mod:`.accumulator`: StreamEvents to the Completion, the one owner of an answer's state

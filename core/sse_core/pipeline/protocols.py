@@ -22,8 +22,8 @@ from typing import Protocol
 from sse_core.errors import ConfigurationError
 from sse_core.events import StreamEvent
 from sse_core.pipeline._accel import check_accelerator
+from sse_core.pipeline.anthropic_events import MessagesDecoder
 from sse_core.pipeline.chunks import ChunkDecoder
-from sse_core.pipeline.messages import MessagesDecoder
 from sse_core.pipeline.parser import ServerSentEvent
 
 __all__ = [

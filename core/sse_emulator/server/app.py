@@ -12,10 +12,10 @@ import time
 
 from sse_emulator.replay.player import exhausted, pick, play
 from sse_emulator.replay.recording import Recording
+from sse_emulator.server.anthropic import answer_messages
 from sse_emulator.server.chat import ChatRequest, answer_chat
 from sse_emulator.server.checks import check_access, fault_problem
 from sse_emulator.server.control import control, lifespan, models
-from sse_emulator.server.messages import answer_messages
 from sse_emulator.server.record import Recorder, mask
 from sse_emulator.server.responses import (
     BodyTooLarge,

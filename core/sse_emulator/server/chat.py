@@ -24,9 +24,9 @@ from sse_emulator.server.responses import (
     start_stream,
 )
 from sse_emulator.server.watcher import DisconnectWatcher
+from sse_emulator.wire.anthropic import request_id
 from sse_emulator.wire.dialects import Dialect
 from sse_emulator.wire.faults import FaultCounters, first
-from sse_emulator.wire.messages import request_id
 from sse_emulator.wire.plan import Abort, Op, Sleep, Write, plan_stream
 from sse_emulator.wire.render import ChunkWriter, completion_body
 

@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from sse_emulator.wire.anthropic import error_object
 from sse_emulator.wire.dialects import Dialect
-from sse_emulator.wire.messages import error_object
 from sse_emulator.wire.render import error_body
 
 Message = MutableMapping[str, Any]

@@ -6,7 +6,7 @@ A :class:`Dialect` is data, not code: which envelope fields a chunk carries, whe
 :mod:`sse_emulator.wire.render` reads these tables; the seed each row comes from is
 named on the row. ``anthropic`` speaks another protocol (Anthropic's Messages API at
 ``/v1/messages``); only its name, path, headers and error shape live here, its wire is
-:mod:`sse_emulator.wire.messages`.
+:mod:`sse_emulator.wire.anthropic`.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ from sse_emulator.server.chat import ChatRequest, execute
 from sse_emulator.server.checks import check_access, fault_problem
 from sse_emulator.server.responses import Problem, Send, send_json, send_problem, start_stream
 from sse_emulator.server.watcher import DisconnectWatcher
+from sse_emulator.wire.anthropic import VARIANTS, MessagesWriter
 from sse_emulator.wire.faults import Fault, FaultCounters, first
-from sse_emulator.wire.messages import VARIANTS, MessagesWriter
 from sse_emulator.wire.plan import plan_stream
 
 VERSION_HEADER = "anthropic-version"
