@@ -18,7 +18,6 @@ from sse_core import (
     Choice,
     Citation,
     Completion,
-    Done,
     ErrorFrame,
     Finish,
     GatewayEvent,
@@ -26,6 +25,7 @@ from sse_core import (
     ReasoningDelta,
     RedactedReasoning,
     RefusalDelta,
+    StreamEnd,
     StreamEvent,
     TextDelta,
     ToolCallDelta,
@@ -173,7 +173,7 @@ class Renderer:
                 self.gateway_event(name, data)
             case Citation(citation=citation):
                 self.citation(citation)
-            case Finish() | UsageUpdate() | Metadata() | Done() | ErrorFrame():
+            case Finish() | UsageUpdate() | Metadata() | StreamEnd() | ErrorFrame():
                 pass  # said in the summary, or by the error the stream raises
 
     def summary(

@@ -31,7 +31,6 @@ from sse_core.errors import (
 )
 from sse_core.events import (
     Citation,
-    Done,
     ErrorFrame,
     Finish,
     GatewayEvent,
@@ -40,6 +39,7 @@ from sse_core.events import (
     ReasoningSignature,
     RedactedReasoning,
     RefusalDelta,
+    StreamEnd,
     StreamEvent,
     TextDelta,
     ToolCallDelta,
@@ -81,7 +81,6 @@ __all__ = [
     "ClientPool",
     "Completion",
     "ConfigurationError",
-    "Done",
     "ErrorFrame",
     "Finish",
     "GatewayConnectionError",
@@ -107,6 +106,7 @@ __all__ = [
     "ServerError",
     "ServerSentEvent",
     "StreamDecoder",
+    "StreamEnd",
     "StreamError",
     "StreamEvent",
     "StreamProtocolError",

@@ -18,7 +18,6 @@ from sse_core.completion import Usage
 
 __all__ = [
     "Citation",
-    "Done",
     "ErrorFrame",
     "Finish",
     "GatewayEvent",
@@ -27,6 +26,7 @@ __all__ = [
     "ReasoningSignature",
     "RedactedReasoning",
     "RefusalDelta",
+    "StreamEnd",
     "StreamEvent",
     "TextDelta",
     "ToolCallDelta",
@@ -164,8 +164,10 @@ class ErrorFrame:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Done:
-    """The ``data: [DONE]`` sentinel: the gateway ended the stream."""
+class StreamEnd:
+    """The protocol's end marker arrived: the gateway says the stream is over and complete
+    (chat completions' ``data: [DONE]``, Anthropic's ``message_stop``). Every protocol ends
+    with it; a whole (non-streamed) answer's events end with it too."""
 
 
 StreamEvent: TypeAlias = (
@@ -181,8 +183,12 @@ StreamEvent: TypeAlias = (
     | Metadata
     | GatewayEvent
     | ErrorFrame
-    | Done
+    | StreamEnd
 )
+
+#: The name :class:`StreamEnd` had before 0.2 (it ends every protocol, not only ``[DONE]``);
+#: kept so code that matches on it keeps working.
+Done = StreamEnd
 
 
 # Hot-path constructors for the decoder. A frozen dataclass's __init__ goes through

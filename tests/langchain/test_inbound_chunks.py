@@ -14,12 +14,12 @@ from sse_core import (
     Accumulator,
     Choice,
     Completion,
-    Done,
     Finish,
     GatewayEvent,
     Metadata,
     ReasoningDelta,
     RefusalDelta,
+    StreamEnd,
     StreamEvent,
     TextDelta,
     ToolCall,
@@ -65,7 +65,7 @@ EVENTS: list[StreamEvent] = [
     ToolCallDelta(index=0, arguments='"Paris"}'),
     Finish(reason="tool_calls"),
     UsageUpdate(usage=Usage(prompt_tokens=5, completion_tokens=7, total_tokens=12)),
-    Done(),
+    StreamEnd(),
 ]
 COMPLETION = Completion(
     choices=(
@@ -237,7 +237,7 @@ def test_coalescing_merges_one_read_into_one_chunk() -> None:
 
 
 def test_coalescing_a_read_without_deltas_gives_no_chunk() -> None:
-    assert _read([Finish(reason="stop"), Done()], ChunkMapper(mode=MapMode.COALESCE)) == []
+    assert _read([Finish(reason="stop"), StreamEnd()], ChunkMapper(mode=MapMode.COALESCE)) == []
 
 
 def test_coalesced_and_per_event_streams_aggregate_to_the_same_message() -> None:

@@ -15,12 +15,12 @@ from llamaindex_sse._inbound import build_message_parts, to_chat_response
 from llamaindex_sse._lazy import Build, StreamMessage
 from sse_core import (
     Completion,
-    Done,
     Finish,
     GatewayEvent,
     Metadata,
     ReasoningDelta,
     RefusalDelta,
+    StreamEnd,
     TextDelta,
     ToolCall,
     ToolCallDelta,
@@ -160,7 +160,7 @@ def test_refusal_goes_to_message_additional_kwargs(stream: Feed) -> None:
 def test_the_last_response_carries_usage_and_finish_reason(stream: Feed) -> None:
     stream.add([TextDelta(text="Hi")])
     stream.add([Finish(reason="stop")])
-    last = stream.add([UsageUpdate(usage=USAGE), Done()])
+    last = stream.add([UsageUpdate(usage=USAGE), StreamEnd()])
     assert last is not None
     assert last.raw is not None
     assert last.raw["usage"] == {
@@ -194,7 +194,7 @@ def test_a_later_usage_report_replaces_the_earlier_one(stream: Feed) -> None:
 
 
 def test_a_stream_with_nothing_to_show_still_gives_one_response(stream: Feed) -> None:
-    assert stream.add([Metadata(id="c1"), Done()]) is None
+    assert stream.add([Metadata(id="c1"), StreamEnd()]) is None
     response = stream.last()
     assert response is not None
     assert response.delta == "" and response.message.content == ""

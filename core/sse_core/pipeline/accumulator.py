@@ -21,7 +21,6 @@ from sse_core.completion import Choice, Completion, ReasoningBlock, Usage
 from sse_core.errors import GatewayStreamError, IncompleteStreamError
 from sse_core.events import (
     Citation,
-    Done,
     ErrorFrame,
     Finish,
     GatewayEvent,
@@ -30,6 +29,7 @@ from sse_core.events import (
     ReasoningSignature,
     RedactedReasoning,
     RefusalDelta,
+    StreamEnd,
     StreamEvent,
     TextDelta,
     ToolCallDelta,
@@ -45,7 +45,7 @@ __all__ = ["Accumulator", "Mark"]
 Mark: TypeAlias = tuple[int, int, int, int, int]
 
 #: The events that carry no text: what :meth:`Accumulator.add` leaves to ``_bookkeeping``.
-_Bookkeeping: TypeAlias = UsageUpdate | Finish | Metadata | GatewayEvent | ErrorFrame | Done
+_Bookkeeping: TypeAlias = UsageUpdate | Finish | Metadata | GatewayEvent | ErrorFrame | StreamEnd
 
 _NO_METADATA = Metadata()
 
@@ -271,7 +271,7 @@ class Accumulator:
                     code=event.code,
                     data=event.data,
                 )
-            case Done():
+            case StreamEnd():
                 self._done = True
             case _:
                 assert_never(event)

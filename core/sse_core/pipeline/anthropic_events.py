@@ -23,7 +23,7 @@ The rules:
   every input token, cache reads and writes included, as chat completions count them;
 - the stop reason is mapped to the shared finish reasons (:data:`FINISH_REASONS`; others,
   such as ``pause_turn``, pass unchanged) and kept as sent on :class:`Finish`;
-- ``message_stop`` ends the stream (Done, :attr:`MessagesDecoder.done`): the caller stops
+- ``message_stop`` ends the stream (StreamEnd, :attr:`MessagesDecoder.done`): the caller stops
   reading, whatever the socket does after it. ``error`` ends it too (ErrorFrame). A stop
   reason with no ``message_stop`` after it is complete at the end of the body;
 - a duplicate ``message_start`` adds nothing but counts not known yet; unknown event types
@@ -43,11 +43,11 @@ from pydantic_core import from_json, to_json
 from sse_core.errors import StreamProtocolError
 from sse_core.events import (
     Citation,
-    Done,
     Finish,
     Metadata,
     ReasoningSignature,
     RedactedReasoning,
+    StreamEnd,
     StreamEvent,
     _gateway_event,
     _reasoning_delta,
@@ -234,7 +234,7 @@ class MessagesDecoder:
 
     def decode_whole(self, body: bytes) -> list[StreamEvent]:
         """Decode a whole Messages JSON answer (a gateway that answered without SSE); the
-        events end with Done (or are an ErrorFrame).
+        events end with StreamEnd (or are an ErrorFrame).
 
         Raises:
             StreamProtocolError: The body is no JSON object, or neither a message nor an
@@ -312,7 +312,7 @@ class MessagesDecoder:
         """``message_stop``: the stream is over."""
         self._close_all(events)
         self.done = True
-        events.append(Done())
+        events.append(StreamEnd())
 
     def _error(self, payload: object, events: list[StreamEvent]) -> None:
         self.done = True  # the gateway said what failed: nothing after it counts

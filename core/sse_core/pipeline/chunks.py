@@ -25,10 +25,10 @@ from pydantic_core import from_json
 from sse_core.completion import Usage
 from sse_core.errors import StreamProtocolError
 from sse_core.events import (
-    Done,
     Metadata,
     ReasoningDelta,
     RefusalDelta,
+    StreamEnd,
     StreamEvent,
     TextDelta,
     _finish,
@@ -154,7 +154,7 @@ class ChunkDecoder:
         if stripped == b"[DONE]":
             self.done = True
             events += self.flush()
-            events.append(Done())
+            events.append(StreamEnd())
         elif stripped:  # an empty data line is a keep-alive
             self._decode_into(parse_chunk_json(data), events)
 
@@ -174,7 +174,7 @@ class ChunkDecoder:
             events.append(_gateway_event(name, payload))
 
     def decode_whole(self, body: bytes) -> list[StreamEvent]:
-        """Decode a whole ``chat.completion`` JSON body; the events end with Done.
+        """Decode a whole ``chat.completion`` JSON body; the events end with StreamEnd.
 
         Raises:
             StreamProtocolError: The body is no JSON object, or one with neither choices nor

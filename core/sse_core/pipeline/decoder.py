@@ -137,7 +137,7 @@ class StreamDecoder:
     def decode_whole(self, body: bytes) -> list[StreamEvent]:
         """Decode a whole JSON answer (a gateway that answered without SSE) in the protocol's
         shape: a ``chat.completion`` (or a Messages answer). A whole answer is complete by
-        nature, so the events end with :class:`Done` (unless it is an error).
+        nature, so the events end with :class:`StreamEnd` (unless it is an error).
 
         Raises:
             StreamProtocolError: The body is no JSON object, or not an answer (``{}`` is not

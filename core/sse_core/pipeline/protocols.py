@@ -64,7 +64,7 @@ class PayloadDecoder(Protocol):
 
     def decode_whole(self, body: bytes) -> list[StreamEvent]:
         """Decode a whole JSON answer (a gateway that answered without SSE); the events end
-        with :class:`~sse_core.events.Done` (a whole answer is complete by nature) unless it
+        with :class:`~sse_core.events.StreamEnd` (a whole answer is complete by nature) unless it
         was an error."""
         ...
 
@@ -86,7 +86,7 @@ class WireProtocol:
             gateway's <api>?").
         ends: The end markers, as an IncompleteStreamError names them ("the gateway closed the
             stream ... without <ends>"). A stream is complete when its decoder gave a
-            :class:`~sse_core.events.Finish` or :class:`~sse_core.events.Done`.
+            :class:`~sse_core.events.Finish` or :class:`~sse_core.events.StreamEnd`.
     """
 
     name: str

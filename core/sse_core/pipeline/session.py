@@ -214,7 +214,7 @@ class StreamSession:
         """
         if self._error is not None:
             raise self._error
-        if not self.answer.complete:  # no Finish and no Done: the protocol's ends are missing
+        if not self.answer.complete:  # no Finish and no StreamEnd: the protocol's ends are missing
             partial = self.answer.completion()
             ends = self._protocol.ends
             raise IncompleteStreamError(incomplete_message(partial, ends), partial=partial)

@@ -10,7 +10,6 @@ import pytest
 
 from sse_core import (
     ConfigurationError,
-    Done,
     Finish,
     GatewayEvent,
     GatewayStreamError,
@@ -20,6 +19,7 @@ from sse_core import (
     ReasoningDelta,
     ReasoningSignature,
     StreamDecoder,
+    StreamEnd,
     StreamSession,
     TextDelta,
     UsageUpdate,
@@ -71,7 +71,7 @@ def test_the_decoder_events_of_a_thinking_stream() -> None:
         TextDelta,
         UsageUpdate,
         Finish,
-        Done,
+        StreamEnd,
     ]
     finish = events[-2]
     assert finish == Finish(reason="stop", stop_reason="end_turn", stop_sequence=None)
@@ -91,7 +91,7 @@ def test_the_signature_is_sent_when_its_block_closes_joined_whole() -> None:
 def test_message_stop_makes_the_decoder_done_and_later_bytes_are_ignored() -> None:
     decoder = StreamDecoder(protocol="anthropic")
     events = decoder.feed(body(start(), block(0), text(0, "a"), STOP))
-    assert decoder.done and isinstance(events[-1], Done)
+    assert decoder.done and isinstance(events[-1], StreamEnd)
     assert decoder.feed(frame(text(0, "late"))) == []
     assert decoder.finish() == []
 

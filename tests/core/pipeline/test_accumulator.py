@@ -9,7 +9,6 @@ from sse_core import (
     Accumulator,
     Choice,
     Completion,
-    Done,
     ErrorFrame,
     Finish,
     GatewayEvent,
@@ -18,6 +17,7 @@ from sse_core import (
     Metadata,
     ReasoningDelta,
     RefusalDelta,
+    StreamEnd,
     TextDelta,
     ToolCall,
     ToolCallDelta,
@@ -80,7 +80,7 @@ def test_empty_accumulator() -> None:
 
 def test_followed_is_the_first_choice_seen_by_any_choice_event() -> None:
     acc = Accumulator()
-    acc.extend([UsageUpdate(usage=Usage(prompt_tokens=1)), Metadata(id="x"), Done()])
+    acc.extend([UsageUpdate(usage=Usage(prompt_tokens=1)), Metadata(id="x"), StreamEnd()])
     assert acc.followed is None  # no choice event yet
     acc.add(Finish(reason="length", choice=2))
     acc.add(TextDelta(text="a", choice=0))
@@ -124,7 +124,7 @@ def test_metadata_first_value_of_each_field_wins() -> None:
 def test_gateway_events_and_headers_are_kept() -> None:
     acc = Accumulator(headers={"x-request-id": "r1"})
     note, cap = GatewayEvent(name="note", data="hi"), GatewayEvent(name="cap", data={"n": 1})
-    acc.extend([note, cap, Done()])
+    acc.extend([note, cap, StreamEnd()])
     assert acc.gateway_events == (note, cap)
     result = acc.finish()
     assert result.events == (note, cap) and result.headers == {"x-request-id": "r1"}
@@ -194,8 +194,8 @@ def test_finish_message_counts_what_arrived() -> None:
     assert "retry the request" in message and info.value.partial.tool_calls
 
 
-@pytest.mark.parametrize("end", [Done(), Finish(reason="stop")])
-def test_complete_after_done_or_a_finish(end: Done | Finish) -> None:
+@pytest.mark.parametrize("end", [StreamEnd(), Finish(reason="stop")])
+def test_complete_after_done_or_a_finish(end: StreamEnd | Finish) -> None:
     acc = Accumulator()
     acc.add(TextDelta(text="x"))
     assert not acc.complete

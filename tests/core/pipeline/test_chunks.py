@@ -12,7 +12,6 @@ import pytest
 
 from sse_core import (
     ChunkDecoder,
-    Done,
     Finish,
     GatewayEvent,
     GatewayStreamError,
@@ -21,6 +20,7 @@ from sse_core import (
     ReasoningDelta,
     ServerSentEvent,
     StreamDecoder,
+    StreamEnd,
     StreamProtocolError,
     TextDelta,
     ToolCallDelta,
@@ -385,7 +385,7 @@ def test_decode_takes_a_server_sent_event() -> None:
         UsageUpdate(usage=Usage(prompt_tokens=2)),
         GatewayEvent(name="spass.cost", data={"prompt_tokens": 2}),
     ]
-    assert done == [Done()] and decoder.done
+    assert done == [StreamEnd()] and decoder.done
 
 
 def test_decode_of_a_non_object_message_is_a_protocol_error() -> None:
@@ -401,7 +401,7 @@ def bare(choice: int = 0, **fields: object) -> dict[str, object]:
 def test_done_flushes_text_held_for_a_tag_first() -> None:
     decoder = ChunkDecoder()
     assert decoder._decode_chunk(bare(content="  <thi")) == []
-    assert decoder.decode(ServerSentEvent(data="[DONE]")) == [TextDelta(text="  <thi"), Done()]
+    assert decoder.decode(ServerSentEvent(data="[DONE]")) == [TextDelta(text="  <thi"), StreamEnd()]
 
 
 def test_flush_gives_held_reasoning_and_text_per_choice() -> None:

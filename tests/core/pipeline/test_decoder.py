@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from sse_core import (
-    Done,
     Finish,
     GatewayEvent,
     StreamDecoder,
+    StreamEnd,
     StreamProtocolError,
     TextDelta,
     decode,
@@ -27,7 +27,7 @@ def test_bytes_after_done_are_ignored() -> None:
 def test_decoder_stops_at_done() -> None:
     decoder = StreamDecoder()
     events = decoder.feed(sse(delta(content="x")) + sse(delta(content="y")))
-    assert decoder.done and isinstance(events[-1], Done)
+    assert decoder.done and isinstance(events[-1], StreamEnd)
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["x"]
     assert decoder.feed(b"data: more\n\n") == [] and decoder.finish() == []
 
@@ -85,7 +85,7 @@ def test_a_bound_error_carries_the_events_before_it() -> None:
 def test_done_before_an_oversized_line_in_the_same_read_wins() -> None:
     decoder = StreamDecoder(max_event_bytes=64)
     events = decoder.feed(FRAME + b"data: [DONE]\n\n" + b"data: " + b"x" * 100 + b"\n\n")
-    assert events == [TextDelta(text="hi"), Done()] and decoder.done
+    assert events == [TextDelta(text="hi"), StreamEnd()] and decoder.done
     assert decoder.finish() == []
 
 
@@ -98,7 +98,7 @@ def test_the_one_frame_fast_path_and_the_general_path_agree() -> None:
     one_per_read = StreamDecoder()
     fast = [event for frame in frames for event in one_per_read.feed(frame)]
     slow = StreamDecoder().feed(b"".join(frames))
-    assert fast == slow == [TextDelta(text="hi"), Finish(reason="stop"), Done()]
+    assert fast == slow == [TextDelta(text="hi"), Finish(reason="stop"), StreamEnd()]
 
 
 def test_a_non_json_single_frame_takes_the_message_path() -> None:
@@ -117,5 +117,6 @@ def test_invalid_utf8_inside_json_strings_is_replaced() -> None:
 def test_a_whole_json_body_ends_with_done() -> None:
     decoder = StreamDecoder()
     body = b'{"choices":[{"message":{"content":"whole"},"finish_reason":"stop"}]}'
-    assert decoder.decode_whole(body) == [TextDelta(text="whole"), Finish(reason="stop"), Done()]
+    expected = [TextDelta(text="whole"), Finish(reason="stop"), StreamEnd()]
+    assert decoder.decode_whole(body) == expected
     assert decoder.done

@@ -14,7 +14,6 @@ import pytest
 from sse_core import (
     ChunkDecoder,
     ConfigurationError,
-    Done,
     ErrorFrame,
     Finish,
     GatewayEvent,
@@ -24,6 +23,7 @@ from sse_core import (
     ServerSentEvent,
     SSEParser,
     StreamDecoder,
+    StreamEnd,
     StreamEvent,
     StreamProtocolError,
     TextDelta,
@@ -50,7 +50,7 @@ class LinesDecoder:
     def named_into(self, name: str, data: bytes, events: list[StreamEvent]) -> None:
         if name == "end":
             self.done = True
-            events += (Finish(reason="stop", stop_reason=data.decode()), Done())
+            events += (Finish(reason="stop", stop_reason=data.decode()), StreamEnd())
         elif name == "fail":
             self.done = True
             events.append(ErrorFrame(message=data.decode()))
@@ -61,7 +61,7 @@ class LinesDecoder:
         return []
 
     def decode_whole(self, body: bytes) -> list[StreamEvent]:
-        return [TextDelta(text=body.decode()), Finish(reason="stop"), Done()]
+        return [TextDelta(text=body.decode()), Finish(reason="stop"), StreamEnd()]
 
     def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
         events: list[StreamEvent] = []
@@ -107,7 +107,7 @@ EXPECTED: list[StreamEvent] = [
     GatewayEvent(name="note", data="n1"),
     TextDelta(text="world"),
     Finish(reason="stop", stop_reason="eot"),
-    Done(),
+    StreamEnd(),
 ]
 
 
@@ -178,5 +178,5 @@ def test_the_built_in_decoders_end_their_stream_through_the_interface(
             decoder.data_into(sse.data.encode(), events)
         else:
             decoder.named_into(sse.event, sse.data.encode(), events)
-    assert decoder.done and events[-1] == Done()
+    assert decoder.done and events[-1] == StreamEnd()
     assert [e for e in events if isinstance(e, TextDelta)] == [TextDelta(text="hi")]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from sse_core import (
-    Done,
     ErrorFrame,
     Finish,
     GatewayEvent,
@@ -11,6 +10,7 @@ from sse_core import (
     ReadDelta,
     ReasoningDelta,
     RefusalDelta,
+    StreamEnd,
     TextDelta,
     ToolCallDelta,
     Usage,
@@ -106,7 +106,7 @@ def test_no_choice_yet_keeps_only_named_events_and_usage() -> None:
 
 
 def test_metadata_done_and_error_frames_add_nothing() -> None:
-    delta = merge_read([Metadata(id="x"), ErrorFrame(message="boom"), Done()], 0)
+    delta = merge_read([Metadata(id="x"), ErrorFrame(message="boom"), StreamEnd()], 0)
     assert delta == ReadDelta()
 
 

@@ -22,10 +22,10 @@ from sse_core import (
     ChatClient,
     Completion,
     ConfigurationError,
-    Done,
     Finish,
     GatewayEvent,
     ServerSentEvent,
+    StreamEnd,
     StreamEvent,
     TextDelta,
 )
@@ -53,7 +53,7 @@ class ToyResponsesDecoder:
             events.append(TextDelta(text=json.loads(data)["delta"]))
         elif name == "response.completed":
             self.done = True
-            events += (Finish(reason="stop"), Done())
+            events += (Finish(reason="stop"), StreamEnd())
         else:
             events.append(GatewayEvent(name=name, data=data.decode()))
 
@@ -62,7 +62,7 @@ class ToyResponsesDecoder:
 
     def decode_whole(self, body: bytes) -> list[StreamEvent]:
         text = json.loads(body)["output_text"]
-        return [TextDelta(text=text), Finish(reason="stop"), Done()]
+        return [TextDelta(text=text), Finish(reason="stop"), StreamEnd()]
 
     def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
         events: list[StreamEvent] = []
