@@ -43,7 +43,7 @@ from typing import Any, TextIO
 import sse_core
 from sse_core import Accumulator, Completion, SSEConnectorError, StreamDecoder, StreamError
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
-from sse_core.pipeline.protocols import PROTOCOLS
+from sse_core.protocols import protocol_names
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -408,7 +408,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO = sys.stdout) -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (0)")
     parser.add_argument(
         "--protocol",
-        choices=PROTOCOLS,
+        choices=protocol_names(),
         default="chat_completions",
         help="(chat_completions)",
     )

@@ -53,6 +53,13 @@ from sse_core.pipeline.parser import ServerSentEvent, SSEParser
 from sse_core.pipeline.payloads import parse_usage
 from sse_core.pipeline.reads import ReadDelta, merge_read
 from sse_core.pipeline.session import StreamSession, decode
+from sse_core.protocols import (
+    PayloadDecoder,
+    RequestShape,
+    WireProtocol,
+    protocol_names,
+    register_protocol,
+)
 from sse_core.transport.client import AsyncChatClient, ChatClient
 from sse_core.transport.config import ClientConfig, Timeouts
 from sse_core.transport.pool import ClientPool
@@ -90,6 +97,7 @@ __all__ = [
     "IncompleteStreamError",
     "MessagesDecoder",
     "Metadata",
+    "PayloadDecoder",
     "RateLimitError",
     "ReadDelta",
     "ReasoningBlock",
@@ -99,6 +107,7 @@ __all__ = [
     "RedactedReasoning",
     "RedirectError",
     "RefusalDelta",
+    "RequestShape",
     "RetryPolicy",
     "RetryableRequestError",
     "SSEConnectorError",
@@ -120,10 +129,13 @@ __all__ = [
     "UnexpectedResponseError",
     "Usage",
     "UsageUpdate",
+    "WireProtocol",
     "decode",
     "merge_read",
     "parse_retry_after",
     "parse_usage",
+    "protocol_names",
     "recording_async_client",
     "recording_client",
+    "register_protocol",
 ]

@@ -11,13 +11,20 @@ import sse_core
 
 PACKAGE = Path(sse_core.__file__).parent
 #: The shared vocabulary at the package root, and the whole sans-IO pipeline folder.
-ROOT = ["events", "completion", "errors", "_compat", "_redact"]
+ROOT = ["events", "completion", "errors", "_compat", "_redact", "_choices"]
 PIPELINE = sorted(p.stem for p in (PACKAGE / "pipeline").glob("*.py") if p.stem != "__init__")
-PURE = [f"{name}.py" for name in ROOT] + [f"pipeline/{name}.py" for name in PIPELINE]
+#: The protocol modules: decoders, request shapes and request rules, no I/O either.
+PROTOCOLS = sorted(p.stem for p in (PACKAGE / "protocols").glob("*.py") if p.stem != "__init__")
+PURE = (
+    [f"{name}.py" for name in ROOT]
+    + [f"pipeline/{name}.py" for name in PIPELINE]
+    + [f"protocols/{name}.py" for name in [*PROTOCOLS, "__init__"]]
+)
 PURE_MODULES = (
     {f"sse_core.{name}" for name in ROOT}
-    | {"sse_core.pipeline"}
+    | {"sse_core.pipeline", "sse_core.protocols"}
     | {f"sse_core.pipeline.{name}" for name in PIPELINE}
+    | {f"sse_core.protocols.{name}" for name in PROTOCOLS}
 )
 FORBIDDEN = {
     "httpx", "asyncio", "anyio", "socket", "threading", "ssl", "select", "trio", "os",
@@ -36,8 +43,9 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
-def test_the_pipeline_folder_is_covered() -> None:
+def test_the_pipeline_and_protocol_folders_are_covered() -> None:
     assert {"parser", "chunks", "accumulator", "session", "decoder", "think"} <= set(PIPELINE)
+    assert {"registry", "turns", "chat_completions", "anthropic"} <= set(PROTOCOLS)
 
 
 @pytest.mark.parametrize("module", PURE)

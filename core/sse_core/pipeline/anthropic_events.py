@@ -125,7 +125,7 @@ class _Block:
 
 class MessagesDecoder:
     """Turns each Anthropic Messages event into StreamEvents (:meth:`decode`); the
-    ``anthropic`` :class:`~sse_core.pipeline.protocols.PayloadDecoder`."""
+    ``anthropic`` :class:`~sse_core.protocols.PayloadDecoder`."""
 
     __slots__ = ("_blocks", "_calls", "_started", "_stopped", "_usage", "done")
 

@@ -71,7 +71,7 @@ class _ChoiceState:
 
 class ChunkDecoder:
     """Turns each chat-completions event into StreamEvents (:meth:`decode`); the
-    ``chat_completions`` :class:`~sse_core.pipeline.protocols.PayloadDecoder`.
+    ``chat_completions`` :class:`~sse_core.protocols.PayloadDecoder`.
 
     Args:
         accelerator: ``"msgspec"`` decodes common chunks with msgspec (see

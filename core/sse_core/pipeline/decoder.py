@@ -6,7 +6,7 @@ from __future__ import annotations
 from sse_core.errors import StreamError, StreamProtocolError
 from sse_core.events import StreamEvent
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, RawEvent, SSEParser, as_bytes
-from sse_core.pipeline.protocols import wire_protocol
+from sse_core.protocols.registry import wire_protocol
 
 __all__ = ["StreamDecoder"]
 
@@ -18,7 +18,7 @@ class StreamDecoder:
     """Feed the response body as it arrives; get StreamEvents back.
 
     The SSE parser splits the bytes into events; the protocol's payload decoder (see
-    :mod:`~sse_core.pipeline.protocols`) turns each into StreamEvents.
+    :mod:`~sse_core.protocols`) turns each into StreamEvents.
 
     After ``data: [DONE]`` (Anthropic: ``message_stop``) or an error frame the decoder is
     :attr:`done` and ignores further bytes: the caller should stop reading and close the
@@ -35,7 +35,7 @@ class StreamDecoder:
             applies to chat completions; other protocols take the pure path.
         protocol: What the payloads are: ``"chat_completions"`` (the default),
             ``"anthropic"`` (Anthropic Messages events, :class:`MessagesDecoder`), or another
-            registered protocol (:func:`~sse_core.pipeline.protocols.register_protocol`).
+            registered protocol (:func:`~sse_core.protocols.register_protocol`).
         source: What the body comes from, for the message of a body with no event.
 
     Raises:

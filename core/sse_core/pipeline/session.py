@@ -23,7 +23,7 @@ from sse_core.events import StreamEvent
 from sse_core.pipeline.accumulator import Accumulator, incomplete_message
 from sse_core.pipeline.decoder import StreamDecoder
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, as_bytes
-from sse_core.pipeline.protocols import WireProtocol, wire_protocol
+from sse_core.protocols.registry import WireProtocol, wire_protocol
 
 __all__ = ["StreamSession", "decode"]
 

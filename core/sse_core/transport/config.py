@@ -32,9 +32,10 @@ from pydantic_core import to_json
 from sse_core.errors import ConfigurationError
 from sse_core.pipeline._accel import check_accelerator
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, check_bound
+from sse_core.protocols.registry import request_shape
 from sse_core.transport.retry import RetryPolicy
 from sse_core.transport.timeouts import Timeouts
-from sse_core.transport.wire import check_auth, default_path, request_shape
+from sse_core.transport.wire import check_auth, default_path
 
 __all__ = ["ClientConfig", "ConfigCache", "Timeouts", "public_url"]
 
@@ -333,7 +334,7 @@ class ClientConfig:
         secret = frozenset(name.lower() for name in secret_headers)
         url, key = _check_url(base_url), _check_key(api_key)
         _check_auth(url, key, key_from_env)
-        protocol = request_shape(protocol).protocol  # decoded and requested alike
+        request_shape(protocol)  # decoded and requested alike
         return cls(
             base_url=url,
             api_key=key,

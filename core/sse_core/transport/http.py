@@ -29,10 +29,11 @@ from sse_core.errors import (
     StreamProtocolError,
     StreamTimeoutError,
 )
+from sse_core.protocols.registry import request_shape
 from sse_core.transport.body import ACCEPT_ENCODING
 from sse_core.transport.config import Timeouts
 from sse_core.transport.retry import NOT_IMPLEMENTED, parse_retry_after
-from sse_core.transport.wire import auth_header, protocol_headers, request_id, request_shape
+from sse_core.transport.wire import auth_header, protocol_headers, request_id
 
 __all__ = [
     "build_headers",
@@ -82,7 +83,7 @@ def build_payload(
     streaming: bool = True,
     protocol: str = "chat_completions",
 ) -> dict[str, Any]:
-    """The JSON body, as the protocol builds it (:class:`~.wire.RequestShape`): the
+    """The JSON body, as the protocol builds it (:class:`~sse_core.protocols.RequestShape`): the
     caller's payload, ``extra_body`` merged, streaming switched on (chat completions: with
     ``stream_options.include_usage`` when asked), or off (``streaming=False``: the gateway
     answers one whole JSON answer).

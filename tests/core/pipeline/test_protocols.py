@@ -1,4 +1,4 @@
-"""The protocol seam (``pipeline/protocols.py``): one payload-decoder interface, one registry.
+"""The protocol seam (:mod:`sse_core.protocols`): one payload-decoder interface, one registry.
 
 A third protocol, a toy one defined here, is registered and decodes through
 ``StreamDecoder(protocol=...)``, ``StreamSession`` and ``decode(..., protocol=...)`` with
@@ -29,9 +29,9 @@ from sse_core import (
     TextDelta,
     decode,
 )
-from sse_core.pipeline import protocols
-from sse_core.pipeline.protocols import PayloadDecoder, WireProtocol, register_protocol
 from sse_core.pipeline.session import StreamSession
+from sse_core.protocols import registry as protocols
+from sse_core.protocols.registry import PayloadDecoder, WireProtocol, register_protocol
 
 
 class LinesDecoder:

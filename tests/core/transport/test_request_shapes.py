@@ -1,6 +1,6 @@
-"""The request side of the protocol seam (``transport/wire.py``): each protocol's request
-shape (path, key header, required headers, body) is registered by name, beside its payload
-decoder.
+"""The request side of the protocol seam (:mod:`sse_core.protocols`): each protocol's request
+shape (path, key header, required headers, body) is registered by name, with its payload
+decoder, in one registration.
 
 A third protocol, a toy in the shape of OpenAI's Responses stream (``response.*`` events,
 terminal ``response.completed``), is registered here with both halves and streams through
@@ -11,6 +11,7 @@ protocols touched.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -29,10 +30,9 @@ from sse_core import (
     StreamEvent,
     TextDelta,
 )
-from sse_core.pipeline import protocols
-from sse_core.pipeline.protocols import WireProtocol, register_protocol
+from sse_core.protocols import registry, request_shape
+from sse_core.protocols.registry import RequestShape, WireProtocol, plain_body, register_protocol
 from sse_core.transport import wire
-from sse_core.transport.wire import RequestShape, plain_body, register_request
 from tests.raw_server import response, serving
 
 KEY = "sk-toy-canary-7d2e"
@@ -70,17 +70,15 @@ class ToyResponsesDecoder:
         return events
 
 
-TOY = WireProtocol(
+TOY_REQUEST = RequestShape(path=lambda base_url: "/responses", headers={"toy-beta": "responses-1"})
+#: The toy, decoded only (no request shape).
+TOY_DECODED = WireProtocol(
     name="toy_responses",
     decoder=ToyResponsesDecoder,
     api="toy Responses endpoint",
     ends="response.completed",
 )
-TOY_REQUEST = RequestShape(
-    protocol="toy_responses",
-    path=lambda base_url: "/responses",
-    headers={"toy-beta": "responses-1"},
-)
+TOY = dataclasses.replace(TOY_DECODED, request=TOY_REQUEST)
 STREAM = b"".join(
     b"event: " + name.encode() + b"\ndata: " + json.dumps(data).encode() + b"\n\n"
     for name, data in (
@@ -97,13 +95,11 @@ PAYLOAD: dict[str, Any] = {"model": "toy", "input": "hi", "stream_options": {"x"
 @pytest.fixture
 def toy(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The toy protocol registered, both halves, for one test (the registries restored)."""
-    monkeypatch.setattr(protocols, "REGISTRY", dict(protocols.REGISTRY))
-    monkeypatch.setattr(wire, "REQUESTS", dict(wire.REQUESTS))
-    built_in = dict(wire.REQUESTS)
+    monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
+    built_in = dict(registry.REGISTRY)
     register_protocol(TOY)
-    register_request(TOY_REQUEST)
     yield
-    assert {name: wire.REQUESTS[name] for name in built_in} == built_in  # others untouched
+    assert {name: registry.REGISTRY[name] for name in built_in} == built_in  # others untouched
 
 
 def _answer(number: int, request: bytes) -> bytes:
@@ -153,7 +149,7 @@ def test_a_third_protocol_is_requested_and_decoded_as_it_registered(mode: str) -
 
 @pytest.mark.usefixtures("toy")
 def test_the_built_in_shapes_are_unchanged_by_a_third() -> None:
-    chat = wire.request_shape("chat_completions")
+    chat = request_shape("chat_completions")
     asked = chat.body({"model": "m", "messages": []}, None, streaming=True, include_usage=True)
     assert asked["stream_options"] == {"include_usage": True}
     assert wire.default_path("chat_completions", "http://h/v1") == "/chat/completions"
@@ -169,36 +165,35 @@ def test_the_built_in_shapes_are_unchanged_by_a_third() -> None:
 def test_a_protocol_without_a_request_shape_is_refused_before_any_request(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(protocols, "REGISTRY", dict(protocols.REGISTRY))
-    register_protocol(TOY)
+    monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
+    register_protocol(TOY_DECODED)
     with (
         serving(_answer) as served,
-        pytest.raises(ConfigurationError, match="no request shape: register one"),
+        pytest.raises(ConfigurationError, match="no request shape: register it"),
     ):
         ChatClient(base_url=served.url, api_key=KEY, protocol="toy_responses")
     assert served.connections == 0
 
 
 @pytest.mark.parametrize(
-    ("shape", "message"),
+    ("protocol", "message"),
     [
-        (RequestShape(protocol="nope", path=lambda url: "/x"), "protocol must be one of"),
-        (RequestShape(protocol="anthropic", path=lambda url: "/x"), "already has a request"),
+        (dataclasses.replace(TOY, name="anthropic"), "already registered"),
+        (dataclasses.replace(TOY, name=""), "already registered \\(or empty\\)"),
         (
-            RequestShape(protocol="toy_responses", path=lambda url: "/x", auth="basic"),
+            dataclasses.replace(TOY, request=RequestShape(path=lambda url: "/x", auth="basic")),
             "auth must be one of",
         ),
     ],
 )
-def test_a_request_shape_is_refused_for_an_unknown_protocol_a_taken_one_or_a_bad_auth(
-    monkeypatch: pytest.MonkeyPatch, shape: RequestShape, message: str
+def test_a_protocol_is_refused_for_a_taken_or_empty_name_or_a_bad_auth(
+    monkeypatch: pytest.MonkeyPatch, protocol: WireProtocol, message: str
 ) -> None:
-    monkeypatch.setattr(protocols, "REGISTRY", dict(protocols.REGISTRY))
-    monkeypatch.setattr(wire, "REQUESTS", dict(wire.REQUESTS))
-    register_protocol(TOY)
+    monkeypatch.setattr(registry, "REGISTRY", dict(registry.REGISTRY))
+    before = dict(registry.REGISTRY)
     with pytest.raises(ConfigurationError, match=message):
-        register_request(shape)
-    assert set(wire.REQUESTS) == {"chat_completions", "anthropic"}
+        register_protocol(protocol)
+    assert before == registry.REGISTRY
 
 
 def test_the_plain_body_merges_extra_body_and_drops_stream_options() -> None:

@@ -1,0 +1,51 @@
+"""The protocols: each one module, registered once by name (:mod:`.registry`).
+
+- :mod:`.chat_completions`: OpenAI chat completions in every gateway dialect (the default);
+- :mod:`.anthropic`: Anthropic Messages;
+- :mod:`.turns`: a conversation as no framework and no protocol spells it, which each adapter
+  hands a protocol module to make a request of.
+
+Another protocol is one more module here that calls :func:`register_protocol`; no other
+protocol's code changes, and ``protocol=`` takes its name everywhere (the clients, both
+adapters, :func:`sse_core.decode`). A test protocol may be registered from outside the
+package the same way.
+"""
+
+# The first registered is the default protocol.
+from sse_core.protocols import chat_completions
+
+# isort: split
+from sse_core.protocols import anthropic
+from sse_core.protocols.registry import (
+    AUTH_MODES,
+    REGISTRY,
+    BodyBuilder,
+    PayloadDecoder,
+    RequestShape,
+    WireProtocol,
+    check_protocol,
+    payload_decoder,
+    plain_body,
+    protocol_names,
+    register_protocol,
+    request_shape,
+    wire_protocol,
+)
+
+__all__ = [
+    "AUTH_MODES",
+    "REGISTRY",
+    "BodyBuilder",
+    "PayloadDecoder",
+    "RequestShape",
+    "WireProtocol",
+    "anthropic",
+    "chat_completions",
+    "check_protocol",
+    "payload_decoder",
+    "plain_body",
+    "protocol_names",
+    "register_protocol",
+    "request_shape",
+    "wire_protocol",
+]
