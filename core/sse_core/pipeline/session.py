@@ -8,7 +8,7 @@ piece to :meth:`StreamSession.step`, pass on the events it returns, stop when it
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from sse_core._redact import scrub
 from sse_core.completion import Completion
@@ -30,6 +30,10 @@ __all__ = ["StreamSession", "decode"]
 _PREVIEW = 120
 #: Content types that are never an event stream (besides anything HTML or XML).
 _NOT_A_STREAM = ("image/", "audio/", "video/", "application/pdf", "application/zip", "font/")
+
+
+_Read = Callable[["StreamSession", bytes, "float | None"], list[StreamEvent]]
+_Finish = Callable[["StreamSession"], list[StreamEvent]]
 
 
 class StreamSession:
@@ -60,12 +64,14 @@ class StreamSession:
         "_deadline",
         "_decoder",
         "_error",
+        "_finish",
         "_idle",
         "_json",
         "_json_size",
         "_last_data",
         "_max",
         "_protocol",
+        "_read",
         "_refuse",
         "_secrets",
         "_source",
@@ -101,8 +107,8 @@ class StreamSession:
         self._last_data = 0.0  # when the last data event (or the head) arrived
         self._secrets = tuple(secrets)
         self._source = source
-        self._json: list[bytes] | None = None
-        self._refuse: tuple[str, int] | None = None  # (content type, status) not a stream
+        self._json: list[bytes] = []  # a JSON body's pieces, joined at the end
+        self._refuse: tuple[str, int] = ("", 0)  # (content type, status) of a refused body
         self._json_size = 0
         self._error: StreamError | None = None
         self._start = b""  # the first bytes of a body refused by its type, to say what came
@@ -112,6 +118,12 @@ class StreamSession:
         self.stopped: bool = False
         #: Whether the time matters (a deadline or ``data_idle``): :meth:`step` wants ``now``.
         self.timed: bool = deadline is not None or data_idle is not None
+        # How to read the body and end it, chosen once by begin() from the content type (an
+        # event stream until then): no piece asks what kind of body it belongs to. Kept as
+        # plain functions: a bound method kept on the session would be a reference cycle,
+        # leaving every finished session (its whole answer) to the cycle collector.
+        self._read: _Read = StreamSession._read_stream
+        self._finish: _Finish = StreamSession._finish_stream
 
     def begin(
         self, headers: Mapping[str, str], *, status: int = 200, now: float | None = None
@@ -131,9 +143,10 @@ class StreamSession:
         if "event-stream" in kind:
             return
         if "json" in kind:
-            self._json = []
+            self._read, self._finish = StreamSession._read_json, StreamSession._finish_json
         elif kind.startswith(_NOT_A_STREAM) or "html" in kind or "xml" in kind:
             self._refuse = (kind, status)
+            self._read, self._finish = StreamSession._read_refused, StreamSession._refused
 
     @property
     def deadline(self) -> float | None:
@@ -159,17 +172,13 @@ class StreamSession:
         Raises:
             StreamProtocolError: Malformed bytes (with the partial answer).
             StreamTimeoutError: The body ran past the deadline.
+            UnexpectedResponseError: The body's type said it was no event stream (once its
+                first bytes arrived, to say what came).
         """
-        if self._json is not None:
-            self._collect(piece)
-            if now is not None:
-                self._check_clock(now, True)  # a JSON body's bytes are all data
-            return []
-        if self._refuse is not None:
-            self._note_start(piece)
-            if len(self._start) >= _PREVIEW:
-                raise self._unexpected()
-            return []
+        return self._read(self, piece, now)
+
+    def _read_stream(self, piece: bytes, now: float | None) -> list[StreamEvent]:
+        """:meth:`step` for an event stream: decode the piece."""
         try:
             events = self._decoder.feed(piece)
         except StreamError as exc:
@@ -181,6 +190,20 @@ class StreamSession:
         if now is not None:
             self._check_clock(now, bool(events))
         return events
+
+    def _read_json(self, piece: bytes, now: float | None) -> list[StreamEvent]:
+        """:meth:`step` for a JSON body: keep the piece (decoded whole by :meth:`end`)."""
+        self._collect(piece)
+        if now is not None:
+            self._check_clock(now, True)  # a JSON body's bytes are all data
+        return []
+
+    def _read_refused(self, piece: bytes, now: float | None) -> list[StreamEvent]:
+        """:meth:`step` for a body refused by its type: keep its start, to say what came."""
+        self._note_start(piece)
+        if len(self._start) >= _PREVIEW:
+            raise self._unexpected()
+        return []
 
     def end(self) -> list[StreamEvent]:
         """The body ended: the last events (a final frame without blank line, held text).
@@ -194,13 +217,8 @@ class StreamSession:
         """
         if self.stopped:
             return []
-        if self._refuse is not None:
-            raise self._unexpected()
         try:
-            if self._json is not None:
-                events = self._decoder.decode_whole(b"".join(self._json))
-            else:
-                events = self._decoder.finish()
+            events = self._finish(self)
         except StreamError as exc:
             raise self.fail(exc) from None
         return self._accept(events)
@@ -264,11 +282,18 @@ class StreamSession:
                     "raise it if the gateway really sends answers this large"
                 )
             )
-        assert self._json is not None
         self._json.append(piece)
 
+    def _finish_stream(self) -> list[StreamEvent]:
+        return self._decoder.finish()
+
+    def _finish_json(self) -> list[StreamEvent]:
+        return self._decoder.decode_whole(b"".join(self._json))
+
+    def _refused(self) -> list[StreamEvent]:
+        raise self._unexpected()
+
     def _unexpected(self) -> UnexpectedResponseError:
-        assert self._refuse is not None
         kind, status = self._refuse
         what = (
             f"a {kind.split(';')[0]} body starting with {_preview(self._start)}"

@@ -5,6 +5,7 @@ on every error, the deadline, and secrets masked in whatever it raises."""
 from __future__ import annotations
 
 import ast
+import gc
 from pathlib import Path
 
 import pytest
@@ -147,6 +148,25 @@ def test_a_json_body_is_one_whole_completion(kind: str) -> None:
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["whole"]
     result = session.completion()
     assert (result.content, result.finish_reason, result.done) == ("whole", "stop", True)
+
+
+@pytest.mark.parametrize(
+    ("kind", "body"), [("text/event-stream", TEXT), ("application/json", WHOLE)]
+)
+def test_a_finished_session_is_freed_without_the_cycle_collector(kind: str, body: bytes) -> None:
+    """The body's reader, chosen once by ``begin``, is kept without a reference cycle: a
+    finished session (its whole answer) is freed when its last reference goes."""
+    gc.collect()
+    gc.disable()
+    try:
+        session = StreamSession()
+        session.begin({"content-type": kind})
+        run(session, body)
+        assert session.completion().content in ("Hello", "whole")
+        del session
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
 def test_a_json_body_that_is_not_a_completion_object_is_a_protocol_error() -> None:
