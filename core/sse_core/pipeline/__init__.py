@@ -8,7 +8,8 @@ Read it in the order the bytes travel:
 - :mod:`.chunks`: each event's chat chunk to StreamEvents (with :mod:`.payloads`,
   :mod:`.think` for ``<think>`` blocks, :mod:`.tool_calls` for tool-call fragments and the
   optional msgspec accelerator, :mod:`._accel`);
-- :mod:`.anthropic_events`: the same for Anthropic Messages events (:class:`MessagesDecoder`);
+- :mod:`.anthropic_events`: the same for Anthropic Messages events (:class:`MessagesDecoder`),
+  with :mod:`.anthropic_blocks` for their content blocks;
 - :mod:`.decoder`: the parser and the protocol's payload decoder together
   (:class:`StreamDecoder`);
 - :mod:`.accumulator`: StreamEvents to the Completion, the one owner of an answer's state

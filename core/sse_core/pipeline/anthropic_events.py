@@ -38,23 +38,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic_core import from_json, to_json
+from pydantic_core import from_json
 
 from sse_core.errors import StreamProtocolError
 from sse_core.events import (
-    Citation,
     Finish,
     Metadata,
-    ReasoningSignature,
-    RedactedReasoning,
     StreamEnd,
     StreamEvent,
     _gateway_event,
-    _reasoning_delta,
-    _text_delta,
-    _tool_call_delta,
     _usage_update,
 )
+from sse_core.pipeline.anthropic_blocks import ContentBlocks
 from sse_core.pipeline.parser import ServerSentEvent
 from sse_core.pipeline.payloads import messages_usage, parse_chunk_json, parse_error, parse_loose
 
@@ -90,48 +85,16 @@ _MESSAGE_FIELDS = frozenset(
 )
 _DELTA_FIELDS = frozenset({"type", "delta", "usage", "stop_reason", "stop_sequence"})
 _STOP_FIELDS = frozenset({"type"})
-# What a block is, for its deltas.
-_TEXT, _THINKING, _TOOL, _REDACTED, _OTHER = range(5)
-_KINDS = {"text": _TEXT, "thinking": _THINKING, "tool_use": _TOOL, "redacted_thinking": _REDACTED}
-# The block a delta implies when its block never started (a gateway that skips the start).
-_IMPLIED = {
-    "text_delta": _TEXT,
-    "thinking_delta": _THINKING,
-    "signature_delta": _THINKING,
-    "input_json_delta": _TOOL,
-    "citations_delta": _TEXT,
-}
-
-
-def _str(value: object) -> str | None:
-    return value if type(value) is str else None
-
-
-def _int(value: object) -> int | None:
-    return value if type(value) is int else None
-
-
-class _Block:
-    __slots__ = ("call", "closed", "input", "kind", "pieces", "signature")
-
-    def __init__(self, kind: int, call: int = -1, start_input: object = None) -> None:
-        self.kind = kind
-        self.call = call  # the tool call's number (tool_use blocks)
-        self.input = start_input  # the tool_use start's ``input``
-        self.pieces = False  # an input piece arrived
-        self.signature: list[str] = []
-        self.closed = False
 
 
 class MessagesDecoder:
     """Turns each Anthropic Messages event into StreamEvents (:meth:`decode`); the
     ``anthropic`` :class:`~sse_core.protocols.PayloadDecoder`."""
 
-    __slots__ = ("_blocks", "_calls", "_started", "_stopped", "_usage", "done")
+    __slots__ = ("_blocks", "_started", "_stopped", "_usage", "done")
 
     def __init__(self) -> None:
-        self._blocks: dict[int | None, _Block] = {}
-        self._calls = 0  # tool calls started so far: the number of the next one
+        self._blocks = ContentBlocks()
         self._started = False  # message_start arrived
         self._stopped = False  # a stop reason arrived
         self._usage: dict[str, Any] = {}  # every count reported so far, the last value each
@@ -153,7 +116,7 @@ class MessagesDecoder:
         with no input gets ``{}``); before one, leave them as they are (the answer is cut)."""
         events: list[StreamEvent] = []
         if self._stopped and not self.done:
-            self._close_all(events)
+            self._blocks.close_all(events)
         return events
 
     def data_into(self, data: bytes, events: list[StreamEvent]) -> None:
@@ -188,7 +151,7 @@ class MessagesDecoder:
                 payload = from_json(data, cache_strings="keys")  # "{...": a dict
             except ValueError:
                 payload = parse_chunk_json(data, where=f"in a {name} event")
-            self._delta(payload, events)
+            self._blocks.delta(payload, events)
         elif name == "message":
             self.data_into(data, events)
         elif name == "ping":
@@ -205,7 +168,7 @@ class MessagesDecoder:
         """Decode one event's JSON object, whose ``type`` says what it is."""
         kind = payload.get("type")
         if kind == "content_block_delta":  # the common case first
-            self._delta(payload, events)
+            self._blocks.delta(payload, events)
         elif type(kind) is str and kind in _KNOWN:
             self._typed(kind, payload, events)
         else:
@@ -213,13 +176,11 @@ class MessagesDecoder:
 
     def _typed(self, kind: str, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
         if kind == "content_block_delta":
-            self._delta(payload, events)
+            self._blocks.delta(payload, events)
         elif kind == "content_block_start":
-            self._start(payload, events)
+            self._blocks.start(payload, events)
         elif kind == "content_block_stop":
-            block = self._blocks.get(_index(payload))
-            if block is not None and not block.closed:
-                self._close(block, payload, events)
+            self._blocks.stop(payload, events)
         elif kind == "message_start":
             self._message_start(payload, events)
         elif kind == "message_delta":
@@ -281,7 +242,7 @@ class MessagesDecoder:
         if type(content) is list:
             for at, block in enumerate(content):
                 if type(block) is dict:
-                    self._whole_block(block, events, at)
+                    self._blocks.whole(block, events, at)
         reason = message.get("stop_reason")
         if reason:
             stop = {"stop_reason": reason, "stop_sequence": message.get("stop_sequence")}
@@ -299,7 +260,7 @@ class MessagesDecoder:
         reason = delta.get("stop_reason")
         if reason and type(reason) is str:
             self._stopped = True
-            self._close_all(events)
+            self._blocks.close_all(events)
             events.append(
                 Finish(
                     reason=FINISH_REASONS.get(reason, reason),
@@ -310,7 +271,7 @@ class MessagesDecoder:
 
     def _end(self, events: list[StreamEvent]) -> None:
         """``message_stop``: the stream is over."""
-        self._close_all(events)
+        self._blocks.close_all(events)
         self.done = True
         events.append(StreamEnd())
 
@@ -332,161 +293,11 @@ class MessagesDecoder:
         self._usage = merged = {**self._usage, **said}
         events.append(_usage_update(messages_usage(merged)))
 
-    # --- content blocks ---
 
-    def _start(self, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
-        index = _index(payload)
-        known = self._blocks.get(index)
-        if known is not None and not known.closed:
-            self._close(known, None, events)  # the index reused before its stop
-        block = payload.get("content_block")
-        if type(block) is not dict:
-            block = {}
-        kind = _kind(block)
-        if kind == _OTHER:
-            self._blocks[index] = _Block(_OTHER)
-            events.append(_gateway_event("content_block_start", payload))
-        elif kind == _TOOL:
-            at = self._calls
-            self._calls += 1
-            self._blocks[index] = _Block(_TOOL, at, block.get("input"))
-            call_id, name = _str(block.get("id")), _str(block.get("name"))
-            events.append(_tool_call_delta(at, call_id or None, name or None, "", 0))
-        else:
-            self._blocks[index] = state = _Block(kind)
-            self._opening(state, block, events, index)
-
-    def _opening(
-        self, state: _Block, block: Mapping[str, Any], events: list[StreamEvent], index: int | None
-    ) -> None:
-        """What a text, thinking or redacted block's start already holds."""
-        if state.kind == _TEXT:
-            for cited in given if type(given := block.get("citations")) is list else ():
-                _cite(cited, index, events, "citation", cited)
-            text = _str(block.get("text"))
-            if text:
-                events.append(_text_delta(text, 0))
-        elif state.kind == _THINKING:
-            text = _str(block.get("thinking"))
-            if text:
-                events.append(_reasoning_delta(text, 0))
-            signature = _str(block.get("signature"))
-            if signature:
-                state.signature.append(signature)
-        else:
-            events.append(RedactedReasoning(data=_str(block.get("data")) or ""))
-
-    def _delta(self, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
-        delta = payload.get("delta")
-        if type(delta) is not dict:
-            delta = {}
-        index = payload.get("index")
-        if type(index) is not int:
-            index = None
-        kind = delta.get("type")
-        block = self._blocks.get(index) or self._implied(index, kind)
-        if block.kind == _TEXT and kind == "text_delta" and not block.closed:
-            text = delta.get("text")
-            if text and type(text) is str:
-                events.append(_text_delta(text, 0))
-        elif block.kind == _TOOL and kind == "input_json_delta" and not block.closed:
-            piece = delta.get("partial_json")
-            if piece and type(piece) is str:
-                block.pieces = True
-                events.append(_tool_call_delta(block.call, None, None, piece, 0))
-        elif kind == "citations_delta" and block.kind == _TEXT and not block.closed:
-            _cite(delta.get("citation"), index, events, "content_block_delta", payload)
-        elif block.kind == _THINKING and not block.closed:
-            self._thinking(block, kind, delta, payload, events)
-        else:  # server tool input, unknown kinds, a delta after its block's stop
-            events.append(_gateway_event("content_block_delta", payload))
-
-    def _thinking(
-        self,
-        block: _Block,
-        kind: object,
-        delta: Mapping[str, Any],
-        payload: Mapping[str, Any],
-        events: list[StreamEvent],
-    ) -> None:
-        if kind == "thinking_delta":
-            text = delta.get("thinking")
-            if text and type(text) is str:
-                events.append(_reasoning_delta(text, 0))
-        elif kind == "signature_delta":
-            signature = delta.get("signature")
-            if signature and type(signature) is str:
-                block.signature.append(signature)
-        else:
-            events.append(_gateway_event("content_block_delta", payload))
-
-    def _implied(self, index: int | None, kind: object) -> _Block:
-        """The block a delta implies when its ``content_block_start`` never came."""
-        implied = _IMPLIED.get(kind, _OTHER) if type(kind) is str else _OTHER
-        block = self._blocks[index] = _Block(implied)
-        if implied == _TOOL:
-            block.call = self._calls
-            self._calls += 1
-        return block
-
-    def _close(
-        self, block: _Block, payload: Mapping[str, Any] | None, events: list[StreamEvent]
-    ) -> None:
-        block.closed = True
-        if block.kind == _THINKING:
-            if block.signature:
-                events.append(ReasoningSignature(signature="".join(block.signature)))
-        elif block.kind == _TOOL:
-            if not block.pieces:
-                # No input streamed: the start's input, or none ({}), never a missing value.
-                given = block.input
-                arguments = to_json(given).decode() if type(given) is dict and given else "{}"
-                events.append(_tool_call_delta(block.call, None, None, arguments, 0))
-        elif block.kind == _OTHER and payload is not None:
-            events.append(_gateway_event("content_block_stop", payload))
-
-    def _close_all(self, events: list[StreamEvent]) -> None:
-        for block in self._blocks.values():
-            if not block.closed:
-                self._close(block, None, events)
-
-    def _whole_block(self, block: Mapping[str, Any], events: list[StreamEvent], index: int) -> None:
-        """The ``index``-th content block, whole (prefilled in message_start, or a JSON answer)."""
-        kind = _kind(block)
-        if kind == _TOOL:
-            given = block.get("input")
-            arguments = to_json(given).decode() if type(given) is dict and given else "{}"
-            call_id, name = _str(block.get("id")), _str(block.get("name"))
-            at = self._calls
-            self._calls += 1
-            events.append(_tool_call_delta(at, call_id or None, name or None, arguments, 0))
-        elif kind == _OTHER:
-            events.append(_gateway_event("content_block", block))
-        else:
-            state = _Block(kind)
-            self._opening(state, block, events, index)
-            if state.signature:
-                events.append(ReasoningSignature(signature="".join(state.signature)))
-
-
-def _cite(item: object, at: int | None, events: list[StreamEvent], name: str, sent: object) -> None:
-    """A Citation of block ``at``; an ``item`` that is no object stays ``sent``, a GatewayEvent."""
-    if type(item) is dict:
-        events.append(Citation(citation=item, block=at))
-    else:
-        events.append(_gateway_event(name, sent))
+def _str(value: object) -> str | None:
+    return value if type(value) is str else None
 
 
 def _says_more(fields: Mapping[str, Any], known: frozenset[str]) -> bool:
     """Whether ``fields`` holds a value under a name not in ``known``."""
     return any(value is not None and key not in known for key, value in fields.items())
-
-
-def _kind(block: Mapping[str, Any]) -> int:
-    name = block.get("type")
-    return _KINDS.get(name, _OTHER) if type(name) is str else _OTHER
-
-
-def _index(payload: Mapping[str, Any]) -> int | None:
-    index = payload.get("index")
-    return index if type(index) is int else None
