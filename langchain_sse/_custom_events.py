@@ -17,6 +17,11 @@ Two traps decide the shape of this module (langchain-core 1.8):
   configures them for the run. The keyword is kept out of traces and cache keys.
 
 ChatSSE's own ``stream``/``astream`` loop holds the run manager itself and needs no link.
+
+An Anthropic content block that ChatSSE does not read (a server tool's call and its result,
+a block type not known yet) reaches it as GatewayEvents named by their wire event
+(``content_block_start``, ``_delta``, ``_stop``, or ``content_block`` when it came whole):
+their custom events are named after the block instead (:class:`_BlockNames`), the data as sent.
 """
 
 from __future__ import annotations
@@ -156,6 +161,44 @@ def _build_target(
 
 _NO_LINK = RunLink(config=RunnableConfig(), run_id=UUID(int=0))
 
+#: What the name of a block's custom event adds to its type, by the GatewayEvent's name.
+_BLOCK_PARTS = {
+    "content_block": "",
+    "content_block_start": "",
+    "content_block_delta": ".delta",
+    "content_block_stop": ".stop",
+}
+
+
+class _BlockNames:
+    """The custom-event name of each GatewayEvent of one call: a content block's own type
+    (``web_search_tool_result``, ``server_tool_use``) where the event carries a block
+    (its start, or the block whole), ``<type>.delta`` and ``<type>.stop`` for the pieces
+    and the end of that block (by its ``index``); the GatewayEvent's name otherwise."""
+
+    __slots__ = ("_types",)
+
+    def __init__(self) -> None:
+        self._types: dict[object, str] = {}  # the type of each block started, by index
+
+    def __call__(self, event: GatewayEvent) -> str:
+        part = _BLOCK_PARTS.get(event.name)
+        data = event.data
+        if part is None or type(data) is not dict:
+            return event.name
+        if event.name == "content_block":
+            kind = data.get("type")
+        elif event.name == "content_block_start":
+            block = data.get("content_block")
+            kind = block.get("type") if type(block) is dict else None
+            if type(kind) is str and kind:
+                self._types[data.get("index")] = kind
+        elif event.name == "content_block_stop":
+            kind = self._types.pop(data.get("index"), None)
+        else:
+            kind = self._types.get(data.get("index"))
+        return kind + part if type(kind) is str and kind else event.name
+
 
 def _drop(event: GatewayEvent) -> None:
     """Where gateway events go when no run hears them (they stay in ``response_metadata``)."""
@@ -175,12 +218,13 @@ def make_emitter(
     if run_manager is None and link is None:
         return _drop
     target: list[tuple[CallbackManager, UUID]] = []
+    name = _BlockNames()
 
     def emit(event: GatewayEvent) -> None:
         if not target:
             target.append(_build_target(CallbackManager, model, run_manager, link or _NO_LINK))
         manager, run_id = target[0]
-        manager.on_custom_event(event.name, event.data, run_id=run_id)
+        manager.on_custom_event(name(event), event.data, run_id=run_id)
 
     return emit
 
@@ -194,11 +238,12 @@ def make_async_emitter(
     if run_manager is None and link is None:
         return _adrop
     target: list[tuple[AsyncCallbackManager, UUID]] = []
+    name = _BlockNames()
 
     async def emit(event: GatewayEvent) -> None:
         if not target:
             target.append(_build_target(AsyncCallbackManager, model, run_manager, link or _NO_LINK))
         manager, run_id = target[0]
-        await manager.on_custom_event(event.name, event.data, run_id=run_id)
+        await manager.on_custom_event(name(event), event.data, run_id=run_id)
 
     return emit

@@ -5,6 +5,7 @@ and run for every call way, for both adapters: tests/adapters/test_gateway_event
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 from uuid import UUID
 
@@ -12,11 +13,15 @@ import pytest
 from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.outputs import ChatGenerationChunk
 from langchain_core.prompts import ChatPromptTemplate
-from langchain_core.runnables import RunnableLambda
+from langchain_core.runnables import RunnableConfig, RunnableLambda
 
+import sse_core
+from langchain_sse import ChatSSE
 from langchain_sse._custom_events import LINK_KEY, RunLink, link_config, make_emitter
 from sse_core import GatewayEvent
+from tests.core.anthropic.test_captures import CAPTURES
 from tests.langchain.lc_support import ModelFactory
+from tests.raw_server import response, serving
 
 NAMED = {"X-Emulator-Fault": "named-event; name=spass.tool-cap; after=2"}
 SPASS_NAMED = {"SPASS-User-Id": "u", **NAMED}
@@ -168,3 +173,58 @@ def test_the_link_fixes_the_run_id_and_stays_out_of_params(make_model: ModelFact
     model = make_model()
     assert LINK_KEY not in model._get_invocation_params(**kwargs)
     assert model._get_llm_string(**kwargs) == model._get_llm_string(seed=1)
+
+
+WEB_SEARCH = "vercel-ai__web-search-citations.payloads.jsonl"
+
+
+@pytest.mark.parametrize("mode", ["invoke", "stream", "ainvoke", "astream"])
+def test_a_server_tools_blocks_are_custom_events_named_after_their_type(mode: str) -> None:
+    """A real web search: the server tool's call, its input pieces and its result reach the
+    run under their block's type, not ``content_block_start``, with the data as sent."""
+    handler = Recording()
+    body = CAPTURES[WEB_SEARCH]
+    with serving(lambda n, request: response(body)) as served:
+        model = ChatSSE(model="claude-test", base_url=served.url, api_key="sk-ant-test",
+                        protocol="anthropic", max_retries=0, timeout=10)  # fmt: skip
+        config: RunnableConfig = {"callbacks": [handler]}
+
+        async def run() -> None:
+            if mode == "ainvoke":
+                await model.ainvoke("hi", config=config)
+            else:
+                async for _ in model.astream("hi", config=config):
+                    pass
+
+        if mode == "invoke":
+            model.invoke("hi", config=config)
+        elif mode == "stream":
+            list(model.stream("hi", config=config))
+        else:
+            asyncio.run(asyncio.wait_for(run(), 30))
+    names = [name for name, _, _ in handler.custom]
+    assert names == [
+        "server_tool_use", *["server_tool_use.delta"] * 5, "server_tool_use.stop",
+        "web_search_tool_result", "web_search_tool_result.stop",
+    ]  # fmt: skip
+    sent = sse_core.decode(body, protocol="anthropic").events
+    assert [data for _, data, _ in handler.custom] == [event.data for event in sent]
+    result = handler.custom[7][1]["content_block"]
+    assert result["type"] == "web_search_tool_result" and len(result["content"]) > 1
+
+
+def test_a_block_that_came_whole_is_named_after_its_type(make_model: ModelFactory) -> None:
+    handler = Recording()
+    _, kwargs = link_config({"callbacks": [handler]}, {})
+    emit = make_emitter(make_model(), None, kwargs[LINK_KEY])
+    whole = {"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_1", "content": {}}
+    emit(GatewayEvent(name="content_block", data=whole))
+    emit(GatewayEvent(name="content_block_delta", data={"index": 0, "delta": {}}))  # no start
+    emit(GatewayEvent(name="content_block_start", data={"index": 0, "content_block": []}))
+    emit(GatewayEvent(name="acme.notice", data={"index": 0}))
+    assert [(name, data) for name, data, _ in handler.custom] == [
+        ("web_fetch_tool_result", whole),
+        ("content_block_delta", {"index": 0, "delta": {}}),
+        ("content_block_start", {"index": 0, "content_block": []}),
+        ("acme.notice", {"index": 0}),
+    ]
