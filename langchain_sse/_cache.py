@@ -36,7 +36,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from langchain_sse._custom_events import LINK_KEY
 from langchain_sse._outbound import Outbound
-from langchain_sse._request import model_request
+from langchain_sse._protocols import model_request
 from sse_core.transport.config import public_url
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def model_cache_key(model: ChatSSE, stop: list[str] | None, kwargs: dict[str, An
     return build_cache_key(
         outbound,
         base_url=model.base_url or "",
-        path=model.path,
+        path=model._resolve_config().path,
         query={**(model.default_query or {}), **(outbound.query or {})},
         headers={**(model.default_headers or {}), **call_headers},
         hidden=[*model.model_kwargs, *(model.extra_body or {}), *call_body],

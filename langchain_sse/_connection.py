@@ -27,8 +27,10 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.utils import secret_from_env
 from pydantic import BaseModel, SecretStr
 
+from langchain_sse._protocols import mapping_of
 from sse_core import ClientPool
 from sse_core._names import refuse_unknown, validation_summary
+from sse_core.protocols import check_protocol
 from sse_core.transport.config import ConfigCache, public_url
 
 if TYPE_CHECKING:
@@ -70,8 +72,12 @@ def _known_names(cls: type[BaseModel]) -> set[str]:
 
 def check_arguments(cls: type[BaseModel], data: dict[str, Any]) -> None:
     """Refuse an unknown keyword by name (pydantic would drop it), pointing ChatOpenAI's names
-    to ChatSSE's and request parameters to ``model_kwargs``."""
+    to ChatSSE's and request parameters to ``model_kwargs``; and a protocol that the core
+    does not register or ChatSSE does not map (:mod:`._protocols`)."""
     refuse_unknown(cls.__name__, data, _known_names(cls), _HINTS, _OTHERWISE)
+    if "protocol" in data:
+        check_protocol(data["protocol"])
+        mapping_of(data["protocol"])
 
 
 #: Fields a pickle never holds: the key, the headers and query (they may hold credentials),
@@ -84,7 +90,7 @@ def settings_of(model: ChatSSE) -> dict[str, Any]:
     return {
         "base_url": model.base_url,
         "api_key": model.api_key,
-        "path": request_path(model),
+        "path": model.path,
         "protocol": model.protocol,
         "auth": model.auth,
         "default_query": model.default_query,
@@ -97,14 +103,6 @@ def settings_of(model: ChatSSE) -> dict[str, Any]:
         "max_event_bytes": model.max_event_bytes,
         "max_connections": model.max_connections,
     }
-
-
-def request_path(model: ChatSSE) -> str | None:
-    """The ``path`` the core joins: the model's, or None (the protocol's own) for an
-    Anthropic model whose ``path`` was not set."""
-    if model.protocol == "anthropic" and "path" not in model.model_fields_set:
-        return None
-    return model.path
 
 
 def identity_of(model: ChatSSE) -> dict[str, Any]:
@@ -121,8 +119,8 @@ def identity_of(model: ChatSSE) -> dict[str, Any]:
         "stream_usage": model.stream_usage,
         "coalesce": model.coalesce,
     }
-    if model.protocol != "chat_completions":
-        identity.update(protocol=model.protocol, thinking=model.thinking)
+    extra = mapping_of(model.protocol).identity
+    identity.update((name, getattr(model, name)) for name in extra)
     return identity
 
 

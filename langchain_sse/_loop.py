@@ -37,7 +37,7 @@ from langchain_sse._call import AsyncModelCall, CallPlan, Chunk, ModelCall
 from langchain_sse._custom_events import LINK_KEY, is_invoke, make_async_emitter, make_emitter
 from langchain_sse._inbound import ChunkMapper, MapMode
 from langchain_sse._outbound import Outbound
-from langchain_sse._request import model_request
+from langchain_sse._protocols import model_request
 from langchain_sse._run import OWN_LOOP, BlockStamp, RunPlan, Stamp, Unstamped
 from sse_core import ClientConfig, Timeouts
 from sse_core.fast_paths import is_on
@@ -82,10 +82,7 @@ def streaming_off(model: ChatSSE, kwargs: dict[str, Any]) -> bool:
 
 
 def invoke_streams(model: ChatSSE, kwargs: dict[str, Any]) -> bool:
-    """Whether an invoke asks for a stream (else for one JSON answer, ``stream: false``).
-    Anthropic Messages are always asked as a stream (the core reads no other answer)."""
-    if model.protocol == "anthropic":
-        return True
+    """Whether an invoke asks for a stream (else for one JSON answer, ``stream: false``)."""
     return model.invoke_streaming and not streaming_off(model, kwargs)
 
 
@@ -93,7 +90,7 @@ def stream_streams(model: ChatSSE, kwargs: dict[str, Any]) -> bool:
     """Whether a ``_stream`` call asks for a stream: not for an invoke that
     ``invoke_streaming=False`` asks as one JSON answer (LangChain streams an invoke through
     ``_stream`` for v2 handlers)."""
-    return model.invoke_streaming or model.protocol == "anthropic" or not is_invoke(kwargs)
+    return model.invoke_streaming or not is_invoke(kwargs)
 
 
 def plan_call(

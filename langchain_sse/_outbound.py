@@ -340,7 +340,7 @@ def _convert_block(item: dict[str, Any], kind: object) -> dict[str, Any]:
 
 
 def model_outbound(
-    model: ChatSSE, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    model: ChatSSE, messages: Sequence[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
 ) -> Outbound:
     """The request of one call of ``model`` (pops what is not a request field from ``kwargs``)."""
     return build_outbound(

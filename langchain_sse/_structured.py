@@ -25,6 +25,7 @@ from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
 
+from langchain_sse._protocols import mapping_of
 from langchain_sse._tools import build_response_format
 
 if TYPE_CHECKING:
@@ -97,12 +98,12 @@ def build_structured_output(
     """The runnable ``ChatSSE.with_structured_output`` returns (see there)."""
     if strict is not None and method == "json_mode":
         raise ValueError("strict is not supported with method='json_mode'")
-    if model.protocol == "anthropic" and method != "function_calling":
-        # The Messages API has no response_format: every method is a forced tool call.
+    if not mapping_of(model.protocol).response_format and method != "function_calling":
+        # No response_format in this protocol: every method is a forced tool call.
         if schema is None:
             raise ValueError(
                 f"with_structured_output(method={method!r}) needs a schema with "
-                "protocol='anthropic' (the answer is a forced tool call)"
+                f"protocol={model.protocol!r} (the answer is a forced tool call)"
             )
         method = "function_calling"
     bound = _bind_request(model, schema, method, strict, **kwargs)

@@ -1,10 +1,9 @@
-"""Tools for ``bind_tools``: in the OpenAI chat-completions shape, or Anthropic's.
+"""Tools for ``bind_tools`` in the OpenAI chat-completions shape.
 
 Tool schemas by ``convert_to_openai_tool``, ``tool_choice`` normalised the way ChatOpenAI
 does it (``"any"``/``True`` -> ``"required"``, a name -> a function choice), and
-``response_format`` as a ``json_schema`` object. With ``protocol="anthropic"``, the tools
-and choice in the Messages API's shape (:mod:`._anthropic_outbound`), as ChatAnthropic
-binds them.
+``response_format`` as a ``json_schema`` object. Each protocol binds its own way
+(:mod:`._protocols`); this is chat completions' (:func:`bind_chat_tools`).
 """
 
 from __future__ import annotations
@@ -18,22 +17,13 @@ from langchain_core.utils.function_calling import (
     convert_to_openai_tool,
 )
 
-from langchain_sse._anthropic_outbound import (
-    NO_RESPONSE_FORMAT,
-    anthropic_tool_choice,
-    format_anthropic_tools,
-)
-
 if TYPE_CHECKING:
-    from langchain_core.language_models import LanguageModelInput
-    from langchain_core.messages import AIMessage
-    from langchain_core.runnables import Runnable
 
-    from langchain_sse.model import ChatSSE
+    pass
 
 __all__ = [
     "ToolLike",
-    "bind_tools",
+    "bind_chat_tools",
     "build_response_format",
     "format_tools",
     "list_tool_names",
@@ -102,34 +92,23 @@ def build_response_format(
     return {"type": "json_schema", "json_schema": spec}
 
 
-def bind_tools(
-    model: ChatSSE,
+def bind_chat_tools(
     tools: Sequence[ToolLike],
-    tool_choice: dict[str, Any] | str | bool | None,
+    tool_choice: Any,
     strict: bool | None,
     parallel_tool_calls: bool | None,
-    response_format: dict[str, Any] | type | None,
+    response_format: Any,
     kwargs: dict[str, Any],
-) -> Runnable[LanguageModelInput, AIMessage]:
-    """What ``ChatSSE.bind_tools`` returns (see there): tools and choice in the OpenAI shape,
-    or in the Messages API's (``strict`` on each tool, ``parallel_tool_calls`` folded into
-    the choice, no ``response_format``)."""
-    choice: str | dict[str, Any] | None
-    if model.protocol == "anthropic":
-        if response_format is not None:
-            raise ValueError(NO_RESPONSE_FORMAT)
-        formatted = format_anthropic_tools(tools)
-        if strict is not None:
-            formatted = [{**tool, "strict": strict} for tool in formatted]
-        choice = anthropic_tool_choice(tool_choice, parallel_tool_calls)
-        parallel_tool_calls = None
-    else:
-        formatted = format_tools(tools, strict=strict)
-        choice = normalize_tool_choice(tool_choice, list_tool_names(formatted))
-        if response_format is not None:
-            kwargs["response_format"] = build_response_format(response_format, strict=strict)
+) -> list[dict[str, Any]]:
+    """``bind_tools`` on chat completions: OpenAI tools, the choice as ChatOpenAI sends it,
+    ``response_format`` as a JSON schema, ``parallel_tool_calls`` as given (into
+    ``kwargs``)."""
+    formatted = format_tools(tools, strict=strict)
+    choice = normalize_tool_choice(tool_choice, list_tool_names(formatted))
+    if response_format is not None:
+        kwargs["response_format"] = build_response_format(response_format, strict=strict)
     if choice is not None:
         kwargs["tool_choice"] = choice
     if parallel_tool_calls is not None:
         kwargs["parallel_tool_calls"] = parallel_tool_calls
-    return model.bind(tools=formatted, **kwargs)
+    return formatted

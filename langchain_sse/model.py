@@ -31,7 +31,7 @@ from pydantic import (
 )
 from typing_extensions import Self, override
 
-from langchain_sse import _blocks, _connection, _loop, _tokens, _tools
+from langchain_sse import _blocks, _connection, _loop, _protocols, _tokens
 from langchain_sse._cache import model_cache_key
 from langchain_sse._custom_events import (
     LINK_KEY,
@@ -78,14 +78,14 @@ class ChatSSE(BaseChatModel):
     api_key: SecretStr | None = Field(default_factory=secret_from_env("SSE_API_KEY", default=None))
     """Sent as ``Authorization: Bearer`` (env ``SSE_API_KEY``); surrounding whitespace is
     stripped; never shown, traced or pickled."""
-    protocol: Literal["chat_completions", "anthropic"] = "chat_completions"
-    """The wire: OpenAI chat completions, or Anthropic Messages (``"anthropic"``: the root
-    ``base_url`` such as ``https://openrouter.ai/api``, ``/v1/messages`` appended)."""
+    protocol: str = "chat_completions"
+    """The wire (``sse_core.protocol_names()``): OpenAI chat completions, or Anthropic Messages
+    (``"anthropic"``: the root ``base_url``, e.g. ``https://openrouter.ai/api``)."""
     auth: Literal["bearer", "x-api-key"] | None = None
     """How the key is sent; None: the protocol's way (Bearer; Anthropic ``x-api-key``)."""
-    path: str = "/chat/completions"
+    path: str | None = None
     """Joined onto ``base_url``'s path, before its query (SPASS: ``base_url="https://host"``,
-    ``path="/c1/chat"``); unless set, Anthropic's ``/v1/messages``."""
+    ``path="/c1/chat"``); None: the protocol's (``/chat/completions``, ``/v1/messages``)."""
     default_query: dict[str, str] | None = Field(default=None, repr=False, exclude=True)
     """Query parameters sent with every request (Azure-style gateways: ``{"api-version":
     "2024-10-21"}``), besides any in ``base_url``: may hold credentials, so never dumped,
@@ -465,7 +465,7 @@ class ChatSSE(BaseChatModel):
                 answer when the model does not call a tool.
             **kwargs: Further request fields bound with the tools.
         """
-        return _tools.bind_tools(
+        return _protocols.bind_tools(
             self, tools, tool_choice, strict, parallel_tool_calls, response_format, kwargs
         )
 

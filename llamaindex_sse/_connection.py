@@ -19,9 +19,11 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from sse_core import ClientConfig, ConfigurationError
+from llamaindex_sse._protocols import mapping_of
+from sse_core import ClientConfig
 from sse_core._choices import refuse_choices
 from sse_core._names import refuse_unknown
+from sse_core.protocols import check_protocol
 from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, ConfigCache, public_url
 
 __all__ = [
@@ -131,23 +133,20 @@ def drop_secrets(state: dict[Any, Any]) -> dict[Any, Any]:
 
 
 def check_fields(data: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
-    """SSELLM's arguments checked: :func:`check_settings`, ``n`` refused where it is a
-    request parameter set for every call, and chat-completions-only settings refused on
-    Anthropic Messages.
+    """SSELLM's arguments checked: :func:`check_settings`, the protocol (one of the core's
+    that SSELLM maps), and ``n`` refused where it is a request parameter set for every call.
 
     Raises:
-        ConfigurationError: A bad setting, ``n`` other than 1 in ``additional_kwargs`` or
-            ``extra_body`` (SSELLM shows one answer per request), or ``reasoning_effort``
-            with ``protocol="anthropic"``.
+        ConfigurationError: A bad setting, a protocol SSELLM does not speak, or ``n`` other
+            than 1 in ``additional_kwargs`` or ``extra_body`` (SSELLM shows one answer per
+            request).
     """
     data = check_settings(data, fields)
+    if "protocol" in data:
+        check_protocol(data["protocol"])
+        mapping_of(data["protocol"])
     for name in ("additional_kwargs", "extra_body"):
         parameters = data.get(name)
         if isinstance(parameters, Mapping):
             refuse_choices(parameters, f"SSELLM's {name}")
-    if data.get("protocol") == "anthropic" and data.get("reasoning_effort") is not None:
-        raise ConfigurationError(
-            "reasoning_effort is a chat-completions setting; with protocol='anthropic' "
-            "set thinking_dict={'type': 'enabled', 'budget_tokens': ...}"
-        )
     return data

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from llamaindex_sse._connection import CONNECTION_FIELDS, build_config
+from llamaindex_sse._protocols import mapping_of
 from sse_core import ClientConfig, ClientPool
 
 __all__ = ["FIELDS", "Derived", "SettingsCache", "pool_of", "request_settings"]
@@ -42,24 +43,13 @@ _read_fields: Callable[[object], tuple[Any, ...]] = operator.attrgetter(*FIELDS)
 
 
 def request_settings(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """The model's own request parameters, in the order the request builders take them
-    (None values are theirs to leave out; ``additional_kwargs`` last, so it wins)."""
-    stop = fields["stop"] or None  # an empty list is no setting
-    if fields["protocol"] == "anthropic":
-        return {
-            "max_tokens": fields["max_tokens"],
-            "temperature": fields["temperature"],
-            "stop": stop,
-            "thinking": fields["thinking_dict"],
-            **fields["additional_kwargs"],
-        }
-    return {
-        "temperature": fields["temperature"],
-        "reasoning_effort": fields["reasoning_effort"],
-        "max_tokens": fields["max_tokens"],
-        "stop": stop,
-        **fields["additional_kwargs"],
-    }
+    """The model's own request parameters that its protocol carries, in the order the request
+    builders take them (None values are theirs to leave out; ``additional_kwargs`` last, so
+    it wins)."""
+    chosen = {name: fields[name] for name in mapping_of(fields["protocol"]).settings}
+    if "stop" in chosen:
+        chosen["stop"] = chosen["stop"] or None  # an empty list is no setting
+    return {**chosen, **fields["additional_kwargs"]}
 
 
 class Derived:

@@ -22,6 +22,7 @@ from llamaindex_sse._errors import translate_errors
 from llamaindex_sse._events import dispatch_gateway_events
 from llamaindex_sse._inbound import ResponseMapper, to_chat_response
 from llamaindex_sse._outbound import Headers
+from llamaindex_sse._protocols import mapping_of
 from sse_core import AsyncChatClient, ChatClient, Completion, GatewayEvent, StreamEvent, merge_read
 
 __all__ = ["aread_whole", "astream_responses", "read_whole", "stream_responses"]
@@ -45,7 +46,8 @@ def _dispatch_named(event: StreamEvent, span_id: str | None) -> None:
 
 
 def _is_anthropic(client: ChatClient | AsyncChatClient) -> bool:
-    return client.config.protocol == "anthropic"
+    """Whether the message carries usage and stop reason (its protocol's table entry)."""
+    return mapping_of(client.config.protocol).message_usage
 
 
 def _require_completion(completion: Completion | None) -> Completion:

@@ -48,7 +48,6 @@ from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_ca
 from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import ToolSelection
 
-from llamaindex_sse._anthropic import build_anthropic_request, default_max_tokens
 from llamaindex_sse._closing import aclose_after, close_after, collecting, track
 from llamaindex_sse._connection import (
     MAX_CONNECTIONS,
@@ -57,7 +56,8 @@ from llamaindex_sse._connection import (
     drop_secrets,
     public_url,
 )
-from llamaindex_sse._outbound import Headers, build_request
+from llamaindex_sse._outbound import Headers
+from llamaindex_sse._protocols import mapping_of
 from llamaindex_sse._settings import SettingsCache, pool_of
 from llamaindex_sse._streams import aread_whole, astream_responses, read_whole, stream_responses
 from llamaindex_sse._tools import (
@@ -76,6 +76,7 @@ from sse_core import (
 )
 from sse_core._names import validation_summary
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
+from sse_core.protocols import wire_protocol
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Generator
@@ -138,9 +139,11 @@ class SSELLM(FunctionCallingLLM):
         description="Joined onto base_url's path, before base_url's query (None: the "
         "protocol's, /chat/completions, or /v1/messages: /messages after a base_url in /v1).",
     )
-    protocol: Literal["chat_completions", "anthropic"] = Field(
+    protocol: str = Field(
         default="chat_completions",
-        description="The gateway's API: OpenAI chat completions, or Anthropic Messages.",
+        description="The gateway's API, one of the core's protocols "
+        "(sse_core.protocol_names()): 'chat_completions' (OpenAI chat completions, the "
+        "default) or 'anthropic' (Anthropic Messages).",
     )
     auth: Literal["bearer", "x-api-key"] | None = Field(
         default=None,
@@ -162,8 +165,9 @@ class SSELLM(FunctionCallingLLM):
     )
     max_tokens: int | None = Field(
         default=None,
-        description="Most tokens to generate (None: not sent; on protocol='anthropic', "
-        "which requires it, 512 as llama-index's Anthropic LLM, after thinking's budget).",
+        description="Most tokens to generate (None: not sent on chat completions; on "
+        "protocol='anthropic', which requires it, 1024 after thinking's budget, as "
+        "ChatSSE and ChatAnthropic send it).",
     )
     thinking_dict: dict[str, Any] | None = Field(
         default=None,
@@ -263,7 +267,8 @@ class SSELLM(FunctionCallingLLM):
         return LLMMetadata(
             context_window=self.context_window,
             num_output=self.max_tokens
-            or (default_max_tokens(self.thinking_dict) if self.protocol == "anthropic" else -1),
+            or wire_protocol(self.protocol).default_max_tokens(self.thinking_dict)
+            or -1,
             is_chat_model=True,
             is_function_calling_model=self.is_function_calling_model,
             model_name=self.model,
@@ -280,18 +285,13 @@ class SSELLM(FunctionCallingLLM):
     ) -> tuple[ClientConfig, dict[str, Any], Headers]:
         """The configuration, body and headers of one call (the settings read once)."""
         derived = self._settings.get(self)
-        if self.protocol == "anthropic":
-            body, headers = build_anthropic_request(
-                self.model, messages, settings=derived.settings, call_kwargs=kwargs
-            )
-        else:
-            body, headers = build_request(
-                self.model,
-                messages,
-                settings=derived.settings,
-                call_kwargs=kwargs,
-                reasoning_passback=self.reasoning_passback,
-            )
+        body, headers = mapping_of(self.protocol).build_request(
+            self.model,
+            messages,
+            settings=derived.settings,
+            call_kwargs=kwargs,
+            reasoning_passback=self.reasoning_passback,
+        )
         return derived.config, body, headers
 
     def _make_config(self) -> ClientConfig:

@@ -26,11 +26,14 @@ SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+/ABC=="
 REDACTED = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"
 
 
-def test_system_messages_go_on_top_joined_and_the_roles_follow() -> None:
+def test_system_messages_go_on_top_as_blocks_and_the_roles_follow() -> None:
+    # Several system messages: one text block each, as SSELLM and llama-index's Anthropic
+    # send them (nothing joined with a separator the user did not write).
     system, messages = convert_anthropic_messages(
         [SystemMessage("be brief"), SystemMessage("be kind"), HumanMessage("hi")]
     )
-    assert system == "be brief\n\nbe kind"
+    assert system == [{"type": "text", "text": "be brief"}, {"type": "text", "text": "be kind"}]
+    assert convert_anthropic_messages([SystemMessage("be brief")])[0] == "be brief"
     assert messages == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
 
 

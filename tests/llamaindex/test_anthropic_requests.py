@@ -27,13 +27,13 @@ from pydantic import SecretStr
 
 from llamaindex_sse import SSELLM
 from llamaindex_sse._anthropic import (
-    DEFAULT_MAX_TOKENS,
     anthropic_tool_choice,
     anthropic_tools,
     build_anthropic_request,
     to_anthropic_messages,
 )
 from sse_core import ConfigurationError
+from sse_core.protocols.anthropic import DEFAULT_MAX_TOKENS
 from sse_emulator import Emulator
 from tests.llamaindex.li_support import API_KEY, TIMEOUT, frame, sse_transport
 
@@ -316,14 +316,14 @@ def test_the_request_body_settings_then_call_arguments() -> None:
     assert headers == {"anthropic-beta": "b-1"}
 
 
-def test_reasoning_effort_is_refused_with_the_anthropic_protocol() -> None:
-    with pytest.raises(ConfigurationError, match="thinking_dict"):
-        SSELLM(
-            protocol="anthropic",
-            model="m",
-            base_url="http://127.0.0.1:9/",
-            reasoning_effort="low",
-        )
+def test_reasoning_effort_is_the_effort_of_the_output_config() -> None:
+    # As langchain-anthropic maps it (and as ChatSSE does on this protocol): neither refused
+    # nor dropped.
+    llm = SSELLM(
+        protocol="anthropic", model="m", base_url="http://127.0.0.1:9/", reasoning_effort="low"
+    )
+    body, _ = llm._build_request([ChatMessage(role="user", content="hi")], {})
+    assert body["output_config"] == {"effort": "low"} and "reasoning_effort" not in body
 
 
 def test_a_protocol_or_auth_that_does_not_exist_is_refused() -> None:
@@ -374,7 +374,7 @@ def test_max_tokens_defaults_and_the_path_follows_a_base_url_in_v1(emulator: Emu
     record = emulator.last_request
     assert record is not None and record.status == 200
     assert record.path == "/anthropic/v1/messages"  # not /v1/v1/messages
-    assert record.json()["max_tokens"] == DEFAULT_MAX_TOKENS == 512
+    assert record.json()["max_tokens"] == DEFAULT_MAX_TOKENS == 1024
     assert llm.metadata.num_output == DEFAULT_MAX_TOKENS
 
 

@@ -19,6 +19,7 @@ from pydantic import SecretStr
 from llamaindex_sse import SSELLM
 from llamaindex_sse._settings import SettingsCache
 from sse_core import ConfigurationError
+from sse_core.protocols.anthropic import DEFAULT_MAX_TOKENS
 from sse_emulator import Emulator, RequestRecord
 from tests.llamaindex.anthropic_support import MODES, anthropic_llm, read
 from tests.llamaindex.li_support import API_KEY, LLMFactory, collect_events
@@ -106,12 +107,13 @@ def test_thinking_changed_in_place_reaches_the_request_and_the_payload(
     """max_tokens, when not set, follows the thinking budget (Anthropic wants it above)."""
     llm = anthropic_llm(emulator, max_tokens=None, thinking_dict={"type": "enabled"})
     llm.thinking_dict["budget_tokens"] = 1024  # type: ignore[index]
-    assert _sent(llm, emulator).json()["max_tokens"] == 1024 + 512
-    assert _payload(llm)["num_output"] == 1024 + 512
+    assert _sent(llm, emulator).json()["max_tokens"] == 1024 + DEFAULT_MAX_TOKENS
+    assert _payload(llm)["num_output"] == 1024 + DEFAULT_MAX_TOKENS
     llm.thinking_dict["budget_tokens"] = 2048  # type: ignore[index]
     body = _sent(llm, emulator).json()
-    assert (body["max_tokens"], body["thinking"]["budget_tokens"]) == (2048 + 512, 2048)
-    assert _payload(llm)["num_output"] == 2048 + 512
+    assert body["thinking"]["budget_tokens"] == 2048
+    assert body["max_tokens"] == 2048 + DEFAULT_MAX_TOKENS
+    assert _payload(llm)["num_output"] == 2048 + DEFAULT_MAX_TOKENS
 
 
 def _payload(llm: SSELLM) -> dict[str, Any]:

@@ -219,6 +219,7 @@ def _block(part: Part) -> Block | None:
         block = _reasoning(part)
     elif isinstance(part, ToolUsePart):
         block = {"type": "tool_use", "id": part.id, "name": part.name, "input": part.input}
+        block = _cached(block, part.cache_control)
     elif isinstance(part, ToolResultPart):
         block = _tool_result(part)
     elif isinstance(part, ImagePart):
@@ -257,7 +258,7 @@ def _tool_result(part: ToolResultPart) -> Block:
     result: Block = {"type": "tool_result", "tool_use_id": part.call_id, "content": content}
     if part.is_error:
         result["is_error"] = True
-    return result
+    return _cached(result, part.cache_control)
 
 
 def _image_source(part: ImagePart) -> Block:

@@ -112,11 +112,13 @@ class ToolUsePart:
         id: The call's id.
         name: The tool's name.
         input: The arguments the tool was called with (a parsed JSON value).
+        cache_control: A prompt-cache breakpoint after this part.
     """
 
     id: str
     name: str
     input: Any
+    cache_control: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -127,11 +129,13 @@ class ToolResultPart:
         call_id: The id of the call it answers.
         content: The result: text, or parts (text, images, documents).
         is_error: The tool failed, and ``content`` says how.
+        cache_control: A prompt-cache breakpoint after this part.
     """
 
     call_id: str
     content: str | tuple[Part, ...]
     is_error: bool = False
+    cache_control: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

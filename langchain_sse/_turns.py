@@ -1,0 +1,209 @@
+"""LangChain messages as the core's turns (:mod:`sse_core.protocols.turns`): the one outbound
+mapping that does not depend on the protocol.
+
+A protocol module then makes its request of the turns, with its own rules
+(:func:`sse_core.protocols.anthropic.messages_body`), so ChatSSE and SSELLM send the same
+request for the same conversation. What is read here is LangChain's, in all its shapes:
+
+- content: strings, text blocks, images (LangChain's standard blocks, v0 and v1 shapes, and
+  OpenAI's ``image_url`` with a data or http URL), files (LangChain's file blocks, v0 and v1,
+  OpenAI's ``file`` part, ``text-plain``); a block LangChain has no type for, or one already
+  in the protocol's shape (an image or document with a ``source``), is passed as given;
+  ``cache_control`` on any block is kept;
+- an AI message's reasoning, as the model sent it: ChatSSE keeps a signed answer's blocks in
+  ``additional_kwargs["reasoning_blocks"]`` (Anthropic's own ``thinking`` /
+  ``redacted_thinking`` dicts, put first); ChatAnthropic's messages hold them in ``content``;
+  v1 content holds ``reasoning`` blocks with the signature in ``extras`` and redacted ones as
+  ``non_standard``;
+- an AI message's tool calls (a ``tool_use`` block already in the content is not sent twice);
+- a ``ToolMessage`` is a tool turn (``is_error`` from its ``status``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+from sse_core.protocols.turns import (
+    DocumentPart,
+    ImagePart,
+    Part,
+    RawPart,
+    ReasoningPart,
+    Role,
+    TextPart,
+    ToolResultPart,
+    ToolUsePart,
+    Turn,
+)
+
+__all__ = ["to_turns"]
+
+#: Blocks a model produced that never go back as content (tool calls go as tool calls).
+_NOT_SENT = frozenset(
+    {"tool_call", "tool_call_chunk", "invalid_tool_call", "server_tool_call_chunk", "refusal"}
+)
+#: The keys of a text block that a text part carries (others: the block goes as given).
+_TEXT_KEYS = frozenset({"type", "text", "cache_control"})
+#: The roles of a ``ChatMessage`` that a turn has.
+_CHAT_ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
+
+
+def to_turns(messages: Sequence[BaseMessage]) -> list[Turn]:
+    """The conversation as turns.
+
+    Raises:
+        ValueError: For a message type or content part that no protocol carries.
+    """
+    return [_turn(message) for message in messages]
+
+
+def _turn(message: BaseMessage) -> Turn:
+    if isinstance(message, SystemMessage):
+        return Turn(role="system", parts=_user_parts(message.content))
+    if isinstance(message, AIMessage):
+        return Turn(role="assistant", parts=_assistant_parts(message))
+    if isinstance(message, ToolMessage):
+        return Turn(role="tool", parts=(_tool_result(message),))
+    if isinstance(message, HumanMessage):
+        return Turn(role="user", parts=_user_parts(message.content))
+    if isinstance(message, ChatMessage) and message.role in _CHAT_ROLES:
+        return Turn(role=_CHAT_ROLES[message.role], parts=_user_parts(message.content))
+    raise ValueError(
+        f"{type(message).__name__} cannot be sent in a request (system, human, AI and tool "
+        "messages can)"
+    )
+
+
+def _user_parts(content: str | list[Any]) -> tuple[Part, ...]:
+    if isinstance(content, str):
+        return (TextPart(text=content),)
+    parts: list[Part] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(TextPart(text=block))
+            continue
+        if not isinstance(block, Mapping):
+            raise ValueError(f"a message content part must be a str or a dict, not {block!r}")
+        if block.get("type") in _NOT_SENT:
+            continue
+        parts.append(_image(block) or _document(block) or _text_or_raw(block))
+    return tuple(parts)
+
+
+def _text_or_raw(block: Mapping[str, Any]) -> Part:
+    if block.get("type") == "text" and set(block) <= _TEXT_KEYS:
+        return TextPart(text=str(block.get("text") or ""), cache_control=block.get("cache_control"))
+    return RawPart(block=dict(block))
+
+
+def _image(block: Mapping[str, Any]) -> ImagePart | None:
+    """An image from LangChain's block (v0 or v1) or OpenAI's; None if ``block`` is none (or
+    already in a protocol's shape, with a ``source``)."""
+    kind, cache = block.get("type"), block.get("cache_control")
+    if kind == "image_url":
+        found = block.get("image_url")
+        url = found.get("url") if isinstance(found, Mapping) else found
+        return ImagePart(url=str(url or ""), cache_control=cache)
+    if kind != "image" or "source" in block:
+        return None
+    if block.get("source_type") == "base64" or "base64" in block:
+        data = str(block.get("base64") or block.get("data") or "")
+        media = str(block.get("mime_type") or "image/png")
+        return ImagePart(data=data, media_type=media, cache_control=cache)
+    if block.get("source_type") == "url" or "url" in block:
+        return ImagePart(url=str(block.get("url") or ""), cache_control=cache)
+    return None
+
+
+def _document(block: Mapping[str, Any]) -> DocumentPart | None:
+    """A document from LangChain's file blocks (v0, v1), OpenAI's ``file`` part or a
+    ``text-plain`` block; None if ``block`` is none of those."""
+    kind, cache = block.get("type"), block.get("cache_control")
+    if kind == "text-plain" and "text" in block:
+        return DocumentPart(text=str(block["text"]), cache_control=cache)
+    if kind != "file":
+        return None
+    found = block.get("file")
+    if isinstance(found, Mapping):  # OpenAI's part: a data URL
+        url = str(found.get("file_data") or "")
+        media, _, data = url[5:].partition(";base64,") if url.startswith("data:") else ("", "", "")
+        return DocumentPart(data=data, media_type=media, cache_control=cache) if data else None
+    if block.get("source_type") == "base64" or "base64" in block:
+        data = str(block.get("base64") or block.get("data") or "")
+        media = str(block.get("mime_type") or "application/pdf")
+        return DocumentPart(data=data, media_type=media, cache_control=cache)
+    if block.get("source_type") == "url" or "url" in block:
+        return DocumentPart(url=str(block.get("url") or ""), cache_control=cache)
+    return None
+
+
+def _reasoning(block: Mapping[str, Any]) -> Part | None:
+    """A reasoning block in any of its shapes; None for what is not reasoning."""
+    kind = block.get("type")
+    if kind == "reasoning":  # v1: the signature in extras
+        extras = block.get("extras")
+        signature = extras.get("signature") if isinstance(extras, Mapping) else None
+        return ReasoningPart(text=str(block.get("reasoning") or ""), signature=signature or "")
+    if kind == "thinking":
+        text, signature = block.get("thinking"), block.get("signature")
+        return ReasoningPart(text=str(text or ""), signature=str(signature or ""))
+    if kind == "redacted_thinking":
+        return ReasoningPart(redacted=str(block.get("data") or ""))
+    value = block.get("value")
+    if kind == "non_standard" and isinstance(value, Mapping):  # v1: what LangChain has no type for
+        return _reasoning(value) or RawPart(block=dict(value))
+    return None
+
+
+def _assistant_part(block: str | Mapping[str, Any]) -> Part | None:
+    if isinstance(block, str):
+        return TextPart(text=block)
+    kind = block.get("type")
+    if kind in _NOT_SENT:
+        return None
+    reasoning = _reasoning(block)
+    if reasoning is not None:
+        return reasoning
+    if kind == "text":  # without the stream's bookkeeping (index, id)
+        return _text_or_raw({k: v for k, v in block.items() if k not in ("index", "id")})
+    return RawPart(block={k: v for k, v in block.items() if k != "index"})  # tool_use, others
+
+
+def _assistant_parts(message: AIMessage) -> tuple[Part, ...]:
+    content = message.content
+    given = [content] if isinstance(content, str) else content
+    parts = [part for block in given if (part := _assistant_part(block)) is not None]
+    kept = message.additional_kwargs.get("reasoning_blocks")
+    if isinstance(kept, list) and kept:  # first, as the model sent them; not twice
+        first = [_reasoning(b) or RawPart(block=dict(b)) for b in kept if isinstance(b, Mapping)]
+        parts = first + [part for part in parts if not isinstance(part, ReasoningPart)]
+    used = {
+        str(part.block.get("id"))
+        for part in parts
+        if isinstance(part, RawPart) and part.block.get("type") == "tool_use"
+    }
+    parts.extend(
+        ToolUsePart(id=call.get("id") or "", name=call["name"], input=call["args"])
+        for call in message.tool_calls
+        if str(call.get("id")) not in used
+    )
+    return tuple(parts)
+
+
+def _tool_result(message: ToolMessage) -> ToolResultPart:
+    content = message.content
+    return ToolResultPart(
+        call_id=message.tool_call_id,
+        content=content if isinstance(content, str) else _user_parts(content),
+        is_error=message.status == "error",
+    )

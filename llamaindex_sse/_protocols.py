@@ -1,0 +1,82 @@
+"""SSELLM's one table from a protocol to its LlamaIndex mapping.
+
+The core holds everything about a protocol that no framework needs (:mod:`sse_core.protocols`:
+its decoder, request shape and request rules); what SSELLM needs on top is here, one entry per
+protocol: which of SSELLM's fields the protocol carries, how a call's messages, settings and
+arguments become the request, and whether the response's message carries the usage and stop
+reason (as llama-index's ``Anthropic`` LLM gives them). Events come back the same way for every
+protocol (the core's StreamEvents), so nothing else in SSELLM looks at the protocol's name: a
+protocol without an entry here is refused at construction, naming the ones there are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from llama_index.core.base.llms.types import ChatMessage
+
+from llamaindex_sse._anthropic import build_anthropic_request
+from llamaindex_sse._outbound import Headers, build_request
+from sse_core import ConfigurationError
+
+__all__ = ["MAPPINGS", "ProtocolMapping", "RequestBuilder", "mapping_of"]
+
+
+class RequestBuilder(Protocol):
+    """Makes one call's request body and its per-call headers."""
+
+    def __call__(
+        self,
+        model: str,
+        messages: Sequence[ChatMessage],
+        *,
+        settings: Mapping[str, Any],
+        call_kwargs: Mapping[str, Any],
+        reasoning_passback: bool = False,
+    ) -> tuple[dict[str, Any], Headers]: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProtocolMapping:
+    """What SSELLM does in one protocol.
+
+    Attributes:
+        build_request: Makes one call's request (:class:`RequestBuilder`).
+        settings: SSELLM's request fields this protocol carries, in the order they are read
+            (``additional_kwargs`` always comes last).
+        message_usage: The response's message carries the usage and stop reason in its
+            ``additional_kwargs``, as llama-index's own LLM of the protocol gives them.
+    """
+
+    build_request: RequestBuilder
+    settings: tuple[str, ...]
+    message_usage: bool = False
+
+
+#: Every protocol SSELLM speaks, by the core's name of it.
+MAPPINGS: dict[str, ProtocolMapping] = {
+    "chat_completions": ProtocolMapping(
+        build_request=build_request,
+        settings=("temperature", "reasoning_effort", "max_tokens", "stop"),
+    ),
+    "anthropic": ProtocolMapping(
+        build_request=build_anthropic_request,
+        settings=("max_tokens", "temperature", "stop", "thinking_dict", "reasoning_effort"),
+        message_usage=True,
+    ),
+}
+
+
+def mapping_of(protocol: object) -> ProtocolMapping:
+    """The mapping of ``protocol``.
+
+    Raises:
+        ConfigurationError: SSELLM has no mapping of it (it names the protocols it has).
+    """
+    found = MAPPINGS.get(protocol) if isinstance(protocol, str) else None
+    if found is None:
+        choices = ", ".join(repr(name) for name in MAPPINGS)
+        raise ConfigurationError(f"protocol must be one of {choices}, got {protocol!r}")
+    return found

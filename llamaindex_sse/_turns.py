@@ -1,0 +1,200 @@
+"""LlamaIndex messages as the core's turns (:mod:`sse_core.protocols.turns`): the one
+outbound mapping that does not depend on the protocol.
+
+A protocol module then makes its request of the turns, with its own rules
+(:func:`sse_core.protocols.anthropic.messages_body`), so SSELLM and ChatSSE send the same
+request for the same conversation. What is read here is LlamaIndex's:
+
+- roles: system and developer messages are system turns; tool and function messages tool
+  turns (their ``additional_kwargs["tool_call_id"]`` is the call they answer, required,
+  ``is_error`` from ``additional_kwargs["is_error"]``); assistant, chatbot and model
+  messages assistant turns; the rest user turns;
+- blocks: text (an empty one is left out), images (base64 from bytes, a path or a data URL;
+  an http URL as a URL), documents (PDF as base64, plain text as text), ``ThinkingBlock``\\ s
+  of an assistant turn as the model sent them (a signed one with its
+  ``additional_information["signature"]``, a redacted one with its ``data``),
+  ``ToolCallBlock``\\ s, else legacy ``additional_kwargs["tool_calls"]``, as tool calls with
+  the input the tool was called with (after the message's other blocks); citations are not
+  sent back;
+- a ``CachePoint`` puts ``cache_control`` on the part before it, and a message's
+  ``additional_kwargs["cache_control"]`` on its last part (a breakpoint caches everything
+  before it).
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from llama_index.core.base.llms.types import (
+    CachePoint,
+    ChatMessage,
+    CitationBlock,
+    ContentBlock,
+    DocumentBlock,
+    ImageBlock,
+    MessageRole,
+    TextBlock,
+    ThinkingBlock,
+    ToolCallBlock,
+)
+
+from llamaindex_sse._outbound import as_message
+from llamaindex_sse._tools import parse_arguments, to_call_dict
+from sse_core import ConfigurationError
+from sse_core.protocols.turns import (
+    DocumentPart,
+    ImagePart,
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolResultPart,
+    ToolUsePart,
+    Turn,
+)
+
+__all__ = ["to_turns"]
+
+#: The parts a ``CachePoint`` may follow (reasoning cannot be cached).
+_CACHEABLE = (TextPart, ImagePart, DocumentPart, ToolUsePart, ToolResultPart)
+_SYSTEM_ROLES = frozenset({MessageRole.SYSTEM, MessageRole.DEVELOPER})
+_TOOL_ROLES = frozenset({MessageRole.TOOL, MessageRole.FUNCTION})
+_ASSISTANT_ROLES = frozenset({MessageRole.ASSISTANT, MessageRole.CHATBOT, MessageRole.MODEL})
+
+
+def to_turns(messages: Sequence[object]) -> list[Turn]:
+    """The conversation as turns.
+
+    Raises:
+        ConfigurationError: A block no protocol carries (audio, video), a ``CachePoint``
+            with no block before it, or a tool message without its ``tool_call_id``.
+        TypeError: A message is neither a ChatMessage nor a mapping of its fields.
+    """
+    turns: list[Turn] = []
+    for given in messages:
+        message = as_message(given)
+        if message.role in _SYSTEM_ROLES:
+            turns.append(Turn(role="system", parts=_parts(message, assistant=False)))
+        elif message.role in _TOOL_ROLES:
+            turns.append(Turn(role="tool", parts=(_tool_result(message),)))
+        elif message.role in _ASSISTANT_ROLES:
+            turns.append(Turn(role="assistant", parts=_parts(message, assistant=True)))
+        else:
+            turns.append(Turn(role="user", parts=_parts(message, assistant=False)))
+    return turns
+
+
+def _parts(message: ChatMessage, *, assistant: bool) -> tuple[Part, ...]:
+    """The parts of one message, ``cache_control`` placed."""
+    parts: list[Part] = []
+    calls: list[Part] = []
+    for block in message.blocks:
+        if isinstance(block, CachePoint):
+            _cache_last(parts, block.cache_control.model_dump(exclude_none=True))
+        elif isinstance(block, ToolCallBlock):
+            if assistant:
+                calls.append(_tool_use(block, len(calls)))
+        else:
+            part = _part(block, assistant)
+            if part is not None:
+                parts.append(part)
+    if assistant:
+        parts.extend(calls or _legacy_calls(message.additional_kwargs))
+    cache = message.additional_kwargs.get("cache_control")
+    if isinstance(cache, Mapping):
+        _cache_last(parts, dict(cache))
+    return tuple(parts)
+
+
+def _cache_last(parts: list[Part], cache_control: dict[str, Any]) -> None:
+    if not parts:
+        raise ConfigurationError("a CachePoint must follow the block it caches, got none")
+    last = parts[-1]
+    if not isinstance(last, _CACHEABLE):
+        raise ConfigurationError(f"a {type(last).__name__} cannot carry a CachePoint")
+    parts[-1] = dataclasses.replace(last, cache_control=cache_control)
+
+
+def _part(block: ContentBlock, assistant: bool) -> Part | None:
+    """A text, image, document or thinking part; None for what is not sent (empty text,
+    citations, thinking outside an assistant turn)."""
+    if isinstance(block, TextBlock):
+        return TextPart(text=block.text) if block.text else None
+    if isinstance(block, ThinkingBlock):
+        return _reasoning(block) if assistant else None
+    if isinstance(block, CitationBlock):
+        return None
+    if isinstance(block, ImageBlock):
+        return _image(block)
+    if isinstance(block, DocumentBlock):
+        return _document(block)
+    raise ConfigurationError(
+        f"a {type(block).__name__} cannot be sent in a request; expected text, image, "
+        "document, tool-call or thinking blocks"
+    )
+
+
+def _reasoning(block: ThinkingBlock) -> ReasoningPart:
+    info = block.additional_information
+    if info.get("type") == "redacted_thinking" and isinstance(info.get("data"), str):
+        return ReasoningPart(redacted=info["data"])
+    signature = info.get("signature")
+    return ReasoningPart(
+        text=block.content or "", signature=signature if isinstance(signature, str) else ""
+    )
+
+
+def _image(block: ImageBlock) -> ImagePart:
+    url = str(block.url) if block.url else ""
+    inline = url.startswith("data:") and ";base64," in url
+    if inline or (url and block.image is None and block.path is None):
+        return ImagePart(url=url)  # a data URL, or one the gateway fetches
+    data = block.resolve_image(as_base64=True).read().decode("ascii")
+    return ImagePart(data=data, media_type=block.image_mimetype or "image/png")
+
+
+def _document(block: DocumentBlock) -> DocumentPart:
+    mimetype = block.document_mimetype or "application/pdf"  # guessed at construction
+    raw = block.resolve_document().read()
+    if mimetype.startswith("text/"):
+        return DocumentPart(text=raw.decode("utf-8", "replace"))
+    return DocumentPart(data=base64.b64encode(raw).decode("ascii"), media_type=mimetype)
+
+
+def _tool_use(block: ToolCallBlock, position: int) -> ToolUsePart:
+    return ToolUsePart(
+        id=block.tool_call_id or f"call_{position}",
+        name=block.tool_name,
+        input=parse_arguments(block.tool_kwargs),  # what the tool was called with
+    )
+
+
+def _legacy_calls(kwargs: Mapping[str, Any]) -> list[Part]:
+    """Tool calls kept in ``additional_kwargs["tool_calls"]``: OpenAI's or Anthropic's shape."""
+    parts: list[Part] = []
+    for at, call in enumerate(kwargs.get("tool_calls") or ()):
+        data = to_call_dict(call)
+        function = data.get("function")
+        if isinstance(function, Mapping):
+            name, given = function.get("name"), function.get("arguments")
+        else:
+            name, given = data.get("name"), data.get("input")
+        call_id = data.get("id") or f"call_{at}"
+        parts.append(ToolUsePart(id=call_id, name=str(name), input=parse_arguments(given)))
+    return parts
+
+
+def _tool_result(message: ChatMessage) -> ToolResultPart:
+    kwargs = message.additional_kwargs
+    call_id = kwargs.get("tool_call_id")
+    if not isinstance(call_id, str) or not call_id:
+        raise ConfigurationError(
+            f"a {message.role.value} message needs additional_kwargs['tool_call_id'] "
+            "(the id of the tool call it answers)"
+        )
+    parts = _parts(message, assistant=False)
+    plain = all(isinstance(p, TextPart) and p.cache_control is None for p in parts)
+    content = "".join(p.text for p in parts if isinstance(p, TextPart)) if plain else parts
+    return ToolResultPart(call_id=call_id, content=content, is_error=kwargs.get("is_error") is True)
