@@ -22,6 +22,7 @@ import random
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import httpx
@@ -42,6 +43,7 @@ from sse_core.transport.config import (
 from sse_core.transport.head import READ_TIMEOUT, HeadWatch
 from sse_core.transport.http import (
     MAX_ERROR_BODY,
+    HttpxErrors,
     build_headers,
     build_payload,
     detach,
@@ -185,8 +187,9 @@ class _ClientBase:
         return request
 
     def _unreachable(
-        self, exc: httpx.HTTPError, prepared: Prepared, attempt: _Attempts
+        self, prepared: Prepared, attempt: _Attempts, exc: httpx.HTTPError
     ) -> SSEConnectorError:
+        """The typed error for httpx's ``exc`` before the response head arrived."""
         watch = attempt.watch
         url = self.config.public_url
         if watch is not None and watch.disarm():
@@ -334,14 +337,14 @@ class ChatClient(_ClientBase):
     def _open(self, prepared: Prepared) -> httpx.Response:
         attempt = _Attempts(prepared.body)
         while True:
-            try:
+            with HttpxErrors(partial(self._unreachable, prepared, attempt)) as head:
                 request = self._request(self._http, prepared, attempt)
                 response = self._http.send(request, stream=True, follow_redirects=False)
-            except httpx.HTTPError as exc:
-                error = self._unreachable(exc, prepared, attempt)
+            if head.error is not None:
+                error = head.error
+            elif response.is_success:
+                return response
             else:
-                if response.is_success:
-                    return response
                 error = self._status_error(response, _read_head(response), prepared)
             time.sleep(self._retry(error, attempt, prepared.deadline))
 
@@ -437,14 +440,14 @@ class AsyncChatClient(_ClientBase):
     async def _open(self, prepared: Prepared) -> httpx.Response:
         attempt = _Attempts(prepared.body)
         while True:
-            try:
+            with HttpxErrors(partial(self._unreachable, prepared, attempt)) as head:
                 request = self._request(self._http, prepared, attempt)
                 response = await self._http.send(request, stream=True, follow_redirects=False)
-            except httpx.HTTPError as exc:
-                error = self._unreachable(exc, prepared, attempt)
+            if head.error is not None:
+                error = head.error
+            elif response.is_success:
+                return response
             else:
-                if response.is_success:
-                    return response
                 error = self._status_error(response, await _aread_head(response), prepared)
             await asyncio.sleep(self._retry(error, attempt, prepared.deadline))
 

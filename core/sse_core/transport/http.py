@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
 from typing import Any
 
 import httpx
@@ -36,6 +37,7 @@ from sse_core.transport.retry import NOT_IMPLEMENTED, parse_retry_after
 from sse_core.transport.wire import auth_header, protocol_headers, request_id
 
 __all__ = [
+    "HttpxErrors",
     "build_headers",
     "build_payload",
     "detach",
@@ -275,6 +277,39 @@ def map_transport_error(
     if isinstance(exc, httpx.TransportError) and not isinstance(exc, httpx.UnsupportedProtocol):
         return GatewayConnectionError(f"could not reach {url} ({kind}: {exc})")
     return ConfigurationError(f"the request to {url} could not be sent ({kind}: {exc})")
+
+
+class HttpxErrors:
+    """Around the httpx calls of a request's head or of a body: what httpx raises there is
+    mapped once, as httpx's own ``map_httpcore_exceptions`` maps httpcore's. A plain
+    ``with``, so it serves the async twins too (around their ``await``).
+
+    An :class:`httpx.HTTPError` that leaves the block goes to ``handle``, which makes the
+    typed error (with :func:`map_transport_error`) and either raises it (a body: the answer
+    is over) or returns it: it is then kept in :attr:`error` and the block ends quietly (a
+    head, whose caller retries, or raises it once no retry is left).
+    """
+
+    __slots__ = ("_handle", "error")
+
+    def __init__(self, handle: Callable[[httpx.HTTPError], SSEConnectorError]) -> None:
+        self._handle = handle
+        #: The typed error ``handle`` returned, or None.
+        self.error: SSEConnectorError | None = None
+
+    def __enter__(self) -> HttpxErrors:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        trace: TracebackType | None,
+    ) -> bool:
+        if not isinstance(exc, httpx.HTTPError):
+            return False
+        self.error = self._handle(exc)
+        return True
 
 
 def detach(exc: BaseException) -> None:

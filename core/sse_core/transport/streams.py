@@ -22,6 +22,7 @@ import queue
 import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
@@ -37,7 +38,7 @@ from sse_core.pipeline.session import StreamSession
 from sse_core.transport.body import adecoded, codings, decoded, guard, hang_up, retire
 from sse_core.transport.config import ClientConfig
 from sse_core.transport.head import READ_TIMEOUT, IdleWatch
-from sse_core.transport.http import detach, map_transport_error
+from sse_core.transport.http import HttpxErrors, detach, map_transport_error
 from sse_core.transport.keepalive import REUSE, afinish_body, finish_body
 
 if TYPE_CHECKING:
@@ -167,16 +168,15 @@ def _run(
 ) -> Batches:
     response, body = _start_sync(client, prepared, session, outcome)
     try:
-        for piece in body:
-            if batch := session.step(piece, time.monotonic() if session.timed else None):
+        with HttpxErrors(partial(_raise_body_error, outcome, session, client.config, prepared)):
+            for piece in body:
+                if batch := session.step(piece, time.monotonic() if session.timed else None):
+                    yield batch
+                if session.stopped:
+                    break
+            if batch := _ending(session, outcome):
                 yield batch
-            if session.stopped:
-                break
-        if batch := _ending(session, outcome):
-            yield batch
-        outcome.completion = session.completion()
-    except httpx.HTTPError as exc:
-        _raise_body_error(exc, outcome, session, client.config, prepared)
+            outcome.completion = session.completion()
     finally:
         _disarm(outcome)
         _close(response, body, ended_well=outcome.completion is not None)
@@ -187,16 +187,15 @@ async def _arun(
 ) -> AsyncBatches:
     response, body = await _start_async(client, prepared, session, outcome)
     try:
-        async for piece in body:
-            if batch := session.step(piece, time.monotonic() if session.timed else None):
+        with HttpxErrors(partial(_raise_body_error, outcome, session, client.config, prepared)):
+            async for piece in body:
+                if batch := session.step(piece, time.monotonic() if session.timed else None):
+                    yield batch
+                if session.stopped:
+                    break
+            if batch := _ending(session, outcome):
                 yield batch
-            if session.stopped:
-                break
-        if batch := _ending(session, outcome):
-            yield batch
-        outcome.completion = session.completion()
-    except httpx.HTTPError as exc:
-        _raise_body_error(exc, outcome, session, client.config, prepared)
+            outcome.completion = session.completion()
     finally:
         _disarm(outcome)
         await _aclose(response, body if outcome.completion is not None else None)
@@ -257,11 +256,11 @@ def _ending(session: StreamSession, outcome: _Outcome) -> list[StreamEvent]:
 
 
 def _raise_body_error(
-    exc: httpx.HTTPError,
     outcome: _Outcome,
     session: StreamSession,
     config: ClientConfig,
     prepared: Prepared,
+    exc: httpx.HTTPError,
 ) -> NoReturn:
     """Raise the typed error for what httpx raised while the body was read."""
     cause = _idle_expired(exc, outcome)
