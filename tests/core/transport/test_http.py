@@ -20,6 +20,7 @@ from sse_core import (
 )
 from sse_core._redact import redact
 from sse_core.transport.http import (
+    HttpxErrors,
     build_headers,
     build_payload,
     error_from_response,
@@ -156,3 +157,33 @@ def test_httpx_errors_are_mapped_once(exc: httpx.HTTPError, in_body: bool, cls: 
 def test_head_timeout_is_bounded_by_what_remains() -> None:
     head = head_timeout(Timeouts(connect=1, first_byte=100, idle=5), 2.0)
     assert (head.connect, head.read) == (1, 2.0)
+
+
+def _unreachable(exc: httpx.HTTPError) -> GatewayConnectionError:
+    return GatewayConnectionError(f"mapped {type(exc).__name__}")
+
+
+def test_httpx_errors_keeps_what_its_handler_returns_and_ends_the_block_quietly() -> None:
+    with HttpxErrors(_unreachable) as head:
+        raise httpx.ConnectError("refused")
+    assert isinstance(head.error, GatewayConnectionError)
+    assert str(head.error) == "mapped ConnectError"
+    with HttpxErrors(_unreachable) as calm:
+        pass
+    assert calm.error is None
+
+
+def test_httpx_errors_raises_what_its_handler_raises_from_the_httpx_error() -> None:
+    def fail(exc: httpx.HTTPError) -> IncompleteStreamError:
+        raise IncompleteStreamError("the body broke") from exc
+
+    broken = httpx.ReadError("reset")
+    with pytest.raises(IncompleteStreamError) as info, HttpxErrors(fail):
+        raise broken
+    assert info.value.__cause__ is broken
+
+
+def test_httpx_errors_lets_anything_else_through() -> None:
+    with pytest.raises(ValueError, match="not httpx"), HttpxErrors(_unreachable) as head:
+        raise ValueError("not httpx")
+    assert head.error is None
