@@ -343,7 +343,7 @@ def test_the_emulator_sees_a_messages_request(emulator: Emulator) -> None:
         temperature=1.0,
         stop=["9"],
         thinking_dict={"type": "enabled", "budget_tokens": 1024},
-        additional_kwargs={"top_k": 40, "metadata": {"user_id": "u-7"}},
+        additional_kwargs={"top_p": 0.97, "metadata": {"user_id": "u-7"}},
         extra_body={"service_tier": "auto"},
     )
     llm.chat([ChatMessage(role="system", content="Be terse."), user("count to 3")])
@@ -356,7 +356,7 @@ def test_the_emulator_sees_a_messages_request(emulator: Emulator) -> None:
         "temperature": 1.0,
         "stop_sequences": ["9"],
         "thinking": {"type": "enabled", "budget_tokens": 1024},
-        "top_k": 40,
+        "top_p": 0.97,  # within what the API takes with thinking on (top_k is not)
         "metadata": {"user_id": "u-7"},
         "system": "Be terse.",
         "messages": [{"role": "user", "content": [{"type": "text", "text": "count to 3"}]}],

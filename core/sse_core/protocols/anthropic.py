@@ -30,12 +30,18 @@ The rules a request follows, for both adapters (:func:`messages_body`):
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sse_core.errors import ConfigurationError
 from sse_core.pipeline.anthropic_events import MessagesDecoder
-from sse_core.protocols.registry import RequestShape, WireProtocol, register_protocol
+from sse_core.protocols.registry import (
+    RequestShape,
+    WireProtocol,
+    plain_body,
+    register_protocol,
+)
 from sse_core.protocols.turns import (
     DocumentPart,
     ImagePart,
@@ -52,6 +58,8 @@ __all__ = [
     "ANTHROPIC",
     "ANTHROPIC_VERSION",
     "DEFAULT_MAX_TOKENS",
+    "MAX_CACHE_BREAKPOINTS",
+    "MIN_THINKING_BUDGET",
     "NO_RESPONSE_FORMAT",
     "default_max_tokens",
     "messages",
@@ -73,6 +81,12 @@ NO_RESPONSE_FORMAT = (
     "response_format is not part of the Anthropic Messages API: ask for structured output "
     "with a schema (a forced tool call) instead"
 )
+#: The smallest ``thinking.budget_tokens`` the API takes (extended-thinking docs).
+MIN_THINKING_BUDGET = 1024
+#: The most blocks with ``cache_control`` in one request (prompt-caching docs).
+MAX_CACHE_BREAKPOINTS = 4
+#: The thinking types that turn thinking on.
+_THINKING_ON = frozenset({"enabled", "adaptive"})
 #: ``tool_choice`` strings and what the API calls them.
 _CHOICES = {"auto": "auto", "none": "none", "any": "any", "required": "any"}
 #: Settings the API names otherwise.
@@ -314,7 +328,116 @@ def messages_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any]) 
     if isinstance(body.get("stop_sequences"), str):
         body["stop_sequences"] = [body["stop_sequences"]]
     _tools_and_choice(body)
+    check_request(body)
     return body
+
+
+def check_request(body: dict[str, Any]) -> None:
+    """Make ``body`` one the API accepts, or refuse it: with thinking on, a forced tool choice
+    becomes ``auto`` and a ``temperature`` other than 1, a ``top_k`` or a ``top_p`` below
+    0.95 are not sent (each with a warning: the API refuses them, and llama-index's Anthropic
+    LLM and langchain-anthropic do the same); what cannot be mended is refused.
+
+    Raises:
+        ConfigurationError: A thinking budget below :data:`MIN_THINKING_BUDGET`
+            or not below ``max_tokens``; a tool result that answers no tool call of the
+            message before it; more than :data:`MAX_CACHE_BREAKPOINTS` ``cache_control``
+            blocks.
+    """
+    thinking = body.get("thinking")
+    if isinstance(thinking, Mapping) and thinking.get("type") in _THINKING_ON:
+        _check_thinking(body, thinking)
+    _check_tool_results(body["messages"])
+    _check_cache_breakpoints(body)
+
+
+def _adjusted(what: str) -> None:
+    warnings.warn(
+        f"{what}: the Anthropic Messages API refuses it with thinking on (set thinking to "
+        "None to send it)",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+def _check_thinking(body: dict[str, Any], thinking: Mapping[str, Any]) -> None:
+    choice = body.get("tool_choice")
+    if isinstance(choice, Mapping) and choice.get("type") in ("any", "tool"):
+        _adjusted(f"tool_choice {dict(choice)!r} is sent as 'auto' (a tool call is not sure)")
+        body["tool_choice"] = {**{k: v for k, v in choice.items() if k != "name"}, "type": "auto"}
+    temperature = body.get("temperature")
+    if temperature is not None and temperature != 1:
+        _adjusted(f"temperature {temperature!r} is not sent")
+        del body["temperature"]
+    if "top_k" in body:
+        _adjusted(f"top_k {body.pop('top_k')!r} is not sent")
+    top_p = body.get("top_p")
+    if top_p is not None and not (isinstance(top_p, (int, float)) and 0.95 <= top_p <= 1):
+        _adjusted(f"top_p {body.pop('top_p')!r} is not sent (it may be 0.95 to 1)")
+    budget = thinking.get("budget_tokens")
+    if thinking.get("type") != "enabled" or budget is None:
+        return
+    if type(budget) is not int or budget < MIN_THINKING_BUDGET:
+        raise ConfigurationError(
+            f"thinking.budget_tokens must be an integer of at least {MIN_THINKING_BUDGET}, "
+            f"got {budget!r}"
+        )
+    max_tokens = body.get("max_tokens")
+    if type(max_tokens) is int and max_tokens <= budget:
+        raise ConfigurationError(
+            f"max_tokens ({max_tokens}) must be above thinking.budget_tokens ({budget}): "
+            "raise max_tokens, or leave it unset to send the budget plus "
+            f"{DEFAULT_MAX_TOKENS}"
+        )
+
+
+def _check_tool_results(turns: Sequence[Mapping[str, Any]]) -> None:
+    """Each tool result answers a tool call of the message right before it."""
+    for at, turn in enumerate(turns):
+        content = turn.get("content")
+        if turn.get("role") != "user" or not isinstance(content, list):
+            continue
+        answered = [
+            block.get("tool_use_id")
+            for block in content
+            if isinstance(block, Mapping) and block.get("type") == "tool_result"
+        ]
+        if not answered:
+            continue
+        before = turns[at - 1].get("content") if at else None
+        called = {
+            block.get("id")
+            for block in (before if isinstance(before, list) else ())
+            if isinstance(block, Mapping) and block.get("type") in ("tool_use", "server_tool_use")
+        }
+        missing = [call_id for call_id in answered if call_id not in called]
+        if missing:
+            raise ConfigurationError(
+                f"a tool result answers tool call {missing[0]!r}, which the assistant "
+                "message before it does not make: send the AI message with its tool calls "
+                "before their results"
+            )
+
+
+def _cache_count(blocks: object) -> int:
+    """The blocks of ``blocks`` (a list) with ``cache_control``, a tool result's too."""
+    if not isinstance(blocks, list):
+        return 0
+    return sum(
+        (block.get("cache_control") is not None) + _cache_count(block.get("content"))
+        for block in blocks
+        if isinstance(block, Mapping)
+    )
+
+
+def _check_cache_breakpoints(body: Mapping[str, Any]) -> None:
+    found = _cache_count(body.get("system")) + _cache_count(body.get("tools"))
+    found += _cache_count(body.get("messages"))
+    if found > MAX_CACHE_BREAKPOINTS:
+        raise ConfigurationError(
+            f"at most {MAX_CACHE_BREAKPOINTS} blocks may carry cache_control in an Anthropic "
+            f"Messages request, got {found}"
+        )
 
 
 def _tools_and_choice(body: dict[str, Any]) -> None:
@@ -329,6 +452,27 @@ def _tools_and_choice(body: dict[str, Any]) -> None:
     made = tool_choice(choice, parallel)
     if made is not None:
         body["tool_choice"] = made
+
+
+def _request_body(
+    payload: Mapping[str, Any],
+    extra_body: Mapping[str, Any] | None,
+    *,
+    streaming: bool,
+    include_usage: bool,
+) -> dict[str, Any]:
+    """The body as sent (:func:`~sse_core.protocols.registry.plain_body`); a request with no
+    message is refused before it is sent, as the API refuses it.
+
+    Raises:
+        ConfigurationError: ``messages`` is missing or empty.
+    """
+    body = plain_body(payload, extra_body, streaming=streaming, include_usage=include_usage)
+    if not body.get("messages"):
+        raise ConfigurationError(
+            "an Anthropic Messages request needs at least one message, got none"
+        )
+    return body
 
 
 def _messages_path(base_url: str) -> str:
@@ -348,6 +492,7 @@ ANTHROPIC = register_protocol(
             path=_messages_path,
             auth="x-api-key",
             headers={"anthropic-version": ANTHROPIC_VERSION},
+            body=_request_body,
         ),
         default_max_tokens=default_max_tokens,
     )
