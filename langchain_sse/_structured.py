@@ -9,10 +9,12 @@ for a ``content_filter`` finish.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal
 
+from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import LanguageModelInput
 from langchain_core.messages import AIMessage
 from langchain_core.output_parsers import (
@@ -21,12 +23,13 @@ from langchain_core.output_parsers import (
     PydanticOutputParser,
     PydanticToolsParser,
 )
-from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
+from langchain_core.runnables import Runnable, RunnableLambda, RunnableMap, RunnablePassthrough
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
 
 from langchain_sse._protocols import mapping_of
 from langchain_sse._tools import build_response_format
+from sse_core.protocols import wire_protocol
 
 if TYPE_CHECKING:
     from langchain_sse.model import ChatSSE
@@ -73,6 +76,8 @@ def _bind_request(
         )
     if method == "function_calling":
         name = convert_to_openai_tool(schema)["function"]["name"]
+        if not wire_protocol(model.protocol).forced_tools(model.thinking):
+            return _unforced(model, schema, strict, traced, **kwargs)
         return model.bind_tools(
             [schema],
             tool_choice=name,
@@ -84,6 +89,38 @@ def _bind_request(
     raise ValueError(
         f"method must be 'function_calling', 'json_schema' or 'json_mode', got {method!r}"
     )
+
+
+#: Said when the answer's tool call cannot be forced (thinking on, where the protocol refuses
+#: a forced choice with it), as langchain-anthropic says it.
+UNFORCED = (
+    "structured output by a tool call cannot force the call while thinking is on (the "
+    "protocol refuses it): the tool is offered, and an answer without the call raises "
+    "OutputParserException. Consider method='json_schema', thinking=None, or a prompt that "
+    "asks for the tool"
+)
+
+
+def _require_call(message: AIMessage) -> AIMessage:
+    if not message.tool_calls:
+        raise OutputParserException(UNFORCED, llm_output=str(message.content))
+    return message
+
+
+def _unforced(
+    model: ChatSSE, schema: Schema, strict: bool | None, traced: dict[str, Any], **kwargs: Any
+) -> Runnable[LanguageModelInput, AIMessage]:
+    """The tool offered, not forced, with a warning now and a parse error for an answer
+    without the call (what langchain-anthropic does with thinking on)."""
+    warnings.warn(UNFORCED, UserWarning, stacklevel=4)
+    bound = model.bind_tools(
+        [schema],
+        parallel_tool_calls=False,
+        strict=strict,
+        ls_structured_output_format=traced,
+        **kwargs,
+    )
+    return bound | RunnableLambda(_require_call)
 
 
 def build_structured_output(

@@ -5,9 +5,9 @@ to LlamaIndex's callbacks and the closing layer (:mod:`._closing`), and the func
 hooks. Connection settings are checked and kept secret by :mod:`._connection` (with
 :meth:`sse_core.ClientConfig.build`), made once per settings with the request parameters and
 LlamaIndex's payload by :mod:`._settings`; clients come from one :class:`sse_core.ClientPool`;
-requests are built by :mod:`._outbound` and :mod:`._tools` (Anthropic Messages by
-:mod:`._anthropic`), answers mapped by :mod:`._inbound`, I/O done by :mod:`._streams`,
-stream errors raised as :mod:`._errors`.
+requests are built in the protocol's way (its entry in :mod:`._protocols`) and with
+:mod:`._tools`, answers mapped by :mod:`._inbound`, I/O done by :mod:`._streams`, stream
+errors raised as :mod:`._errors`.
 """
 
 from __future__ import annotations
@@ -67,13 +67,7 @@ from llamaindex_sse._tools import (
     select_tool_calls,
     streaming_program,
 )
-from sse_core import (
-    ChatClient,
-    ClientConfig,
-    ClientPool,
-    ConfigurationError,
-    Timeouts,
-)
+from sse_core import ChatClient, ClientConfig, ClientPool, ConfigurationError, Timeouts
 from sse_core._names import validation_summary
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 from sse_core.protocols import wire_protocol
@@ -438,12 +432,15 @@ class SSELLM(FunctionCallingLLM):
         strict: bool | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        """The ``chat`` arguments that offer ``tools`` to the model."""
+        """The ``chat`` arguments that offer ``tools`` to the model (a required tool asked as
+        ``auto`` where the protocol refuses a forced choice with this thinking, as
+        llama-index's Anthropic LLM asks)."""
+        forced = wire_protocol(self.protocol).forced_tools(self.thinking_dict)
         request = offer_tools(
             tools,
             add_user_message(chat_history, user_msg),
             parallel=allow_parallel_tool_calls,
-            required=tool_required,
+            required=tool_required and forced,
             choice=tool_choice,
             strict=strict,
         )

@@ -61,9 +61,12 @@ __all__ = [
     "MAX_CACHE_BREAKPOINTS",
     "MIN_THINKING_BUDGET",
     "NO_RESPONSE_FORMAT",
+    "check_request",
     "default_max_tokens",
+    "forced_tools",
     "messages",
     "messages_body",
+    "thinking_on",
     "tool",
     "tool_choice",
     "tools",
@@ -91,6 +94,16 @@ _THINKING_ON = frozenset({"enabled", "adaptive"})
 _CHOICES = {"auto": "auto", "none": "none", "any": "any", "required": "any"}
 #: Settings the API names otherwise.
 _NAMES = {"stop": "stop_sequences"}
+
+
+def thinking_on(thinking: object) -> bool:
+    """Whether ``thinking`` turns thinking on (``enabled`` or ``adaptive``)."""
+    return isinstance(thinking, Mapping) and thinking.get("type") in _THINKING_ON
+
+
+def forced_tools(thinking: Mapping[str, Any] | None) -> bool:
+    """Whether a forced tool choice may be sent: not with thinking on (the API refuses it)."""
+    return not thinking_on(thinking)
 
 
 def default_max_tokens(thinking: Mapping[str, Any] | None) -> int:
@@ -345,7 +358,7 @@ def check_request(body: dict[str, Any]) -> None:
             blocks.
     """
     thinking = body.get("thinking")
-    if isinstance(thinking, Mapping) and thinking.get("type") in _THINKING_ON:
+    if isinstance(thinking, Mapping) and thinking_on(thinking):
         _check_thinking(body, thinking)
     _check_tool_results(body["messages"])
     _check_cache_breakpoints(body)
@@ -495,5 +508,6 @@ ANTHROPIC = register_protocol(
             body=_request_body,
         ),
         default_max_tokens=default_max_tokens,
+        forced_tools=forced_tools,
     )
 )

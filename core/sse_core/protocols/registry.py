@@ -37,6 +37,7 @@ __all__ = [
     "PayloadDecoder",
     "RequestShape",
     "WireProtocol",
+    "always",
     "check_protocol",
     "no_max_tokens",
     "payload_decoder",
@@ -146,6 +147,11 @@ def no_max_tokens(thinking: Mapping[str, Any] | None) -> int | None:
     return None
 
 
+def always(thinking: Mapping[str, Any] | None) -> bool:
+    """The rule of a protocol that takes a forced tool choice whatever the thinking."""
+    return True
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class WireProtocol:
     """One protocol: how its streams are decoded, and how its requests look.
@@ -164,6 +170,9 @@ class WireProtocol:
             come from elsewhere: :class:`~sse_core.ClientConfig` refuses it).
         default_max_tokens: The ``max_tokens`` sent when none is set, from the request's
             ``thinking`` setting (None: none is sent; a protocol that requires one gives it).
+        forced_tools: Whether a forced tool choice may be sent with the request's
+            ``thinking`` setting (Anthropic's API refuses it with thinking on): structured
+            output that forces its tool asks for it freely where not.
     """
 
     name: str
@@ -173,6 +182,7 @@ class WireProtocol:
     ends: str
     request: RequestShape | None = None
     default_max_tokens: Callable[[Mapping[str, Any] | None], int | None] = no_max_tokens
+    forced_tools: Callable[[Mapping[str, Any] | None], bool] = always
 
     def new_decoder(self, accelerator: str | None = None) -> PayloadDecoder:
         """A payload decoder for one stream (``accelerator``: see :class:`StreamDecoder`).
