@@ -59,6 +59,13 @@ _HINTS = {
     "openai_proxy": "set HTTPS_PROXY, or pass http_client=httpx.Client(proxy=...)",
     "openai_api_version": "pass default_query={'api-version': ...}",
     "api_version": "pass default_query={'api-version': ...}",
+    # ChatAnthropic's names
+    "anthropic_api_key": "use api_key (or set SSE_API_KEY, or ANTHROPIC_API_KEY with "
+    "protocol='anthropic')",
+    "anthropic_api_url": "use base_url, the gateway's root (https://api.anthropic.com), with "
+    "protocol='anthropic'",
+    "max_tokens_to_sample": "use max_tokens",
+    "default_request_timeout": "use timeout",
 }
 _OTHERWISE = "request parameters (top_p, seed, ...) go in model_kwargs"
 

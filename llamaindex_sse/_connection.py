@@ -90,6 +90,8 @@ _HINTS = {
     "thinking": "use thinking_dict, as llama-index's Anthropic LLM names it",
     "cache_idx": "put a CachePoint block, or additional_kwargs={'cache_control': {...}}, "
     "on the message to cache up to",
+    "anthropic_api_key": "use api_key (or set SSE_API_KEY, or ANTHROPIC_API_KEY with "
+    "protocol='anthropic')",
 }
 _OTHERWISE = "request parameters (top_p, seed, ...) go in additional_kwargs"
 

@@ -509,5 +509,6 @@ ANTHROPIC = register_protocol(
         ),
         default_max_tokens=default_max_tokens,
         forced_tools=forced_tools,
+        key_env=("ANTHROPIC_API_KEY",),
     )
 )

@@ -170,6 +170,9 @@ class WireProtocol:
             come from elsewhere: :class:`~sse_core.ClientConfig` refuses it).
         default_max_tokens: The ``max_tokens`` sent when none is set, from the request's
             ``thinking`` setting (None: none is sent; a protocol that requires one gives it).
+        key_env: Environment variables the protocol's own clients read the key from, read
+            after ``SSE_API_KEY`` when no ``api_key`` is given (Anthropic's
+            ``ANTHROPIC_API_KEY``).
         forced_tools: Whether a forced tool choice may be sent with the request's
             ``thinking`` setting (Anthropic's API refuses it with thinking on): structured
             output that forces its tool asks for it freely where not.
@@ -183,6 +186,7 @@ class WireProtocol:
     request: RequestShape | None = None
     default_max_tokens: Callable[[Mapping[str, Any] | None], int | None] = no_max_tokens
     forced_tools: Callable[[Mapping[str, Any] | None], bool] = always
+    key_env: tuple[str, ...] = ()
 
     def new_decoder(self, accelerator: str | None = None) -> PayloadDecoder:
         """A payload decoder for one stream (``accelerator``: see :class:`StreamDecoder`).

@@ -54,6 +54,7 @@ from sse_core.transport.http import (
 )
 from sse_core.transport.keepalive import REUSE
 from sse_core.transport.streams import AsyncChatStream, ChatStream
+from sse_core.transport.wire import no_key
 
 __all__ = ["AsyncChatClient", "ChatClient", "Prepared", "RetryStep"]
 
@@ -213,6 +214,7 @@ class _ClientBase:
             body,
             secrets=prepared.secrets,
             url=self.config.public_url,
+            keyless="" if self.config.api_key is not None else no_key(self.config.protocol),
         )
 
     def _retry(self, error: SSEConnectorError, attempt: _Attempts, deadline: float | None) -> float:

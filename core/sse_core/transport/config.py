@@ -32,7 +32,7 @@ from pydantic_core import to_json
 from sse_core.errors import ConfigurationError
 from sse_core.pipeline._accel import check_accelerator
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, check_bound
-from sse_core.protocols.registry import request_shape
+from sse_core.protocols.registry import request_shape, wire_protocol
 from sse_core.transport.retry import RetryPolicy
 from sse_core.transport.timeouts import Timeouts
 from sse_core.transport.wire import check_auth, default_path
@@ -307,7 +307,8 @@ class ClientConfig:
     ) -> ClientConfig:
         """Check the settings and make the configuration.
 
-        ``base_url`` and ``api_key`` fall back to ``SSE_BASE_URL`` and ``SSE_API_KEY``;
+        ``base_url`` and ``api_key`` fall back to ``SSE_BASE_URL`` and ``SSE_API_KEY`` (then
+        the protocol's own variable: Anthropic's ``ANTHROPIC_API_KEY``);
         ``timeout`` None means the :class:`Timeouts` defaults; ``path`` None the protocol's
         (``/chat/completions``; Anthropic ``/v1/messages``, ``/messages`` after ``/v1``);
         ``auth`` None the protocol's (``"bearer"``; Anthropic ``"x-api-key"``).
@@ -324,7 +325,8 @@ class ClientConfig:
             )
         key_from_env = api_key is None
         if api_key is None:
-            api_key = env.get("SSE_API_KEY") or None
+            names = ("SSE_API_KEY", *wire_protocol(protocol).key_env)
+            api_key = next((env[name] for name in names if env.get(name)), None)
         if type(max_retries) is not int:
             raise ConfigurationError(f"max_retries must be an integer, got {max_retries!r}")
         if extra_body is not None and not isinstance(extra_body, Mapping):

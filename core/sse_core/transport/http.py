@@ -198,8 +198,10 @@ def error_from_response(
     *,
     secrets: Sequence[str] = (),
     url: str = "",
+    keyless: str = "",
 ) -> GatewayHTTPError:
-    """The :class:`GatewayHTTPError` subclass for a non-2xx answer, with the gateway's words."""
+    """The :class:`GatewayHTTPError` subclass for a non-2xx answer, with the gateway's words
+    (``keyless``: what an authentication error says when no key was sent)."""
     cls = _status_class(status)
     message, kind, code = (
         redact(field, secrets) if field else None
@@ -219,6 +221,8 @@ def error_from_response(
         head = f"the gateway answered HTTP {status} (a redirect){where}"
     else:
         hint = _NOT_IMPLEMENTED if status == NOT_IMPLEMENTED else _HINTS[cls]
+        if keyless and cls is AuthenticationError:
+            hint = keyless
         if retry_after is not None:
             hint += f" (Retry-After: {retry_after:g} s)"
         head = f"the gateway answered HTTP {status}{where}: {summary}"

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from sse_core.errors import ConfigurationError
 from sse_core.protocols.anthropic import ANTHROPIC_VERSION
-from sse_core.protocols.registry import AUTH_MODES, request_shape
+from sse_core.protocols.registry import AUTH_MODES, request_shape, wire_protocol
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -19,6 +19,7 @@ __all__ = [
     "auth_header",
     "check_auth",
     "default_path",
+    "no_key",
     "protocol_headers",
     "request_id",
 ]
@@ -43,6 +44,12 @@ def check_auth(auth: object, protocol: str) -> str:
         choices = ", ".join(repr(mode) for mode in AUTH_MODES)
         raise ConfigurationError(f"auth must be one of {choices} or None, got {auth!r}")
     return auth
+
+
+def no_key(protocol: str) -> str:
+    """What an authentication error says when no key was sent at all."""
+    names = " or ".join(("SSE_API_KEY", *wire_protocol(protocol).key_env))
+    return f"no API key was sent (none was configured): pass api_key, or set {names}"
 
 
 def auth_header(auth: str, key: str) -> tuple[str, str]:

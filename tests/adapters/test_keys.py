@@ -1,0 +1,69 @@
+"""Where the key comes from, for both adapters: ``api_key``, then ``SSE_API_KEY``, then the
+protocol's own variable (``ANTHROPIC_API_KEY`` on ``protocol="anthropic"``, as ChatAnthropic
+and llama-index's Anthropic read it; never on chat completions); and a request refused for
+want of a key says that no key was sent, naming where one can come from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sse_core import AuthenticationError
+from sse_emulator import Emulator
+from tests.adapters.conftest import Driver
+
+ENV_KEY = "sk-ant-from-the-environment-7c1d"
+REFUSE = {"X-Emulator-Fault": "unauthorized"}
+
+
+@pytest.fixture
+def no_keys(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in ("SSE_API_KEY", "ANTHROPIC_API_KEY", "SSE_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def _model(driver: Driver, emulator: Emulator, protocol: str, **fields: Any) -> Any:
+    dialect = "anthropic" if protocol == "anthropic" else "openai"
+    base = emulator.base_url(dialect)
+    return driver.make(base_url=base, protocol=protocol, max_retries=0, **fields)
+
+
+def test_anthropic_api_key_is_read_on_the_anthropic_protocol(
+    driver: Driver, emulator: Emulator, no_keys: pytest.MonkeyPatch
+) -> None:
+    no_keys.setenv("ANTHROPIC_API_KEY", ENV_KEY)
+    driver.ask(_model(driver, emulator, "anthropic"), "echo: hi")
+    record = emulator.last_request
+    assert record is not None and record.header("x-api-key") == "***" + ENV_KEY[-4:]
+    no_keys.setenv("SSE_API_KEY", "sk-sse-first-0000")  # SSE_API_KEY first
+    driver.ask(_model(driver, emulator, "anthropic"), "echo: hi")
+    record = emulator.last_request
+    assert record is not None and record.header("x-api-key") == "***0000"
+
+
+def test_anthropic_api_key_is_not_read_on_chat_completions(
+    driver: Driver, emulator: Emulator, no_keys: pytest.MonkeyPatch
+) -> None:
+    no_keys.setenv("ANTHROPIC_API_KEY", ENV_KEY)
+    driver.ask(_model(driver, emulator, "chat_completions"), "echo: hi")
+    record = emulator.last_request
+    assert record is not None and record.header("authorization") is None
+
+
+@pytest.mark.parametrize(
+    ("protocol", "names"),
+    [("anthropic", "SSE_API_KEY or ANTHROPIC_API_KEY"), ("chat_completions", "SSE_API_KEY")],
+)
+def test_a_refusal_without_a_key_says_no_key_was_sent(
+    driver: Driver, emulator: Emulator, no_keys: pytest.MonkeyPatch, protocol: str, names: str
+) -> None:
+    model = _model(driver, emulator, protocol, default_headers=REFUSE)
+    with pytest.raises(AuthenticationError, match=f"No API key was sent.*set {names}"):
+        driver.ask(model, "hi")
+    with_key = _model(driver, emulator, protocol, api_key="sk-1", default_headers=REFUSE)
+    with pytest.raises(AuthenticationError) as raised:
+        driver.ask(with_key, "hi")
+    assert "no API key" not in str(raised.value)
+    assert "Check the API key and its permissions" in str(raised.value)
