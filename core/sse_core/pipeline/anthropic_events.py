@@ -19,7 +19,8 @@ The rules:
   as sent (a citation that is no JSON object stays a GatewayEvent, as sent);
 - usage: each report updates the counts it names (the last value wins, never a sum; a
   gateway may send ``input_tokens`` only in ``message_delta``; a 0 after a count is a
-  relay's zero value for a field it was not sent, and leaves the count). ``prompt_tokens`` counts
+  relay's zero value for a field it was not sent, and leaves the count, except
+  ``message_delta``'s ``output_tokens``, always sent and final). ``prompt_tokens`` counts
   every input token, cache reads and writes included, as chat completions count them;
 - the stop reason is mapped to the shared finish reasons (:data:`FINISH_REASONS`; others,
   such as ``pause_turn``, pass unchanged) and kept as sent on :class:`Finish`;
@@ -251,7 +252,9 @@ class MessagesDecoder:
     def _message_delta(self, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
         usage = payload.get("usage")
         if type(usage) is dict:
-            self._report(usage, events)
+            # message_delta always carries output_tokens, and it is final (a 0 is the count;
+            # the anthropic SDK reports it); the input counts it may leave out keep the rule.
+            self._report(usage, events, final="output_tokens")
         delta = payload.get("delta")
         if type(delta) is not dict:
             return
@@ -279,14 +282,16 @@ class MessagesDecoder:
         self.done = True  # the gateway said what failed: nothing after it counts
         events.append(parse_error(payload))
 
-    def _report(self, usage: Mapping[str, Any], events: list[StreamEvent]) -> None:
+    def _report(self, usage: Mapping[str, Any], events: list[StreamEvent], final: str = "") -> None:
         """Take a usage report: each count it names replaces the one before (null: unsaid;
-        0 after a count: a Go relay's zero value for a field absent upstream, unsaid too)."""
+        0 after a count: a Go relay's zero value for a field absent upstream, unsaid too,
+        except for the ``final`` count, whose 0 is the count)."""
         known = self._usage
         said = {
             key: value
             for key, value in usage.items()
-            if value is not None and not (value == 0 and type(value) is int and known.get(key))
+            if value is not None
+            and (key == final or not (value == 0 and type(value) is int and known.get(key)))
         }
         if not said:
             return

@@ -391,6 +391,25 @@ def test_a_relays_zero_after_a_count_leaves_the_count() -> None:
         assert (usage.cached_tokens, usage.cache_write_tokens) == (12, 0), cut
 
 
+#: ``message_delta`` always carries ``output_tokens``, and its count is final: a 0 there
+#: after message_start's 1 is the answer's count (the anthropic SDK reports 0 too).
+FINAL_OUTPUT_ZERO = body(
+    start(usage={"input_tokens": 25, "output_tokens": 1}),
+    message_delta("end_turn", usage={"input_tokens": 0, "output_tokens": 0}),
+    STOP,
+)
+
+
+def test_a_zero_output_count_in_message_delta_is_final() -> None:
+    for cut in range(len(FINAL_OUTPUT_ZERO) + 1):
+        verdict, completion = outcome(chop(FINAL_OUTPUT_ZERO, [cut]))
+        assert verdict == "ok", cut
+        usage = completion.usage
+        assert usage is not None
+        counts = (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens)
+        assert counts == (25, 0, 25), cut
+
+
 def test_a_count_after_a_zero_replaces_it() -> None:
     zeros_first = body(
         start(usage={"input_tokens": 0, "output_tokens": 0}),
