@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sse_core import AuthenticationError
+from sse_core import AuthenticationError, ConfigurationError
 from sse_emulator import Emulator
 from tests.adapters.conftest import Driver
 
@@ -67,3 +67,14 @@ def test_a_refusal_without_a_key_says_no_key_was_sent(
         driver.ask(with_key, "hi")
     assert "no API key" not in str(raised.value)
     assert "Check the API key and its permissions" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "hint"),
+    [("anthropic_api_key", "use api_key"), ("anthropic_api_url", "use base_url")],
+)
+def test_chatanthropic_names_point_at_ours(driver: Driver, name: str, hint: str) -> None:
+    if driver.name == "SSELLM" and name == "anthropic_api_url":
+        hint = "request parameters .* go in additional_kwargs"  # not a llama-index name
+    with pytest.raises(ConfigurationError, match=f"'{name}': {hint}"):
+        driver.make(base_url="http://127.0.0.1:9", protocol="anthropic", **{name: "x"})
