@@ -13,18 +13,25 @@ PACKAGE = Path(sse_core.__file__).parent
 #: The shared vocabulary at the package root, and the whole sans-IO pipeline folder.
 ROOT = ["events", "completion", "errors", "_compat", "_redact", "_choices"]
 PIPELINE = sorted(p.stem for p in (PACKAGE / "pipeline").glob("*.py") if p.stem != "__init__")
-#: The protocol modules: decoders, request shapes and request rules, no I/O either.
-PROTOCOLS = sorted(p.stem for p in (PACKAGE / "protocols").glob("*.py") if p.stem != "__init__")
+#: The protocol modules (a package each, or a module): decoders, request shapes and request
+#: rules, no I/O either; as paths below the package, without ``.py``.
+PROTOCOLS = sorted(
+    str(p.relative_to(PACKAGE / "protocols").with_suffix("")).removesuffix("/__init__")
+    for p in (PACKAGE / "protocols").rglob("*.py")
+)
 PURE = (
     [f"{name}.py" for name in ROOT]
     + [f"pipeline/{name}.py" for name in PIPELINE]
-    + [f"protocols/{name}.py" for name in [*PROTOCOLS, "__init__"]]
+    + [str(p.relative_to(PACKAGE)) for p in sorted((PACKAGE / "protocols").rglob("*.py"))]
 )
 PURE_MODULES = (
     {f"sse_core.{name}" for name in ROOT}
-    | {"sse_core.pipeline", "sse_core.protocols"}
+    | {"sse_core.pipeline"}
     | {f"sse_core.pipeline.{name}" for name in PIPELINE}
-    | {f"sse_core.protocols.{name}" for name in PROTOCOLS}
+    | {
+        f"sse_core.protocols.{name}".replace("/", ".").removesuffix(".__init__")
+        for name in PROTOCOLS
+    }
 )
 FORBIDDEN = {
     "httpx", "asyncio", "anyio", "socket", "threading", "ssl", "select", "trio", "os",
@@ -45,7 +52,7 @@ def imported_modules(path: Path) -> set[str]:
 
 def test_the_pipeline_and_protocol_folders_are_covered() -> None:
     assert {"parser", "chunks", "accumulator", "session", "decoder", "think"} <= set(PIPELINE)
-    assert {"registry", "turns", "chat_completions", "anthropic"} <= set(PROTOCOLS)
+    assert {"registry", "turns", "chat_completions", "anthropic/rules"} <= set(PROTOCOLS)
 
 
 @pytest.mark.parametrize("module", PURE)

@@ -217,9 +217,7 @@ def register_protocol(protocol: WireProtocol) -> WireProtocol:
     if not protocol.name or protocol.name in REGISTRY:
         raise ConfigurationError(f"protocol {protocol.name!r} is already registered (or empty)")
     if protocol.request is not None and protocol.request.auth not in AUTH_MODES:
-        raise ConfigurationError(
-            f"auth must be one of {AUTH_MODES}, got {protocol.request.auth!r}"
-        )
+        raise ConfigurationError(f"auth must be one of {AUTH_MODES}, got {protocol.request.auth!r}")
     REGISTRY[protocol.name] = protocol
     return protocol
 
