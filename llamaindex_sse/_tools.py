@@ -90,9 +90,12 @@ def to_openai_tools(
 
 
 def to_tool_choice(tool_choice: str | dict[str, Any] | None, tool_required: bool) -> Any:
-    """``tool_choice`` for the request: a tool name becomes a forced function choice."""
+    """``tool_choice`` for the request: a tool name becomes a forced function choice;
+    ``"any"`` (Anthropic's and LangChain's word) is ``"required"``, as ChatSSE sends it."""
     if tool_choice is None:
         return "required" if tool_required else "auto"
+    if tool_choice == "any":
+        return "required"
     if isinstance(tool_choice, str) and tool_choice not in _CHOICES:
         return {"type": "function", "function": {"name": tool_choice}}
     return tool_choice

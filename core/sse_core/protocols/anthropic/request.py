@@ -34,6 +34,8 @@ NO_RESPONSE_FORMAT = (
 )
 #: ``tool_choice`` strings and what the API calls them.
 _CHOICES = {"auto": "auto", "none": "none", "any": "any", "required": "any"}
+#: What the API does when no ``tool_choice`` is sent.
+_DEFAULT_CHOICE = {"type": "auto"}
 #: Settings the API names otherwise.
 _NAMES = {"stop": "stop_sequences"}
 
@@ -270,5 +272,5 @@ def _tools_and_choice(body: dict[str, Any]) -> None:
         return
     body["tools"] = tools(given)
     made = tool_choice(choice, parallel)
-    if made is not None:
+    if made is not None and made != _DEFAULT_CHOICE:  # the API's default is not sent
         body["tool_choice"] = made
