@@ -6,6 +6,7 @@ The hierarchy (left: the sse_core parent, right: the langchain-core parent)::
     PermissionDeniedError      AuthenticationError            ModelPermissionDeniedError 403
     RateLimitError             sse_core.RateLimitError        ModelRateLimitError        429
     ServerError                sse_core.ServerError           ModelAPIError              5xx
+    NotImplementedByServerError ServerError, sse_core.NotImplementedByServerError     501
     RetryableRequestError      sse_core.RetryableRequestError ModelAPIError              408/409
     BadRequestError            sse_core.BadRequestError       ModelInvalidRequestError   4xx
     NotFoundError              BadRequestError                ModelNotFoundError         404
@@ -45,6 +46,7 @@ __all__ = [
     "GatewayStreamError",
     "IncompleteStreamError",
     "NotFoundError",
+    "NotImplementedByServerError",
     "PermissionDeniedError",
     "RateLimitError",
     "RedirectError",
@@ -72,6 +74,10 @@ class RateLimitError(sse_core.RateLimitError, lc.ModelRateLimitError):
 
 class ServerError(sse_core.ServerError, lc.ModelAPIError):
     """5xx: the gateway or its upstream failed."""
+
+
+class NotImplementedByServerError(sse_core.NotImplementedByServerError, ServerError):
+    """501: the server does not implement the request; not retryable."""
 
 
 class RetryableRequestError(sse_core.RetryableRequestError, lc.ModelAPIError):
@@ -144,6 +150,7 @@ _BY_CORE_CLASS: dict[type[sse_core.SSEConnectorError], type[sse_core.SSEConnecto
     sse_core.AuthenticationError: AuthenticationError,
     sse_core.RateLimitError: RateLimitError,
     sse_core.ServerError: ServerError,
+    sse_core.NotImplementedByServerError: NotImplementedByServerError,
     sse_core.RetryableRequestError: RetryableRequestError,
     sse_core.BadRequestError: BadRequestError,
     sse_core.RedirectError: RedirectError,

@@ -9,6 +9,7 @@ The hierarchy::
     │   ├── AuthenticationError       401, 403
     │   ├── RateLimitError            429
     │   ├── ServerError               5xx
+    │   │   └── NotImplementedByServerError  501: the server does not implement the request
     │   ├── RetryableRequestError     408, 409: the gateway asks to send it again
     │   ├── BadRequestError           any other 4xx
     │   ├── RedirectError             3xx: base_url points at a redirect (not followed)
@@ -25,8 +26,9 @@ The hierarchy::
                                       cut at the token limit), where a flag cannot travel
 
 ``is_retryable`` is a class attribute: True where repeating the same request may succeed and
-nothing was delivered yet (connection errors, 408/409/429/5xx before the stream). Stream errors
-are never retryable: output had begun, and there is no resume.
+nothing was delivered yet (connection errors, 408/409/429/5xx but 501 before the stream), and
+the retry policy retries exactly these. Stream errors are never retryable: output had begun,
+and there is no resume.
 
 Messages say what happened and what to do; they never contain the API key.
 """
@@ -48,6 +50,7 @@ __all__ = [
     "GatewayHTTPError",
     "GatewayStreamError",
     "IncompleteStreamError",
+    "NotImplementedByServerError",
     "RateLimitError",
     "RedirectError",
     "RetryableRequestError",
@@ -142,6 +145,13 @@ class ServerError(GatewayHTTPError):
     """5xx: the gateway or its upstream failed."""
 
     is_retryable = True
+
+
+class NotImplementedByServerError(ServerError):
+    """501: the server does not implement the request (a path or protocol it does not
+    offer); the next try would get the same answer, so it is not retryable."""
+
+    is_retryable = False
 
 
 class RetryableRequestError(GatewayHTTPError):

@@ -108,6 +108,8 @@ def _status(status: int, body: dict[str, Any]) -> ChatSSE:
          lc.ModelInvalidRequestError),
         (409, {"error": {"message": "conflict"}}, langchain_sse.RetryableRequestError,
          lc.ModelAPIError),
+        (501, {"error": {"message": "unsupported"}}, langchain_sse.NotImplementedByServerError,
+         lc.ModelAPIError),
     ],
 )  # fmt: skip
 def test_status_codes_refine_to_langchain_types(
@@ -118,6 +120,21 @@ def test_status_codes_refine_to_langchain_types(
     assert isinstance(caught.value, langchain)
     assert isinstance(caught.value, sse_core.GatewayHTTPError)
     assert caught.value.status_code == status
+
+
+def test_a_501_is_a_server_error_of_both_trees_that_is_not_retried() -> None:
+    sent: list[httpx.Request] = []
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(501, json={"error": {"message": "unsupported"}})
+
+    client = httpx.Client(transport=httpx.MockTransport(reply))
+    model = ChatSSE(model="m", base_url="http://gw.test/v1", http_client=client, max_retries=2)
+    with pytest.raises(langchain_sse.ServerError) as caught:
+        model.invoke("hi")
+    assert isinstance(caught.value, sse_core.NotImplementedByServerError)
+    assert not caught.value.is_retryable and len(sent) == 1
 
 
 def test_403_is_still_an_authentication_error() -> None:

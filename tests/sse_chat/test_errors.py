@@ -13,6 +13,7 @@ import pytest
 
 from sse_chat.cli import main
 from sse_core import ChatClient, ServerError, StreamTimeoutError, Timeouts
+from sse_core.transport.http import error_from_response
 from sse_core.transport.retry import RetryPolicy
 from sse_emulator import Emulator
 
@@ -93,13 +94,13 @@ def test_chat_with_a_501_says_so_without_retrying(
     assert main(["chat", "--base-url", not_implemented, "--no-tools", "hi"]) == 1
     out, err = capsys.readouterr()
     assert out == "" and "retrying" not in err and _NotImplemented.count == 1
-    assert err.startswith("error: ServerError: the gateway answered HTTP 501 from ")
+    assert err.startswith("error: NotImplementedByServerError: the gateway answered HTTP 501 from ")
     assert "does not implement this request" in err
 
 
 def test_other_5xx_are_still_retried() -> None:
     policy = RetryPolicy(jitter=0)
     for status, retried in ((500, True), (501, False), (502, True), (503, True)):
-        error = ServerError("x", status_code=status, error_message="x")
+        error = error_from_response(status, {}, b"x")
         delay = policy.next_delay(error, attempt=1, retry_after=None, rand=0.5)
         assert (delay is not None) == retried, status

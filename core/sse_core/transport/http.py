@@ -22,6 +22,7 @@ from sse_core.errors import (
     GatewayConnectionError,
     GatewayHTTPError,
     IncompleteStreamError,
+    NotImplementedByServerError,
     RateLimitError,
     RedirectError,
     RetryableRequestError,
@@ -160,13 +161,12 @@ _HINTS: dict[type[GatewayHTTPError], str] = {
     ServerError: "the gateway or its upstream failed; retrying later may help",
     RetryableRequestError: "retrying may help",
     BadRequestError: "the gateway rejected the request as sent",
+    NotImplementedByServerError: (
+        "the server does not implement this request (501 Not Implemented), so it is not "
+        "retried: check base_url and path, or whether the server offers the protocol asked "
+        "for (chat completions, or Anthropic Messages)"
+    ),
 }
-
-_NOT_IMPLEMENTED = (
-    "the server does not implement this request (501 Not Implemented), so it is not "
-    "retried: check base_url and path, or whether the server offers the protocol asked for "
-    "(chat completions, or Anthropic Messages)"
-)
 
 
 def _status_class(status: int) -> type[GatewayHTTPError]:
@@ -174,8 +174,8 @@ def _status_class(status: int) -> type[GatewayHTTPError]:
         return AuthenticationError
     if status == 429:
         return RateLimitError
-    if status >= 500:
-        return ServerError
+    if status >= 500:  # 501 alone is never retried: its own class says so
+        return NotImplementedByServerError if status == NOT_IMPLEMENTED else ServerError
     if status in (408, 409):
         return RetryableRequestError
     if 300 <= status < 400:
@@ -220,7 +220,7 @@ def error_from_response(
         )
         head = f"the gateway answered HTTP {status} (a redirect){where}"
     else:
-        hint = _NOT_IMPLEMENTED if status == NOT_IMPLEMENTED else _HINTS[cls]
+        hint = _HINTS[cls]
         if keyless and cls is AuthenticationError:
             hint = keyless
         if retry_after is not None:

@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
-from sse_core.errors import ConfigurationError, GatewayHTTPError, SSEConnectorError
+from sse_core.errors import ConfigurationError, SSEConnectorError
 
 __all__ = ["RetryPolicy", "parse_retry_after"]
 
 
-#: The one 5xx that is never retried: the server does not implement the request.
+#: The one 5xx that is never retried: the server does not implement the request (mapped to
+#: NotImplementedByServerError, whose ``is_retryable`` is False).
 NOT_IMPLEMENTED = 501
 #: Headers that say how long to wait, in the order they are read.
 RETRY_AFTER_HEADERS = ("retry-after-ms", "retry-after", "llm_provider-retry-after")
@@ -120,9 +121,7 @@ class RetryPolicy:
             rand: A random number in [0, 1) for the jitter.
         """
         if attempt > self.max_retries or not type(error).is_retryable:
-            return None
-        if isinstance(error, GatewayHTTPError) and error.status_code == NOT_IMPLEMENTED:
-            return None
+            return None  # the class says it: a 501 is NotImplementedByServerError
         if retry_after is not None:
             return retry_after if retry_after <= self.max_retry_after else None
         return self.backoff(attempt, rand)

@@ -1,12 +1,17 @@
-"""The pure retry policy and Retry-After parsing."""
+"""The pure retry policy and Retry-After parsing; which statuses a client retries."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+import sse_core
 from sse_core import (
+    AsyncChatClient,
     AuthenticationError,
     BadRequestError,
+    ChatClient,
     ConfigurationError,
     GatewayConnectionError,
     IncompleteStreamError,
@@ -17,6 +22,7 @@ from sse_core import (
     SSEConnectorError,
     parse_retry_after,
 )
+from tests.raw_server import response, serving
 
 NOW = 1_700_000_000.0
 
@@ -93,3 +99,44 @@ def test_zero_retries_disables() -> None:
 def test_invalid_policy_is_rejected(kwargs: dict[str, float]) -> None:
     with pytest.raises(ConfigurationError):
         RetryPolicy(**kwargs)  # type: ignore[arg-type]
+
+
+NO_WAIT = RetryPolicy(max_retries=2, initial_delay=0, max_delay=0)
+PAYLOAD = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+UNSUPPORTED = b'{"error":{"message":"Unsupported method","type":"not_implemented"}}'
+
+
+def _complete(mode: str, url: str) -> sse_core.Completion:
+    if mode == "sync":
+        with ChatClient(base_url=url, retry=NO_WAIT) as client:
+            return client.complete(PAYLOAD)
+
+    async def go() -> sse_core.Completion:
+        async with AsyncChatClient(base_url=url, retry=NO_WAIT) as client:
+            return await client.complete(PAYLOAD)
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_501_is_its_own_unretryable_server_error_and_is_sent_once(mode: str) -> None:
+    answer = response(
+        UNSUPPORTED, status="501 Not Implemented", headers=("content-type: application/json",)
+    )
+    with serving(lambda n, r: answer) as served, pytest.raises(ServerError) as caught:
+        _complete(mode, served.url)
+    error = caught.value
+    assert type(error) is sse_core.NotImplementedByServerError and error.status_code == 501
+    assert error.is_retryable is False
+    assert len(served.requests) == 1  # the class says it, and the client did not retry
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_503_is_still_retried(mode: str) -> None:
+    busy = response(
+        b'{"error":"busy"}', status="503 Service Unavailable", headers=("content-type: x/y",)
+    )
+    with serving(lambda n, r: busy) as served, pytest.raises(ServerError) as caught:
+        _complete(mode, served.url)
+    assert type(caught.value) is ServerError and caught.value.is_retryable
+    assert len(served.requests) == 3  # the first try and max_retries=2
