@@ -401,6 +401,10 @@ CHUNKS = register(
         tested={"langchain-core": ">=1.8,<1.9", "pydantic": ">=2.11,<2.15"},
         probe=probe,
         faithful="AIMessageChunk(...) and ChatGenerationChunk(message=...), validated",
+        uses={
+            module: ("__pydantic_extra__", "__pydantic_fields_set__", "__pydantic_private__")
+            for module in ("langchain_sse._chunks", "sse_core._slots")
+        },
     )
 )
 

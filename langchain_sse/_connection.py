@@ -28,17 +28,16 @@ from langchain_core.utils import secret_from_env
 from pydantic import BaseModel, SecretStr
 
 from langchain_sse._protocols import mapping_of
-from sse_core import ClientPool
 from sse_core._names import refuse_unknown, validation_summary
+from sse_core._slots import read_private
 from sse_core.protocols import check_protocol
-from sse_core.transport.config import ConfigCache, public_url
+from sse_core.transport.config import public_url
 
 if TYPE_CHECKING:
     from langchain_sse.model import ChatSSE
 
 __all__ = [
     "check_arguments",
-    "fresh_private",
     "identity_of",
     "key_from_env",
     "pickled_state",
@@ -142,26 +141,18 @@ def share_clients(model: ChatSSE, memo: dict[int, Any] | None) -> dict[int, Any]
 
 def pickled_state(state: dict[Any, Any]) -> dict[Any, Any]:
     """A model's pickled state without secrets: no key, no ``default_headers`` or
-    ``default_query``, no user info or query in ``base_url``, no injected httpx client, and
-    no pool."""
+    ``default_query``, no user info or query in ``base_url``, no injected httpx client (the
+    pool and the config cache pickle as new empty ones, their clients left out)."""
     fields = {**state["__dict__"], **dict.fromkeys(_NOT_PICKLED)}
     if fields.get("base_url"):
         fields["base_url"] = public_url(fields["base_url"])
-    return {**state, "__dict__": fields, "__pydantic_private__": None}
-
-
-def fresh_private() -> dict[str, Any]:
-    """An unpickled model's private state: its own empty pool and config cache."""
-    return {"_pool": ClientPool(), "_configs": ConfigCache()}
+    return {**state, "__dict__": fields}
 
 
 def private(model: BaseModel, name: str) -> Any:
-    """A private attribute's value, read from pydantic's documented store of them: reading
-    ``model._pool`` goes through ``BaseModel.__getattr__``, which raises and catches an
-    AttributeError on each read (a private attribute's default has no ``__get__``), several
-    µs on every call."""
-    values = model.__pydantic_private__
-    return values[name] if values is not None else getattr(model, name)
+    """A private attribute's value (the pool, the config cache), read on every call: see
+    :func:`sse_core._slots.read_private`."""
+    return read_private(model, name)
 
 
 def key_from_env() -> SecretStr | None:

@@ -47,6 +47,7 @@ from sse_core import GatewayEvent
 
 __all__ = [
     "LINK_KEY",
+    "LS_INTEGRATION",
     "AsyncEmit",
     "RunLink",
     "SyncEmit",
@@ -60,6 +61,11 @@ __all__ = [
 
 #: The keyword under which ``stream``/``astream`` pass the :class:`RunLink` to ``_stream``.
 LINK_KEY = "_sse_run_link"
+
+#: What ``BaseChatModel`` adds to a run's LangSmith params (langchain-core 1.8, in its private
+#: ``_get_ls_params_with_defaults``; tests/langchain/test_callbacks_and_custom_events.py
+#: compares).
+LS_INTEGRATION = {"ls_integration": "langchain_chat_model"}
 
 SyncEmit = Callable[[GatewayEvent], None]
 AsyncEmit = Callable[[GatewayEvent], Awaitable[None]]
@@ -103,10 +109,10 @@ def link_config(
 def run_ls_params(
     model: BaseChatModel, stop: list[str] | None, kwargs: dict[str, Any]
 ) -> dict[str, Any]:
-    """The LangSmith params LangChain puts in the metadata of a run of ``model`` (with
-    langchain-core's defaults, ``ls_integration``, where this langchain-core adds them)."""
-    with_defaults = getattr(model, "_get_ls_params_with_defaults", model._get_ls_params)
-    return dict(with_defaults(stop=stop, **kwargs))
+    """The LangSmith params LangChain puts in the metadata of a run of ``model``: the
+    model's own (``_get_ls_params``, the hook LangChain asks chat models to override) and the
+    default LangChain adds to them for every chat model run (:data:`LS_INTEGRATION`)."""
+    return {**model._get_ls_params(stop=stop, **kwargs), **LS_INTEGRATION}
 
 
 def take_run_options(

@@ -29,12 +29,12 @@ from langchain_core.callbacks import (
     CallbackManager,
     CallbackManagerForLLMRun,
 )
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 
 from langchain_sse._call import AsyncModelCall, CallPlan, Chunk, ModelCall
 from langchain_sse._custom_events import LINK_KEY, is_invoke, make_async_emitter, make_emitter
+from langchain_sse._hooks import streams_invoke
 from langchain_sse._inbound import ChunkMapper, MapMode
 from langchain_sse._outbound import Outbound
 from langchain_sse._protocols import model_request
@@ -147,10 +147,7 @@ def plan_generate(
     or LangGraph's), stamped as LangChain stamps them; otherwise it is quiet (no chunk, no
     token), as a non-streaming model's invoke is."""
     streaming = invoke_streams(model, kwargs)
-    # The base class's own rule (ChatSSE's override answers False on this path).
-    streamed = run_manager is not None and BaseChatModel._should_stream(
-        model, async_api=async_api, run_manager=run_manager, **kwargs
-    )
+    streamed = streams_invoke(model, run_manager, kwargs, async_api=async_api)
     if run_manager is None or not streamed:
         return plan_call(model, messages, stop, kwargs, UNSTAMPED, quiet=True, streaming=streaming)
     stamp = Stamp(run_manager.run_id, model.output_version)

@@ -112,6 +112,18 @@ OWN_LOOP = register(
         tested={"langchain-core": ">=1.8,<1.9"},
         probe=_probe_loop,
         faithful="BaseChatModel.stream/astream over ChatSSE._stream/_astream",
+        uses={
+            "langchain_sse._run": (
+                "_utils",
+                "_normalize_messages",
+                "_format_for_tracing",
+                # MODEL_METHODS but _get_invocation_params, ChatSSE's own override (a hook)
+                "_convert_input",
+                "_get_ls_params_with_defaults",
+                "_serialized",
+            ),
+            "langchain_sse._loop": ("_serialized", "_should_stream"),  # run_own, owns_loop
+        },
     )
 )
 

@@ -11,8 +11,11 @@ tiktoken downloads an encoding's file on first use and keeps it in its cache
 (``TIKTOKEN_CACHE_DIR``, else ``DATA_GYM_CACHE_DIR``, else ``<tmp>/data-gym-cache``). Offline
 that download fails, so a file already on the machine is preferred: tiktoken's own cache
 first, then the copies of ``cl100k_base`` and ``o200k_base`` that llama-index-core ships (for
-the same purpose). With neither and no network, one :class:`ConfigurationError` says which
-file to download and where to put it, instead of the network error.
+the same purpose) in its private ``_static`` folder, a fast path of
+:mod:`sse_core.fast_paths` (:data:`BUNDLED`: on the llama-index-core versions tested, when
+the folder is there, unless ``SSE_CONNECTORS_FAST=0``). With no file and no network, one
+:class:`ConfigurationError` says which file to download and where to put it, instead of the
+network error.
 """
 
 from __future__ import annotations
@@ -33,11 +36,12 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from langchain_sse._outbound import convert_messages
 from sse_core import ConfigurationError
+from sse_core.fast_paths import FastPath, is_on, register
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
 
-__all__ = ["FALLBACK_ENCODING", "count_messages", "encode", "load_encoding"]
+__all__ = ["BUNDLED", "FALLBACK_ENCODING", "count_messages", "encode", "load_encoding"]
 
 #: The encoding for model names tiktoken does not know.
 FALLBACK_ENCODING = "o200k_base"
@@ -128,17 +132,49 @@ def _tiktoken_cache() -> str:
     return os.path.join(tempfile.gettempdir(), "data-gym-cache")
 
 
-def _bundled_copy(key: str) -> Path | None:
-    """The directory of llama-index-core's copy of tiktoken's cache (cl100k_base and
-    o200k_base), if it is installed and holds the file ``key``."""
+def _bundled_folder() -> Path | None:
+    """Where llama-index-core keeps its copy of tiktoken's cache, if it is installed."""
     try:
         spec = importlib.util.find_spec("llama_index.core")
     except (ImportError, ValueError):
         return None
     if spec is None or spec.origin is None:
         return None
-    where = Path(spec.origin).parent / "_static" / "tiktoken_cache"
-    return where if (where / key).is_file() else None
+    return Path(spec.origin).parent / "_static" / "tiktoken_cache"
+
+
+def _probe_bundled() -> str | None:
+    """None if llama-index-core's copy holds cl100k_base and o200k_base."""
+    where = _bundled_folder()
+    for name in ("cl100k_base", "o200k_base"):
+        key = hashlib.sha1(_URL.format(name).encode()).hexdigest()
+        if where is None or not (where / key).is_file():
+            return f"llama-index-core has no copy of {name} in {where}"
+    return None
+
+
+#: tiktoken's files read from llama-index-core's private folder (else tiktoken's cache only).
+BUNDLED = register(
+    FastPath(
+        name="langchain.tiktoken_copy",
+        shortcut="get_num_tokens loads cl100k_base and o200k_base from the copy llama-index-core "
+        "keeps in its private _static folder when tiktoken's cache has none (counts offline)",
+        tested={"llama-index-core": ">=0.14.16,<0.15"},
+        probe=_probe_bundled,
+        faithful="tiktoken's own cache, which its first use fills by download (offline without "
+        "the file, a ConfigurationError says which file to save where)",
+        uses={"langchain_sse._tokens": ("_static",)},
+    )
+)
+
+
+def _bundled_copy(key: str) -> Path | None:
+    """The directory of llama-index-core's copy of tiktoken's cache (cl100k_base and
+    o200k_base), if :data:`BUNDLED` is on and it holds the file ``key``."""
+    if not is_on(BUNDLED.name):
+        return None
+    where = _bundled_folder()
+    return where if where is not None and (where / key).is_file() else None
 
 
 def _unavailable(name: str, url: str | None, key: str, exc: BaseException) -> str:
@@ -153,8 +189,8 @@ def _unavailable(name: str, url: str | None, key: str, exc: BaseException) -> st
         f"ChatSSE counts tokens with tiktoken's {name} encoding, whose file is not on this "
         f"machine and could not be downloaded ({type(exc).__name__}). To count offline, "
         f"{where}; or set {_ENV} to a directory that holds it (llama-index-core ships "
-        "cl100k_base and o200k_base in llama_index/core/_static/tiktoken_cache). The "
-        "gateway's own count of each answer is in message.usage_metadata."
+        "cl100k_base and o200k_base in its tiktoken_cache folder). The gateway's own count "
+        "of each answer is in message.usage_metadata."
     )
 
 

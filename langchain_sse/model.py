@@ -31,7 +31,7 @@ from pydantic import (
 )
 from typing_extensions import Self, override
 
-from langchain_sse import _blocks, _connection, _loop, _protocols, _tokens
+from langchain_sse import _blocks, _connection, _hooks, _loop, _protocols, _tokens
 from langchain_sse._cache import model_cache_key
 from langchain_sse._custom_events import (
     LINK_KEY,
@@ -217,8 +217,6 @@ class ChatSSE(BaseChatModel):
     def __setstate__(self, state: dict[Any, Any]) -> None:
         super().__setstate__(state)
         self.api_key = _connection.key_from_env()
-        # Through object: pydantic's own slot, set as pydantic sets it.
-        object.__setattr__(self, "__pydantic_private__", _connection.fresh_private())
 
     @property
     @override
@@ -333,21 +331,6 @@ class ChatSSE(BaseChatModel):
         async with aclosing(amessages) as chunks:
             async for message in chunks:
                 yield message
-
-    @override
-    def _should_stream(
-        self,
-        *,
-        async_api: bool,
-        run_manager: CallbackManagerForLLMRun | AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> bool:
-        """False on the generate path (a run manager is given): where LangChain's ``invoke``
-        would stream through ``_stream``, keeping every chunk, ChatSSE's ``_generate`` sends
-        the same tokens and keeps none."""
-        if run_manager is not None:
-            return False
-        return super()._should_stream(async_api=async_api, run_manager=run_manager, **kwargs)
 
     @override
     def _should_use_protocol_streaming(
@@ -498,3 +481,6 @@ class ChatSSE(BaseChatModel):
         return build_structured_output(
             self, schema, method=method, include_raw=include_raw, strict=strict, **kwargs
         )
+
+
+_hooks.install(ChatSSE)  # the _should_stream of the fast path _hooks.UNMERGED, where it is on

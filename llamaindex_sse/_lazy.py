@@ -249,6 +249,7 @@ LAZY = register(
         tested={"llama-index-core": ">=0.14.16,<0.15", "pydantic": ">=2.11,<2.15"},
         probe=probe,
         faithful="ChatMessage(...) and ChatResponse(...), validated, the message joined at once",
+        uses={"sse_core._slots": PYDANTIC_SLOTS[1:]},  # the slot setters (__dict__ is public)
     )
 )
 _LAZY_BUILD = Build(lazy=True)

@@ -9,7 +9,9 @@ with the model's settings and the call's keyword arguments. Tools: :mod:`._tools
 
 from __future__ import annotations
 
+import base64
 import json
+import mimetypes
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -136,12 +138,7 @@ def _to_part(block: ContentBlock) -> dict[str, Any]:
         data = block.resolve_audio(as_base64=True).read().decode("ascii")
         return {"type": "input_audio", "input_audio": {"data": data, "format": block.format}}
     if isinstance(block, DocumentBlock):
-        data = block._get_b64_string(block.resolve_document())
-        file = {
-            "filename": block.title,
-            "file_data": f"data:{block._guess_mimetype()};base64,{data}",
-        }
-        return {"type": "file", "file": file}
+        return {"type": "file", "file": {"filename": block.title, "file_data": _to_file(block)}}
     raise ConfigurationError(
         f"a {type(block).__name__} cannot be sent to a chat-completions gateway; "
         "expected text, image, audio, document, tool-call or thinking blocks"
@@ -151,6 +148,16 @@ def _to_part(block: ContentBlock) -> dict[str, Any]:
 def _to_data_url(block: ImageBlock) -> str:
     data = block.resolve_image(as_base64=True).read().decode("ascii")
     return f"data:{block.image_mimetype or 'image/png'};base64,{data}"
+
+
+def _to_file(block: DocumentBlock) -> str:
+    """A document as a data URL: its bytes base64-encoded; its type as LlamaIndex found it
+    when the block was made (``document_mimetype``, from the bytes or the name's suffix),
+    else from the path's or URL's suffix, else ``application/octet-stream``."""
+    data = base64.b64encode(block.resolve_document().read()).decode("ascii")
+    name = str(block.path or block.url or "")
+    mimetype = block.document_mimetype or mimetypes.guess_type(name)[0]
+    return f"data:{mimetype or 'application/octet-stream'};base64,{data}"
 
 
 def _to_tool_call(block: ToolCallBlock, position: int) -> dict[str, Any]:

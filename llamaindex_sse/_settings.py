@@ -22,6 +22,7 @@ from typing import Any
 from llamaindex_sse._connection import CONNECTION_FIELDS, build_config
 from llamaindex_sse._protocols import mapping_of
 from sse_core import ClientConfig, ClientPool
+from sse_core._slots import read_private
 
 __all__ = ["FIELDS", "Derived", "SettingsCache", "pool_of", "request_settings"]
 
@@ -147,9 +148,6 @@ class SettingsCache:
 
 
 def pool_of(model: Any) -> ClientPool:
-    """SSELLM's client pool, read from pydantic's documented store of private attributes:
-    ``model._pool`` goes through ``BaseModel.__getattr__``, which raises and catches an
-    AttributeError on each read (a private attribute's default has no ``__get__``)."""
-    values = model.__pydantic_private__
-    pool: ClientPool = values["_pool"] if values is not None else model._pool
+    """SSELLM's client pool, read on every call: see :func:`sse_core._slots.read_private`."""
+    pool: ClientPool = read_private(model, "_pool")
     return pool

@@ -48,6 +48,7 @@ from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_ca
 from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import ToolSelection
 
+from llamaindex_sse import _hooks  # noqa: F401 - registers SSELLM's hooks
 from llamaindex_sse._closing import aclose_after, close_after, collecting, track
 from llamaindex_sse._connection import (
     MAX_CONNECTIONS,

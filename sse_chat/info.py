@@ -2,9 +2,11 @@
 
 Prints Python and the platform, the versions of sse-connectors and of each dependency, and
 every fast path of :mod:`sse_core.fast_paths` (the adapters' too, when their framework is
-installed) with its tested version ranges, whether it is on and why. ``--json`` prints the
-same as one JSON object (``python``, ``platform``, ``versions``, ``tested``, ``fast_paths``
-as ``{name: {"on": bool, "why": str}}``).
+installed) with its tested version ranges, whether it is on and why, then the frameworks'
+subclass hooks with private names that the adapters override, with their probes. ``--json``
+prints the same as one JSON object (``python``, ``platform``, ``versions``, ``tested``,
+``fast_paths`` as ``{name: {"on": bool, "why": str}}``, ``hooks`` as
+``{name: {"base": str, "probe": None or what is gone}}``).
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ def _lines(report: dict[str, Any]) -> list[str]:
         tested = ", ".join(f"{dist} {spec}" for dist, spec in report["tested"][name].items())
         lines.append(f"  {name}: {'on' if state['on'] else 'off'} ({state['why']})")
         lines.append(f"    tested on {tested}")
+    lines += ["", "subclass hooks with private names (always used; their probes):"]
+    for name, state in report.get("hooks", {}).items():
+        lines.append(f"  {name} of {state['base']}: {state['probe'] or 'probe passed'}")
     return lines
 
 

@@ -5,7 +5,16 @@ much (an own stream loop, objects built without validation, connection reuse rea
 httpcore's state). Each shortcut is a :class:`FastPath` registered here by the package
 that takes it: what it skips, the distributions it relies on with the version ranges CI has
 tested it on, a probe of the shapes it expects, and its faithful alternative (the
-framework's public machinery, complete, only slower).
+framework's public machinery, complete, only slower), and the dependencies' private names
+it reads, writes or overrides, by the module that does (:attr:`FastPath.uses`).
+
+A framework's subclass hook with a private name (LangChain's ``_generate``, LlamaIndex's
+``_prepare_chat_with_tools``) is no shortcut: it is how the framework asks to be extended,
+and there is no public alternative to fall back to. Each such override is a :class:`Hook`
+registered here with where the framework documents it and a probe that the base class still
+has it. These two inventories are the only places a private name of a dependency may be
+used: ``tests/test_private_names.py`` walks the source and fails on any other, so with
+``SSE_CONNECTORS_FAST=0`` the code uses public API and the registered hooks only.
 
 A fast path is on only when ``SSE_CONNECTORS_FAST`` is not ``0``, every installed version
 is inside its tested range, and its probe finds what it expects. The decision is made once,
@@ -30,11 +39,15 @@ __all__ = [
     "ENV",
     "Decision",
     "FastPath",
+    "Hook",
     "decide",
     "fast_paths",
     "forced",
+    "hook",
+    "hooks",
     "in_range",
     "installed_version",
+    "inventory",
     "is_on",
     "register",
     "registered",
@@ -65,6 +78,25 @@ class FastPath:
     """Run once, at the first decision: None when the shapes it expects are there."""
     faithful: str
     """What runs instead, in a sentence."""
+    uses: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    """The dependencies' private names the shortcut reads, writes or overrides, by the module
+    that does (``{"sse_core.transport.head": ("_pool", "_requests")}``); only when it is on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """Subclass hooks of a framework with private names, overridden (always: no fast path)."""
+
+    name: str
+    """Its name in reports (``"langchain.chat_model_hooks"``)."""
+    base: str
+    """The framework class whose hooks they are (``"langchain_core...BaseChatModel"``)."""
+    documented: str
+    """Where the framework asks subclasses to override them, in a sentence."""
+    uses: Mapping[str, tuple[str, ...]]
+    """The hooks, by the module that overrides or calls them."""
+    probe: Probe = field(compare=False)
+    """None when the base class still has every hook, else what is gone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +109,7 @@ class Decision:
 
 _REGISTRY: dict[str, FastPath] = {}
 _DECISIONS: dict[str, Decision] = {}
+_HOOKS: dict[str, Hook] = {}
 
 
 def register(path: FastPath) -> FastPath:
@@ -89,6 +122,36 @@ def register(path: FastPath) -> FastPath:
 def registered() -> dict[str, FastPath]:
     """The registered fast paths by name (the adapters' only once they are imported)."""
     return dict(_REGISTRY)
+
+
+def hook(entry: Hook) -> Hook:
+    """Add the subclass hooks ``entry`` (again with the same name: replaced)."""
+    _HOOKS[entry.name] = entry
+    return entry
+
+
+def hooks() -> dict[str, dict[str, Any]]:
+    """Each registered set of hooks: ``{"base": str, "probe": None or what is gone}``."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, entry in sorted(_HOOKS.items()):
+        try:
+            failed = entry.probe()
+        except Exception as exc:  # a probe that breaks found shapes it did not expect
+            failed = f"{type(exc).__name__}: {exc}"
+        found[name] = {"base": entry.base, "probe": failed}
+    return found
+
+
+def inventory() -> dict[str, tuple[str, ...]]:
+    """Every private name of a dependency the code may use, by module: the registered fast
+    paths' and hooks' :attr:`~FastPath.uses` merged (for ``tests/test_private_names.py``)."""
+    merged: dict[str, set[str]] = {}
+    declarations = [path.uses for path in _REGISTRY.values()]
+    declarations += [entry.uses for entry in _HOOKS.values()]
+    for uses in declarations:
+        for module, names in uses.items():
+            merged.setdefault(module, set()).update(names)
+    return {module: tuple(sorted(names)) for module, names in sorted(merged.items())}
 
 
 def installed_version(distribution: str) -> str | None:
@@ -225,7 +288,8 @@ def fast_paths() -> dict[str, dict[str, Any]]:
 
 
 def report() -> dict[str, Any]:
-    """For bug reports: Python, platform, versions, tested ranges and the fast paths."""
+    """For bug reports: Python, platform, versions, tested ranges, the fast paths and the
+    subclass hooks."""
     distributions = ["sse-connectors"]
     for path in _REGISTRY.values():
         distributions += [name for name in path.tested if name not in distributions]
@@ -235,4 +299,5 @@ def report() -> dict[str, Any]:
         "versions": {name: installed_version(name) for name in distributions},
         "tested": {name: dict(path.tested) for name, path in sorted(_REGISTRY.items())},
         "fast_paths": fast_paths(),
+        "hooks": hooks(),
     }

@@ -17,7 +17,13 @@ from langchain_core.runnables import RunnableConfig, RunnableLambda
 
 import sse_core
 from langchain_sse import ChatSSE
-from langchain_sse._custom_events import LINK_KEY, RunLink, link_config, make_emitter
+from langchain_sse._custom_events import (
+    LINK_KEY,
+    RunLink,
+    link_config,
+    make_emitter,
+    run_ls_params,
+)
 from sse_core import GatewayEvent
 from tests.core.anthropic.test_captures import CAPTURES
 from tests.langchain.lc_support import ModelFactory
@@ -173,6 +179,17 @@ def test_the_link_fixes_the_run_id_and_stays_out_of_params(make_model: ModelFact
     model = make_model()
     assert LINK_KEY not in model._get_invocation_params(**kwargs)
     assert model._get_llm_string(**kwargs) == model._get_llm_string(seed=1)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"temperature": 0.5, "model": "other"}])
+def test_the_events_run_metadata_is_langchains_own(
+    make_model: ModelFactory, kwargs: dict[str, Any]
+) -> None:
+    """What the base class puts in a run's metadata (its private helper), read through the
+    public hook and the default it adds."""
+    model = make_model(max_tokens=7)
+    expected = model._get_ls_params_with_defaults(stop=["x"], **kwargs)
+    assert run_ls_params(model, ["x"], dict(kwargs)) == expected
 
 
 WEB_SEARCH = "vercel-ai__web-search-citations.payloads.jsonl"

@@ -28,6 +28,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from langchain_sse import ChatSSE, _tokens
 from sse_core import ConfigurationError
+from sse_core.fast_paths import forced
 
 TEXT = "hello world <|endoftext|> café"
 
@@ -150,8 +151,9 @@ def test_offline_the_copy_llama_index_core_ships_is_used(
     offline: list[object], name: str, encoding: str, tmp_path: Path
 ) -> None:
     model = _model(name)
-    ids = model.get_token_ids(TEXT)
-    assert model.get_num_tokens_from_messages([HumanMessage(TEXT)]) > len(ids)
+    with forced(_tokens.BUNDLED.name, True):
+        ids = model.get_token_ids(TEXT)
+        assert model.get_num_tokens_from_messages([HumanMessage(TEXT)]) > len(ids)
     assert offline == []  # no connection was even tried
     assert os.environ["TIKTOKEN_CACHE_DIR"] == str(tmp_path / "tiktoken-cache")  # restored
     assert list((tmp_path / "tiktoken-cache").iterdir()) == []  # nothing written to it
@@ -166,8 +168,17 @@ def test_offline_with_the_default_cache_empty_too(
     monkeypatch.delenv("TIKTOKEN_CACHE_DIR")
     monkeypatch.delenv("DATA_GYM_CACHE_DIR", raising=False)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # tiktoken's <tmp>/data-gym-cache
-    assert _model("gpt-4o").get_num_tokens("hello world") == 2
+    with forced(_tokens.BUNDLED.name, True):
+        assert _model("gpt-4o").get_num_tokens("hello world") == 2
     assert offline == [] and "TIKTOKEN_CACHE_DIR" not in os.environ
+
+
+def test_with_the_fast_path_off_the_copy_is_not_read(offline: list[object]) -> None:
+    """llama-index-core's folder is private: off, only tiktoken's own cache and download."""
+    with forced(_tokens.BUNDLED.name, False), pytest.raises(ConfigurationError) as info:
+        _model("gpt-4").get_num_tokens("hello")
+    assert offline  # tiktoken tried to download, and could not
+    assert "save it as" in str(info.value)
 
 
 def test_offline_without_any_copy_the_error_says_what_to_download(

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+from pathlib import Path
+
 import pytest
 from llama_index.core.base.llms.types import (
     ChatMessage,
+    DocumentBlock,
     ImageBlock,
     MessageRole,
     TextBlock,
@@ -105,6 +109,43 @@ def test_user_images_become_content_parts() -> None:
             ],
         }
     ]
+
+
+PDF = b"%PDF-1.4 a small document"
+
+
+@pytest.mark.parametrize(
+    ("block", "mimetype"),
+    [
+        (DocumentBlock(data=PDF, title="a.pdf"), "application/pdf"),  # from the bytes
+        (DocumentBlock(data=b"plain words", document_mimetype="text/plain"), "text/plain"),
+        (DocumentBlock(data=b"plain words"), "application/octet-stream"),  # nothing to go by
+    ],
+)
+def test_user_documents_become_file_parts(block: DocumentBlock, mimetype: str) -> None:
+    """Encoded and typed with LlamaIndex's public fields, the way its private helpers would."""
+    message = ChatMessage(role="user", blocks=[block])
+    (part,) = to_openai_messages([message])[0]["content"]
+    assert isinstance(block.data, bytes)  # kept base64-encoded by the block
+    raw = base64.b64decode(block.data)
+    assert part == {
+        "type": "file",
+        "file": {
+            "filename": block.title,
+            "file_data": f"data:{mimetype};base64,{base64.b64encode(raw).decode()}",
+        },
+    }
+
+
+def test_a_document_read_from_a_path_is_typed_by_its_suffix(tmp_path: Path) -> None:
+    path = tmp_path / "notes.csv"
+    path.write_bytes(b"a,b\n1,2\n")
+    message = ChatMessage(role="user", blocks=[DocumentBlock(path=path)])
+    (part,) = to_openai_messages([message])[0]["content"]
+    assert (
+        part["file"]["file_data"]
+        == "data:text/csv;base64," + base64.b64encode(b"a,b\n1,2\n").decode()
+    )
 
 
 def test_unsupported_blocks_raise_a_clear_error() -> None:

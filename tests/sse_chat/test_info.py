@@ -19,7 +19,10 @@ from sse_core import fast_paths
 PATHS = {
     "langchain.chunks",
     "langchain.own_loop",
+    "langchain.tiktoken_copy",
+    "langchain.unmerged_invoke",
     "llamaindex.lazy_responses",
+    "pydantic.private_reads",
     "transport.closed_loop_sockets",
     "transport.head",
     "transport.read_timeout",
@@ -54,6 +57,7 @@ def test_info_json_says_every_path_is_on_inside_the_tested_ranges() -> None:
     assert report["tested"]["langchain.own_loop"] == {"langchain-core": ">=1.8,<1.9"}
     assert report["python"] == ".".join(map(str, sys.version_info[:3]))
     assert report["platform"]
+    assert report["hooks"]["langchain.chat_model_hooks"]["probe"] is None
 
 
 def test_info_json_with_the_switch_says_off_and_why() -> None:
@@ -68,6 +72,7 @@ def test_info_prints_each_path_with_its_state_and_range() -> None:
     assert done.returncode == 0, done.stderr
     assert "langchain.own_loop: off (SSE_CONNECTORS_FAST=0)" in done.stdout
     assert "tested on httpx >=0.27,<0.29, httpcore >=1.0,<1.1" in done.stdout
+    assert "llamaindex.function_calling_hooks of llama_index" in done.stdout
     assert f"Python {sys.version.split()[0]}" in done.stdout
 
 

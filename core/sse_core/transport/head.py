@@ -87,6 +87,16 @@ HEAD = register(
         probe=probe_pool,
         faithful="the network stream of the connection the request opens, from httpcore's "
         "public trace extension (connection.connect_tcp.complete)",
+        uses={
+            "sse_core.transport.head": (
+                "_async",
+                "_connection",
+                "_network_stream",
+                "_requests",
+                "_sync",
+                "_transport_for_url",
+            )
+        },
     )
 )
 
@@ -200,6 +210,7 @@ READ_TIMEOUT = register(
         faithful="httpx's read timeout stays the larger of first_byte and idle; an IdleWatch "
         "(the head deadline's thread) hangs the connection up after idle seconds without "
         "a byte of the body (the public network_stream extension)",
+        uses={"sse_core.transport.head": ("_receive_response_body",)},
     )
 )
 

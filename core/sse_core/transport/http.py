@@ -331,6 +331,6 @@ def detach(exc: BaseException) -> None:
             continue
         seen.add(id(current))
         if isinstance(current, httpx.RequestError):
-            current._request = None
+            current.request = None  # type: ignore[assignment]  # httpx's public setter
         traceback.clear_frames(current.__traceback__)  # a running frame is left alone
         pending += (current.__cause__, current.__context__)

@@ -97,6 +97,19 @@ REUSE = register(
         faithful="httpx's public API only: every request asks connection: close, and a stream "
         "left early is shut down at its close (the network_stream extension); a new "
         "connection per request",
+        uses={
+            "sse_core.transport.keepalive": (
+                "_async",
+                "_client",
+                "_connection",
+                "_expire_at",
+                "_h11_state",
+                "_httpcore_stream",
+                "_sync",
+                "_transports",
+            ),
+            "sse_core.transport.body": ("_expire_at",),  # retire()
+        },
     )
 )
 

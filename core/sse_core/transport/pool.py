@@ -262,6 +262,16 @@ SOCKETS = register(
         probe=probe_sockets,
         faithful="the clients are dropped and their sockets close when they are collected "
         "(with the reuse fast path off too, every stream's connection was shut down already)",
+        # _sock: asyncio's TransportSocket around the socket
+        uses={
+            "sse_core.transport.pool": (
+                "_connection",
+                "_mounts",
+                "_network_stream",
+                "_sock",
+                "_transport",
+            )
+        },
     )
 )
 
