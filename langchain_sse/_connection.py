@@ -157,4 +157,13 @@ def private(model: BaseModel, name: str) -> Any:
 
 def key_from_env() -> SecretStr | None:
     """The key an unpickled model reads again: ``SSE_API_KEY``, or None."""
-    return secret_from_env("SSE_API_KEY", default=None)()
+    return stripped_key(secret_from_env("SSE_API_KEY", default=None)())
+
+
+def stripped_key(key: SecretStr | None) -> SecretStr | None:
+    """``key`` as the core sends it: without surrounding whitespace (a key read from a file
+    or a variable often ends with a newline), None when nothing is left."""
+    if key is None:
+        return None
+    value = key.get_secret_value().strip()
+    return SecretStr(value) if value else None

@@ -27,6 +27,7 @@ from pydantic import (
     SecretStr,
     ValidationError,
     field_serializer,
+    field_validator,
     model_validator,
 )
 from typing_extensions import Self, override
@@ -75,9 +76,11 @@ class ChatSSE(BaseChatModel):
 
     base_url: str | None = Field(default_factory=from_env("SSE_BASE_URL", default=None))
     """The gateway URL with its version prefix, e.g. ``http://host/v1`` (env ``SSE_BASE_URL``)."""
-    api_key: SecretStr | None = Field(default_factory=secret_from_env("SSE_API_KEY", default=None))
-    """Sent as ``Authorization: Bearer`` (env ``SSE_API_KEY``); surrounding whitespace is
-    stripped; never shown, traced or pickled."""
+    api_key: SecretStr | None = Field(
+        default_factory=secret_from_env("SSE_API_KEY", default=None), validate_default=True
+    )
+    """Sent as ``Authorization: Bearer`` (env ``SSE_API_KEY``); held and sent without its
+    surrounding whitespace; never shown, traced or pickled."""
     protocol: str = "chat_completions"
     """The wire (``sse_core.protocol_names()``): OpenAI chat completions, or Anthropic Messages
     (``"anthropic"``: the root ``base_url``, e.g. ``https://openrouter.ai/api``)."""
@@ -159,6 +162,11 @@ class ChatSSE(BaseChatModel):
             summary = _connection.validation_summary(type(self).__name__, exc)
             raise ConfigurationError(summary) from None
         self._resolve_config()
+
+    @field_validator("api_key")
+    @classmethod
+    def _strip_key(cls, key: SecretStr | None) -> SecretStr | None:
+        return _connection.stripped_key(key)  # the key as the core sends it
 
     @model_validator(mode="after")
     def _make_pool(self) -> Self:

@@ -78,3 +78,36 @@ def test_chatanthropic_names_point_at_ours(driver: Driver, name: str, hint: str)
         hint = "request parameters .* go in additional_kwargs"  # not a llama-index name
     with pytest.raises(ConfigurationError, match=f"'{name}': {hint}"):
         driver.make(base_url="http://127.0.0.1:9", protocol="anthropic", **{name: "x"})
+
+
+SPACED_KEY = "sk-spaced-key-5e2a"
+
+
+@pytest.mark.parametrize("given", [f"{SPACED_KEY}\n", f"  {SPACED_KEY}\r\n", f"\t{SPACED_KEY} "])
+def test_the_model_holds_the_key_it_sends_stripped(
+    driver: Driver, emulator: Emulator, no_keys: pytest.MonkeyPatch, given: str
+) -> None:
+    model = _model(driver, emulator, "anthropic", api_key=given)
+    assert model.api_key.get_secret_value() == SPACED_KEY
+    driver.ask(model, "echo: hi")
+    record = emulator.last_request
+    assert record is not None and record.header("x-api-key") == "***" + SPACED_KEY[-4:]
+    assert SPACED_KEY not in repr(model) and SPACED_KEY not in str(model)
+
+
+def test_a_key_read_from_the_environment_is_held_stripped(
+    driver: Driver, emulator: Emulator, no_keys: pytest.MonkeyPatch
+) -> None:
+    no_keys.setenv("SSE_API_KEY", f"{SPACED_KEY}\n")
+    model = _model(driver, emulator, "chat_completions")
+    if model.api_key is not None:  # a field that reads the environment holds it stripped
+        assert model.api_key.get_secret_value() == SPACED_KEY
+    driver.ask(model, "echo: hi")
+    record = emulator.last_request
+    assert record is not None and record.header("authorization") == "Bearer ***" + SPACED_KEY[-4:]
+
+
+def test_a_key_of_blanks_is_no_key(
+    driver: Driver, emulator: Emulator, no_keys: pytest.MonkeyPatch
+) -> None:
+    assert _model(driver, emulator, "chat_completions", api_key=" \n").api_key is None
