@@ -128,7 +128,7 @@ def refuse_flagged(completion: Completion, followed: int | None) -> None:
         for call in choice.tool_calls:
             if (error := call.arguments_error) is None:
                 continue
-            reason = choice.finish_reason
+            reason = choice.stop_reason or choice.finish_reason  # the protocol's own word
             stopped = f" (the answer stopped with {reason!r})" if reason else ""
             raise ToolArgumentsError(
                 f"the tool call {call.name!r} ({call.id}){stopped}"

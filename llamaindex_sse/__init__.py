@@ -4,7 +4,9 @@
 ``import llamaindex_sse`` (for the error classes) stays cheap. The errors are sse_core's:
 the HTTP, connection and configuration errors are the very same classes; the four stream
 errors SSELLM raises are subclasses that add ``partial_response`` (the answer so far as a
-``ChatResponse``), so ``except sse_core.IncompleteStreamError`` still catches them.
+``ChatResponse``), so ``except sse_core.IncompleteStreamError`` still catches them; and
+``get_tool_calls_from_response`` refuses cut tool input with ToolArgumentsError (both
+sse_core's and a ``ValueError``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from llamaindex_sse._errors import (
     IncompleteStreamError,
     StreamProtocolError,
     StreamTimeoutError,
+    ToolArgumentsError,
 )
 from sse_core.errors import (
     AuthenticationError,
@@ -56,6 +59,7 @@ __all__ = [
     "StreamError",
     "StreamProtocolError",
     "StreamTimeoutError",
+    "ToolArgumentsError",
     "UnexpectedResponseError",
 ]
 

@@ -7,13 +7,15 @@ The hierarchy (left: what SSELLM raises; right: its sse_core parent, which still
     IncompleteStreamError   sse_core.IncompleteStreamError  no finish_reason and no [DONE]
     StreamTimeoutError      sse_core.StreamTimeoutError     no bytes for too long
     StreamProtocolError     sse_core.StreamProtocolError    malformed frame, oversized event
+    ToolArgumentsError      sse_core.ToolArgumentsError     cut tool input (also a ValueError)
 
-Each keeps ``.partial`` (the sse_core Completion) and adds ``.partial_response``: the same
-answer as a ``ChatResponse`` built as ``chat()`` builds its own (ThinkingBlock, TextBlock,
-ToolCallBlocks, usage). Every other error (HTTP statuses, connection, configuration) is
-sse_core's own, unchanged: LlamaIndex has no error types to add to them. This module
-imports no llama_index code until ``partial_response`` is read, so ``import llamaindex_sse``
-stays cheap.
+Each of the first four keeps ``.partial`` (the sse_core Completion) and adds
+``.partial_response``: the same answer as a ``ChatResponse`` built as ``chat()`` builds its
+own (ThinkingBlock, TextBlock, ToolCallBlocks, usage). ToolArgumentsError is raised by
+``get_tool_calls_from_response``, from the response it was given. Every other error (HTTP
+statuses, connection, configuration) is sse_core's own, unchanged: LlamaIndex has no error
+types to add to them. This module imports no llama_index code until ``partial_response`` is
+read, so ``import llamaindex_sse`` stays cheap.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ __all__ = [
     "IncompleteStreamError",
     "StreamProtocolError",
     "StreamTimeoutError",
+    "ToolArgumentsError",
     "to_llamaindex_error",
     "translate_errors",
 ]
@@ -65,6 +68,13 @@ class StreamTimeoutError(_PartialResponse, sse_core.StreamTimeoutError):
 
 class StreamProtocolError(_PartialResponse, sse_core.StreamProtocolError):
     """Malformed frame, invalid JSON, or an event over the size bound."""
+
+
+class ToolArgumentsError(sse_core.ToolArgumentsError, ValueError):
+    """A finished answer's tool call whose arguments are not a JSON object (most often cut
+    at the token limit), refused by ``get_tool_calls_from_response`` rather than repaired
+    into arguments that look usable; also a ``ValueError``, as that method raised before.
+    ``call`` holds the call as the model wrote it, ``reason`` why it cannot be used."""
 
 
 _BY_CORE_CLASS: dict[type[sse_core.StreamError], type[sse_core.StreamError]] = {

@@ -5,7 +5,8 @@ become the request's ``tool_choice`` (:func:`offer_tools` is what
 ``SSELLM._prepare_chat_with_tools`` returns). Inbound: the tool calls of an assistant
 message (``ToolCallBlock``s first, else legacy ``additional_kwargs["tool_calls"]``) become
 ``ToolSelection``s; arguments still streaming parse as far as they go, so an agent that
-reads every chunk never sees an exception.
+reads every chunk never sees an exception; once the answer stopped, a call whose arguments
+are not a JSON object is refused (:class:`~llamaindex_sse._errors.ToolArgumentsError`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
+from llama_index.core.base.llms.types import (
+    ChatMessage,
+    ChatResponse,
+    MessageRole,
+    ToolCallBlock,
+)
 from llama_index.core.llms.llm import ToolSelection
 from llama_index.core.llms.utils import parse_partial_json
 
+from llamaindex_sse._errors import ToolArgumentsError
 from sse_core import ToolCall
 
 if TYPE_CHECKING:
@@ -32,6 +39,7 @@ __all__ = [
     "offer_tools",
     "parse_arguments",
     "select_tool_calls",
+    "stop_reason_of",
     "streaming_program",
     "to_call_dict",
     "to_openai_tools",
@@ -159,14 +167,29 @@ def to_call_dict(call: Any) -> dict[str, Any]:
     return dict(call) if isinstance(call, Mapping) else {"value": call}
 
 
-def select_tool_calls(message: ChatMessage) -> list[ToolSelection]:
+def stop_reason_of(response: ChatResponse) -> str | None:
+    """Why the answer of ``response`` stopped, in its protocol's own word (Anthropic's
+    ``stop_reason``, chat completions' ``finish_reason``); None while it is streaming."""
+    for kwargs in (response.message.additional_kwargs, response.additional_kwargs):
+        if reason := kwargs.get("stop_reason"):
+            return str(reason)
+    reason = response.additional_kwargs.get("finish_reason")
+    return str(reason) if reason else None
+
+
+def select_tool_calls(message: ChatMessage, stopped: str | None = None) -> list[ToolSelection]:
     """The tool calls of an assistant message; arguments still streaming parse as far as
     they go (an unparsable prefix gives ``{}``), so this never raises on a partial call.
 
+    Args:
+        message: The assistant message.
+        stopped: Why the answer stopped (:func:`stop_reason_of`); an Anthropic message's
+            own ``stop_reason`` counts too.
+
     Raises:
-        ValueError: The answer stopped (an Anthropic message's ``stop_reason``) with a
-            call whose arguments are not a JSON object, as when it was cut at
-            ``max_tokens``: such arguments are never repaired into usable-looking ones.
+        ToolArgumentsError: The answer stopped with a call whose arguments are not a JSON
+            object, as when it was cut at ``max_tokens``: such arguments are never
+            repaired into usable-looking ones (also a ValueError).
     """
     calls: list[tuple[str, str, Any]] = [
         (block.tool_call_id or "", block.tool_name, block.tool_kwargs)
@@ -180,24 +203,28 @@ def select_tool_calls(message: ChatMessage) -> list[ToolSelection]:
             calls.append(
                 (str(data.get("id") or ""), function.get("name") or "", function.get("arguments"))
             )
-    stop_reason = message.additional_kwargs.get("stop_reason")
-    if stop_reason is not None:
-        for call_id, name, arguments in calls:
-            _refuse_cut(call_id, name, arguments, stop_reason)
+    stop_reason = message.additional_kwargs.get("stop_reason") or stopped
+    if stop_reason:
+        for at, (call_id, name, arguments) in enumerate(calls):
+            _refuse_cut(at, call_id, name, arguments, str(stop_reason))
     return [
         ToolSelection(tool_id=call_id, tool_name=name, tool_kwargs=parse_arguments(arguments))
         for call_id, name, arguments in calls
     ]
 
 
-def _refuse_cut(call_id: str, name: str, arguments: Any, stop_reason: object) -> None:
+def _refuse_cut(at: int, call_id: str, name: str, arguments: Any, stop_reason: str) -> None:
     if not isinstance(arguments, str) or not arguments.strip():
         return
-    error = ToolCall(index=0, arguments=arguments).arguments_error
+    call = ToolCall(index=at, id=call_id or None, name=name, arguments=arguments)
+    error = call.arguments_error
     if error is not None:
-        raise ValueError(
+        raise ToolArgumentsError(
             f"the tool call {name!r} ({call_id}) of an answer that stopped with "
-            f"{stop_reason!r} has arguments that cannot be used: {error}"
+            f"{stop_reason!r} has arguments that cannot be used: {error}. They are kept as "
+            "written in the response's ToolCallBlock, never repaired (if the answer ran out "
+            "of tokens, raise max_tokens)",
+            call=call,
         )
 
 

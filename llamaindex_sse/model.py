@@ -66,6 +66,7 @@ from llamaindex_sse._tools import (
     keep_first_tool_call,
     offer_tools,
     select_tool_calls,
+    stop_reason_of,
     streaming_program,
 )
 from sse_core import ChatClient, ClientConfig, ClientPool, ConfigurationError, Timeouts
@@ -490,9 +491,10 @@ class SSELLM(FunctionCallingLLM):
         """The tool calls of ``response``; safe on partial arguments mid-stream.
 
         Raises:
-            ValueError: No tool call, and ``error_on_no_tool_call`` is true.
+            ValueError: No tool call, and ``error_on_no_tool_call`` is true; ToolArgumentsError
+                (a ValueError) for a call cut short, once the answer stopped.
         """
-        selections = select_tool_calls(response.message)
+        selections = select_tool_calls(response.message, stop_reason_of(response))
         if not selections and error_on_no_tool_call:
             raise ValueError("expected at least one tool call in the response, got none")
         return selections
