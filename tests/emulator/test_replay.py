@@ -195,11 +195,11 @@ def write(path: Path, text: str | bytes) -> Path:
     ("files", "target", "message"),
     [
         ({}, "missing", "does not exist"),
-        ({}, ".", "holds no .sse file"),
+        ({}, ".", "holds no whole call"),
         ({"001.sse": b"data: x\n\n", "001.json": "[1, 2]"}, ".", "is not a recording"),
         ({"001.sse": b"data: x\n\n", "001.json": '{"format": "other"}'}, ".", "'other'"),
         ({"001.sse": b"data: x\n\n", "001.json": "{nope"}, ".", "not readable JSON"),
-        ({"001.sse": b"data: x\n\n", "002.json": "{}"}, ".", "has no 002.sse beside it"),
+        ({"002.json": "{}"}, ".", "holds no whole call; expected NNN.sse beside its NNN.json"),
         ({"001.json": "{}"}, "001.json", "give the .sse file"),
     ],
 )
@@ -231,6 +231,44 @@ def test_a_malformed_sidecar_is_named_with_what_was_expected(
     with pytest.raises(ValueError, match=re.escape(message)) as raised:
         Emulator(replay=tmp_path)
     assert "001.json" in str(raised.value)
+
+
+CLAIM = json.dumps({"claimed_by": {"pid": 4321, "host": "elsewhere"}})
+#: What a recorder stopped mid-call can leave (SIGKILL, power loss): no call, only parts.
+TORN: dict[str, str | bytes] = {
+    "003.json": CLAIM,  # a number claimed, the call not written
+    "004.sse": b"data: cut\n\n",  # the body in place, its sidecar not yet over the claim
+    "004.json": CLAIM,
+    "005.json": json.dumps(sidecar(200, [], [[0.1, 9]])),  # a sidecar without its body
+    ".006.sse.4321.1.tmp": b"data: half",  # a file being written
+    ".claim.json.4321.1.tmp": CLAIM,
+}
+
+
+def test_torn_calls_are_skipped_and_named_and_the_whole_ones_served(
+    recording: Path, emulator_replay: ReplayFactory
+) -> None:
+    for name, text in TORN.items():
+        write(recording / name, text)
+    with pytest.warns(UserWarning) as caught:
+        emulator = emulator_replay(recording)
+    named = "\n".join(str(warning.message) for warning in caught)
+    for name in TORN:
+        assert name in named
+    assert "003.json has no 003.sse beside it" in named
+    with httpx.Client(timeout=5.0) as http:
+        assert post(http, emulator).content == b"".join(EVENTS)
+        assert post(http, emulator).status_code == 429
+        assert post(http, emulator).json()["error"]["code"] == "recording_exhausted"
+
+
+def test_a_directory_of_torn_calls_only_is_refused_naming_them(tmp_path: Path) -> None:
+    for name, text in TORN.items():
+        write(tmp_path / name, text)
+    with pytest.raises(ValueError, match="holds no whole call") as raised:
+        Emulator(replay=tmp_path)
+    for name in TORN:
+        assert name in str(raised.value)
 
 
 def test_the_command_line_replays_a_directory(recording: Path) -> None:

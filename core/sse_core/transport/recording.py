@@ -17,8 +17,10 @@ event hooks, so it is routed as every other client is: ``HTTP_PROXY``, ``HTTPS_P
 - The files are written when the response is closed: after the whole body, and also when
   the consumer left early or the stream failed (what arrived is recorded, and the sidecar
   says ``"partial": true`` and how it ``"ended"``). The sidecar holds the body's SHA-256, so
-  replay refuses a body paired with another call's sidecar; the pair is written so that
-  there is never a body without its sidecar.
+  replay refuses a body paired with another call's sidecar. The body is in place before
+  its sidecar, so a recorder stopped at any point (even SIGKILL) leaves each call whole or
+  none: what it left of a call is skipped by replay, by name, and removed by the next
+  recorder started on the directory.
 - A body with a ``content-encoding`` httpx can undo (gzip, deflate, ...) is stored
   decoded, as the decoder saw it, without its ``content-encoding`` header.
 - No secret is written. Request headers ``Authorization``, ``Proxy-Authorization``,

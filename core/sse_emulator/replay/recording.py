@@ -14,11 +14,16 @@ is the body's digest, so a body paired with another call's sidecar is refused. `
 and ``ended`` say whether the recorded client read the body to its end.
 
 A ``.sse`` file without its ``.json`` (a capture made by hand) is served as a 200
-``text/event-stream``, one SSE event per read; but not in a directory where other calls have
-their sidecars: there it is a pair a recorder did not finish, and is refused. A ``.json``
-that is only a recorder's claim on its number (``{"claimed_by": ...}``) is a call still
-being recorded, or never finished. Every problem is found here, when the emulator is
-built, and named with its file.
+``text/event-stream``, one SSE event per read.
+
+The recorder puts a call's body in place before its sidecar, so in a directory a sidecar is
+the mark of a whole call. What a recorder stopped mid-call (or still recording) leaves is a
+torn call, skipped with a :class:`TornCallWarning` naming its files, while the whole calls
+are served: a ``.json`` without its ``.sse``, a ``.sse`` beside a recorder's claim on its
+number (``{"claimed_by": ...}``) instead of a sidecar, a ``.sse`` without any ``.json``
+among recorded calls, and a recorder's temporary file (``.NNN.sse.PID.TID.tmp``). Every
+other problem refuses the recording, found here when the emulator is built and named with
+its file.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import hashlib
 import json
 import os
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,12 +55,24 @@ HOP_BY_HOP = frozenset(
     }
 )
 _EVENT_STREAM = (("content-type", "text/event-stream"),)
+#: A recorder's file being written (``.NNN.sse.PID.TID.tmp``, ``.claim.json.PID.TID.tmp``).
+_TEMPORARY = re.compile(r"^\.(?:\d+|claim)\.(?:sse|json)\.\d+\.\d+\.tmp$")
 # WHATWG: a line ends with CRLF, LF or a lone CR; an empty line ends an event.
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 class RecordingError(ValueError):
     """The replay path is not a recording (missing, empty, or a malformed sidecar)."""
+
+
+_WHAT_TO_DO = (
+    " (a recorder started on this directory removes what one that is gone left; else delete it)"
+)
+
+
+class TornCallWarning(UserWarning):
+    """A call of a recording directory is not whole (its recorder stopped mid-call, or is
+    still recording it): it is skipped, the whole calls are served."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,11 +120,13 @@ class Recording:
         path: Where the recording was loaded from.
         responses: The responses, in file-name order.
         repeat: Serve the one response for every request (a single ``.sse`` file).
+        skipped: What was skipped as torn calls, one message per call naming its files.
     """
 
     path: str
     responses: tuple[RecordedResponse, ...]
     repeat: bool
+    skipped: tuple[str, ...] = ()
 
 
 def load_recording(path: str | os.PathLike[str]) -> Recording:
@@ -120,16 +140,27 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
         The recording.
 
     Raises:
-        RecordingError: When the path is missing, holds no ``.sse`` file, or a
-            sidecar ``.json`` is not a recording.
+        RecordingError: When the path is missing, holds no whole call, or a sidecar
+            ``.json`` is not a recording.
+
+    Warns:
+        TornCallWarning: Once per torn call skipped in a directory (see the module
+            docstring).
     """
     where = Path(path)
     if where.is_dir():
-        files = sorted(where.glob("*.sse"))
+        files, torn = _whole_and_torn(where)
         if not files:
-            raise RecordingError(f"replay directory {where} holds no .sse file; expected NNN.sse")
-        _orphans(where, files)
-        return Recording(path=str(where), responses=tuple(map(_response, files)), repeat=False)
+            raise RecordingError(
+                f"replay directory {where} holds no whole call; expected NNN.sse beside its"
+                " NNN.json, or .sse files alone" + "".join(f"; {why}" for why in torn)
+            )
+        for why in torn:  # stacklevel 1: one warning per call, however often it is loaded
+            warnings.warn(
+                f"replay skips a torn call: {why}{_WHAT_TO_DO}", TornCallWarning, stacklevel=1
+            )
+        responses = tuple(map(_response, files))
+        return Recording(path=str(where), responses=responses, repeat=False, skipped=torn)
     if where.is_file() and where.suffix == ".json":
         raise RecordingError(f"replay path {where} is a sidecar; give the .sse file beside it")
     if where.is_file():
@@ -137,20 +168,52 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
     raise RecordingError(f"replay path {where} does not exist; expected a .sse file or a directory")
 
 
-def _orphans(directory: Path, bodies: list[Path]) -> None:
-    """A sidecar without its body, or (among recorded pairs) a body without its sidecar, is
-    a recording cut in half: say so now."""
+def _whole_and_torn(directory: Path) -> tuple[list[Path], tuple[str, ...]]:
+    """The bodies of the whole calls, and a message naming each torn call's files."""
+    torn = [
+        f"{path} is a recorder's file being written, or left by a recorder that stopped"
+        for path in sorted(directory.iterdir())
+        if _TEMPORARY.match(path.name)
+    ]
     for sidecar in sorted(directory.glob("*.json")):
         if not sidecar.with_suffix(".sse").is_file():
-            _refuse_a_claim(sidecar)
-            raise RecordingError(f"{sidecar} has no {sidecar.with_suffix('.sse').name} beside it")
+            owner = _claimant(sidecar)
+            claim = "" if owner is None else f" (it is only a recorder's claim, {owner!r})"
+            torn.append(f"{sidecar} has no {sidecar.with_suffix('.sse').name} beside it{claim}")
+    bodies = sorted(directory.glob("*.sse"))
+    claimed = [body for body in bodies if _claimant(body.with_suffix(".json")) is not None]
+    torn += [
+        f"{body} has only a recorder's claim beside it, {body.with_suffix('.json').name}"
+        f" ({_claimant(body.with_suffix('.json'))!r}), no sidecar: that call is still being"
+        " recorded, or its recorder stopped"
+        for body in claimed
+    ]
+    bodies = [body for body in bodies if body not in claimed]
     lone = [body for body in bodies if not body.with_suffix(".json").is_file()]
-    if lone and len(lone) < len(bodies):
-        raise RecordingError(
-            f"{lone[0]} has no {lone[0].with_suffix('.json').name} beside it, while the other "
-            "calls here have theirs: its recorder did not finish it (delete it, or give it "
-            "its sidecar); it is not served as a plain 200 stream"
-        )
+    if len(lone) < len(bodies) or claimed:  # recorded calls: a body alone is one torn
+        torn += [
+            f"{body} has no {body.with_suffix('.json').name} beside it, while recorded calls"
+            " here have theirs: it is not served as a plain 200 stream"
+            for body in lone
+        ]
+        bodies = [body for body in bodies if body not in lone]
+    return bodies, tuple(torn)
+
+
+def _claimant(sidecar: Path) -> Any:
+    """Who claimed the number if ``sidecar`` is only a recorder's claim, else None."""
+    try:
+        meta = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return _claim_in(meta)
+
+
+def _claim_in(meta: Any) -> Any:
+    """The claimant if ``meta`` is a recorder's claim (no ``format``, a ``claimed_by``)."""
+    if isinstance(meta, dict) and "format" not in meta and CLAIM in meta:
+        return meta[CLAIM]
+    return None
 
 
 def _response(body_path: Path) -> RecordedResponse:
@@ -184,14 +247,10 @@ def _load_json(sidecar: Path) -> dict[str, Any]:
 
 def _refuse_a_claim(sidecar: Path, meta: Any = None) -> None:
     """A recorder's claim on a number is no sidecar yet: say which call it is."""
-    if meta is None:
-        try:
-            meta = json.loads(sidecar.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return
-    if isinstance(meta, dict) and "format" not in meta and CLAIM in meta:
+    owner = _claimant(sidecar) if meta is None else _claim_in(meta)
+    if owner is not None:
         raise RecordingError(
-            f"{sidecar} is only a recorder's claim on its number ({meta[CLAIM]!r}): that call is"
+            f"{sidecar} is only a recorder's claim on its number ({owner!r}): that call is"
             " still being recorded, or its recorder stopped before writing it (then delete it)"
         )
 
