@@ -9,7 +9,6 @@ import re
 from typing import Any
 
 import httpx
-import pytest
 from llama_index.core.agent.react.formatter import ReActChatFormatter
 from llama_index.core.agent.react.output_parser import ReActOutputParser
 from llama_index.core.agent.react.types import (
@@ -96,19 +95,36 @@ def test_a_tool_named_nowhere_is_chosen_by_its_description(client: httpx.Client)
     assert "Bern" in step.action_input["query"]
 
 
-@pytest.mark.parametrize("role", [MessageRole.USER, MessageRole.TOOL])
-def test_after_an_observation_it_answers_from_it(client: httpx.Client, role: MessageRole) -> None:
+def test_after_an_observation_it_answers_from_it(client: httpx.Client) -> None:
     action = ActionReasoningStep(
         thought="I need a tool.", action="get_weather", action_input={"city": "Paris"}
     )
     seen = ObservationReasoningStep(observation="Sunny and 21 C in Paris")
-    text = ask(client, messages("What is the weather in Paris?", [action, seen], role))
+    text = ask(client, messages("What is the weather in Paris?", [action, seen]))
     step = parse(text)
     assert isinstance(step, ResponseReasoningStep)
     assert text.startswith("Thought: I can answer without using any more tools.")
     assert (
         step.response == "Based on the tool results: get_weather returned Sunny and 21 C in Paris."
     )
+
+
+def test_an_observation_in_a_tool_message_is_refused_as_openai_refuses_it(
+    client: httpx.Client,
+) -> None:
+    """LlamaIndex's ``observation_role=TOOL`` sends a ``tool`` message that answers no
+    ``tool_calls``: OpenAI's API refuses it, so the emulator does (it used to answer)."""
+    action = ActionReasoningStep(
+        thought="I need a tool.", action="get_weather", action_input={"city": "Paris"}
+    )
+    seen = ObservationReasoningStep(observation="Sunny and 21 C in Paris")
+    conversation = messages("What is the weather in Paris?", [action, seen], MessageRole.TOOL)
+    body = {"model": "m", "messages": conversation, "stream": True}
+    response = client.post(f"/v1{CHAT}", json=body)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["param"] == f"messages.[{len(conversation) - 1}].role"
+    assert "must be a response to a preceeding message with 'tool_calls'" in error["message"]
 
 
 def test_two_cities_make_two_actions_one_per_turn(client: httpx.Client) -> None:

@@ -15,12 +15,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from sse_emulator.assistant.messages_rules import MIN_BUDGET, check_rules
 from sse_emulator.assistant.reply import Reply
 from sse_emulator.assistant.respond import respond
 from sse_emulator.assistant.tokens import content_text, text_pieces
 
-#: The smallest thinking budget the API accepts.
-MIN_BUDGET = 1024
 #: The API's documented test string: a user message holding it gets its thinking redacted.
 REDACTED_TRIGGER = "ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING"
 _STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
@@ -69,7 +68,7 @@ def check_body(body: Any) -> str | None:
         wrong = "max_tokens: Input should be an integer greater than or equal to 1"
     else:
         wrong = _check_messages(body["messages"])
-    return wrong or _check_thinking(body.get("thinking"), max_tokens)
+    return wrong or check_rules(body)
 
 
 #: The content block types the API takes in a request (others are refused, as it does:
@@ -126,17 +125,6 @@ def _check_blocks(blocks: list[Any], where: str) -> str | None:
             wrong = _check_blocks(inner, f"{where}.{j}.content")
             if wrong is not None:
                 return wrong
-    return None
-
-
-def _check_thinking(thinking: Any, max_tokens: int) -> str | None:
-    if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
-        return None
-    budget = thinking.get("budget_tokens")
-    if type(budget) is not int or budget < MIN_BUDGET:
-        return f"thinking.enabled.budget_tokens: Input should be at least {MIN_BUDGET}"
-    if budget >= max_tokens:
-        return "`max_tokens` must be greater than `thinking.budget_tokens`"
     return None
 
 

@@ -2,8 +2,9 @@
 
 In order: the fault header must parse; the API key must match when the emulator was
 given one; SPASS wants its ``SPASS-User-Id`` header and no ``user_id`` elsewhere; the
-body must be a JSON object with a non-empty ``messages`` list; then any requested
-status fault (429, 503, 502, 401, 403, 404, 413, 500, 529) applies.
+body must be a JSON object with a non-empty ``messages`` list and keep OpenAI's rules
+(:mod:`sse_emulator.assistant.chat_rules`); then any requested status fault (429, 503,
+502, 401, 403, 404, 413, 500, 529) applies.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
+from sse_emulator.assistant.chat_rules import check_chat_rules
 from sse_emulator.server.responses import Problem
 from sse_emulator.wire.dialects import Dialect
 from sse_emulator.wire.faults import (
@@ -100,6 +102,15 @@ def parse_body(
         message = "expected 'messages' to be a non-empty list of message objects"
         return Problem(
             status=400, message=message, kind="invalid_request_error", code="invalid_messages"
+        )
+    refusal = check_chat_rules(body)
+    if refusal is not None:
+        return Problem(
+            status=400,
+            message=refusal.message,
+            kind="invalid_request_error",
+            code=refusal.code,
+            param=refusal.param,
         )
     return body
 

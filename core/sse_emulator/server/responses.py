@@ -43,6 +43,7 @@ class Problem:
         message: The human-readable message.
         kind: The error ``type``.
         code: The error ``code``.
+        param: The error ``param`` (the request field at fault), where the dialect has one.
         headers: Extra headers (e.g. ``retry-after``).
         html: Send nginx's HTML page instead of a JSON body.
     """
@@ -51,6 +52,7 @@ class Problem:
     message: str
     kind: str
     code: str | None = None
+    param: str | None = None
     headers: Headers = ()
     html: bool = False
 
@@ -131,5 +133,5 @@ async def send_problem(
         body = error_object(problem.status, problem.message, problem.kind, request_id)
         await send_json(send, problem.status, body, problem.headers)
     else:
-        body = error_body(dialect, problem.message, problem.kind, problem.code)
+        body = error_body(dialect, problem.message, problem.kind, problem.code, problem.param)
         await send_json(send, problem.status, body, problem.headers)

@@ -10,13 +10,13 @@ Every frame has an ``event:`` line naming the ``type`` inside its data.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 from typing import Any
 
 from sse_emulator.assistant.anthropic import MessagesAnswer
 from sse_emulator.assistant.reply import Reply
+from sse_emulator.assistant.signing import sign
 from sse_emulator.wire.dialects import Dialect
 from sse_emulator.wire.frames import Frame, FrameKind, dumps
 
@@ -96,9 +96,9 @@ class MessagesWriter:
 
     @property
     def signature(self) -> str:
-        """The thinking block's signature: opaque base64, derived from what was thought."""
-        digest = hashlib.sha512((self.reply.digest + self.reply.reasoning_text).encode()).digest()
-        return base64.b64encode(b"\x12" + digest + digest[::-1]).decode("ascii")
+        """The thinking block's signature: opaque base64, an HMAC of what was thought, which
+        the emulator checks when the block comes back (:mod:`sse_emulator.assistant.signing`)."""
+        return sign(self.reply.reasoning_text)
 
     def _thinking_block(self, *, whole: bool) -> dict[str, Any]:
         """The thinking block: whole, empty (its text follows in deltas), or redacted."""

@@ -59,11 +59,13 @@ def usage_object(dialect: Dialect, reply: Reply) -> dict[str, Any]:
     return body
 
 
-def error_body(dialect: Dialect, message: str, kind: str, code: str | None) -> dict[str, Any]:
-    """The JSON body of an HTTP error in the dialect's shape."""
+def error_body(
+    dialect: Dialect, message: str, kind: str, code: str | None, param: str | None = None
+) -> dict[str, Any]:
+    """The JSON body of an HTTP error in the dialect's shape (``param`` where it has one)."""
     error: dict[str, Any] = {"message": message, "type": kind}
     if dialect.error_param:
-        error["param"] = None
+        error["param"] = param
     error["code"] = code
     return {"error": error}
 
