@@ -5,25 +5,14 @@ core, the emulator beside it (its pure layers without the extra; the package its
 from __future__ import annotations
 
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parent.parent
-
 
 @pytest.mark.slow
-def test_wheel_installs_into_a_fresh_venv_and_imports(tmp_path: Path) -> None:
-    dist = tmp_path / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    (wheel,) = dist.glob("sse_connectors-*.whl")
+def test_wheel_installs_into_a_fresh_venv_and_imports(tmp_path: Path, wheel: Path) -> None:
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"

@@ -25,10 +25,10 @@ ADAPTERS = ("ChatSSE", "SSELLM")
 MODES = ("sync", "async")
 PROMPT = "echo: one two three four five"
 #: The upstream sends two words, then nothing for STALL seconds, then closes without a finish.
-STALL = 3.5
+STALL = 2.5
 FAULT = f"stall; after=3; seconds={STALL}"
-IDLE = 2.0
-DATA_IDLE = 0.8
+IDLE = 1.5
+DATA_IDLE = 0.6
 WITH_DATA_IDLE = Timeouts(connect=2.0, first_byte=10.0, idle=IDLE, data_idle=DATA_IDLE, total=30)
 IDLE_ONLY = Timeouts(connect=2.0, first_byte=10.0, idle=IDLE, total=30)  # data_idle: 600 s
 

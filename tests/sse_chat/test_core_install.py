@@ -5,7 +5,6 @@ and a chat with a gateway work; what needs an extra says which, in one line (sta
 from __future__ import annotations
 
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
@@ -20,17 +19,10 @@ CLI = "pip install 'sse-connectors[cli]'"
 
 
 @pytest.fixture(scope="module")
-def bin_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtualenv holding the wheel with its two dependencies and no extra."""
+def bin_dir(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
+    """A fresh virtualenv holding the wheel (the session's) with its two dependencies and
+    no extra."""
     home = tmp_path_factory.mktemp("core-install")
-    dist = home / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    (wheel,) = dist.glob("sse_connectors-*.whl")
     venv.create(home / "venv", with_pip=True)
     python = home / "venv" / "bin" / "python"
     for packages in (["--no-deps", str(wheel)], ["httpx", "pydantic"]):
