@@ -27,7 +27,7 @@ from langchain_core.language_models import BaseChatModel
 
 from sse_core.fast_paths import FastPath, Hook, hook, is_on, register
 
-__all__ = ["DOCUMENTED", "INTEGRATION", "UNMERGED", "install", "streams_invoke"]
+__all__ = ["DOCUMENTED", "INTEGRATION", "UNMERGED", "install", "streams_invoke", "use"]
 
 #: The hooks LangChain documents for chat models, as ChatSSE overrides them.
 _DOCUMENTED = (
@@ -118,12 +118,21 @@ def _should_stream(
     )
 
 
-def install(model_class: type[BaseChatModel]) -> None:
-    """Give ``model_class`` the ``_should_stream`` of :data:`UNMERGED` where it is on (decided
-    at import, as the chunk constructors are)."""
-    if is_on(UNMERGED.name):
+def use(model_class: type[BaseChatModel], fast: bool) -> None:
+    """Give ``model_class`` the ``_should_stream`` of :data:`UNMERGED` (``fast``), or take it
+    away (tests switch it; :func:`install` decides it at import)."""
+    if fast:
         model_class._should_stream = _should_stream  # type: ignore[method-assign]
-        _installed[0] = True
+    elif vars(model_class).get("_should_stream") is _should_stream:
+        del model_class._should_stream
+    _installed[0] = fast
+
+
+def install(model_class: type[BaseChatModel]) -> None:
+    """:func:`use` where :data:`UNMERGED` is on (decided at import, as the chunk constructors
+    are)."""
+    if is_on(UNMERGED.name):
+        use(model_class, True)
 
 
 def streams_invoke(

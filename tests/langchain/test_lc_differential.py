@@ -40,8 +40,9 @@ from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.schemas import Run
 
-from langchain_sse import ChatSSE, _chunks
+from langchain_sse import ChatSSE, _chunks, _hooks
 from langchain_sse._chunks import CHUNKS
+from langchain_sse._hooks import UNMERGED
 from langchain_sse._run import OWN_LOOP
 from sse_core import fast_paths
 from sse_emulator import Emulator
@@ -62,14 +63,21 @@ def get_weather(city: str) -> str:
 
 @contextmanager
 def _fast(on: bool) -> Iterator[None]:
-    """ChatSSE's LangChain fast paths all on or all off (the chunk builder is chosen at
-    import: switched here, and back to the registry's decision after)."""
-    with fast_paths.forced(OWN_LOOP.name, on), fast_paths.forced(CHUNKS.name, on):
-        _chunks.use(on)
-        try:
+    """ChatSSE's LangChain fast paths all on or all off (the chunk builder and the
+    ``_should_stream`` override are chosen at import: switched here, and back to the
+    registry's decision after)."""
+    try:
+        with (
+            fast_paths.forced(OWN_LOOP.name, on),
+            fast_paths.forced(CHUNKS.name, on),
+            fast_paths.forced(UNMERGED.name, on),
+        ):
+            _chunks.use(on)
+            _hooks.use(ChatSSE, on)
             yield
-        finally:
-            _chunks.use(fast_paths.is_on(CHUNKS.name))
+    finally:  # once the forced decisions are gone
+        _chunks.use(fast_paths.is_on(CHUNKS.name))
+        _hooks.use(ChatSSE, fast_paths.is_on(UNMERGED.name))
 
 
 class Events(BaseCallbackHandler):
@@ -393,15 +401,19 @@ async def test_callbacks_and_traces_of_an_invoke_in_a_chain(
 def set_aside_llm_output(ways: dict[str, Way]) -> None:
     """The legacy ``llm_output`` of an invoke LangChain streams, checked and then set aside:
     LangChain merges the chunks of ``_stream`` (``generate_from_stream``), which gives none;
-    ChatSSE's ``_generate`` streams the same tokens but builds the answer from the core's
-    Completion and fills ``llm_output`` as in every invoke (``token_usage``, ``model_name``:
-    what legacy callers read), the same values as the message's ``response_metadata``."""
+    ChatSSE's ``_generate`` (the fast path) streams the same tokens but builds the answer
+    from the core's Completion and fills ``llm_output`` as in every invoke (``token_usage``,
+    ``model_name``: what legacy callers read), the same values as the message's
+    ``response_metadata``; the faithful path is LangChain's merge."""
     for way in ("fast", "faithful"):
         for name, arguments in ways[way].calls:
             if name == "end":
                 (generation,) = arguments["response"]["generations"][0]
                 output = arguments["response"]["llm_output"]
                 metadata = generation["message"]["response_metadata"]
+                if way == "faithful":
+                    assert output is None
+                    continue
                 assert output["token_usage"] == metadata["token_usage"]
                 assert output["model_name"] == metadata["model_name"]
                 arguments["response"]["llm_output"] = None
