@@ -202,13 +202,8 @@ def _changed(turn: dict[str, Any], **fields: Any) -> dict[str, Any]:
     return changed
 
 
-@pytest.mark.parametrize("thinking", [THINKING, None])
-def test_a_thinking_block_the_emulator_did_not_sign_is_refused(
-    client: httpx.Client, thinking: dict[str, Any] | None
-) -> None:
-    turn = first_turn(client)
+def _unsigned(turn: dict[str, Any]) -> list[dict[str, Any]]:
     signature = turn["content"][0]["signature"]
-    fields = {"thinking": thinking} if thinking else {}
     cases = [
         _changed(turn, thinking=turn["content"][0]["thinking"] + " "),
         _changed(turn, signature=signature[:-4] + "AAA="),
@@ -217,9 +212,29 @@ def test_a_thinking_block_the_emulator_did_not_sign_is_refused(
     ]
     missing = copy.deepcopy(turn)
     del missing["content"][0]["signature"]
-    for case in [*cases, missing]:
-        found = refused(client, body_of(loop(case), tools=[WEATHER], **fields))
+    return [*cases, missing]
+
+
+@pytest.mark.parametrize("thinking", [THINKING, {"type": "adaptive"}])
+def test_a_thinking_block_the_emulator_did_not_sign_is_refused(
+    client: httpx.Client, thinking: dict[str, Any]
+) -> None:
+    for case in _unsigned(first_turn(client)):
+        found = refused(client, body_of(loop(case), tools=[WEATHER], thinking=thinking))
         assert found == "messages.1.content.0: Invalid `signature` in `thinking` block"
+        # Not only in a tool loop: every thinking block passed back is checked.
+        later = [*loop(first_turn(client)), {"role": "assistant", "content": "Sunny."}]
+        later[1] = case
+        later += [QUESTION]
+        found = refused(client, body_of(later, tools=[WEATHER], thinking=thinking))
+        assert found == "messages.1.content.0: Invalid `signature` in `thinking` block"
+
+
+def test_with_thinking_off_thinking_passed_back_is_not_checked(client: httpx.Client) -> None:
+    """The API leaves earlier thinking out of the context when thinking is off (LangChain's
+    standard tests send a real Anthropic signature there and pass against the API)."""
+    for case in _unsigned(first_turn(client)):
+        answered(client, body_of(loop(case), tools=[WEATHER]))
 
 
 def test_a_thinking_block_the_emulator_signed_is_answered_streamed_or_whole(
@@ -262,6 +277,37 @@ def test_a_tool_result_for_the_previous_call_is_answered(client: httpx.Client) -
     turn = first_turn(client)
     message = answered(client, body_of(loop(turn), tools=[WEATHER]))
     assert "get_weather returned Sunny" in message["content"][-1]["text"]
+
+
+def test_a_call_the_next_message_does_not_answer_is_refused(client: httpx.Client) -> None:
+    turn = first_turn(client)
+    call = turn["content"][1]["id"]
+    message = (
+        f"messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
+        f"{call}. Each `tool_use` block must have a corresponding `tool_result` block in the "
+        "next message."
+    )
+    assert refused(client, body_of([QUESTION, turn, QUESTION], tools=[WEATHER])) == message
+    text_only = {"role": "user", "content": [{"type": "text", "text": "Sunny"}]}
+    assert refused(client, body_of([QUESTION, turn, text_only], tools=[WEATHER])) == message
+    second = turn["content"][1] | {"id": "toolu_01second"}
+    both = {"role": "assistant", "content": [*turn["content"], second]}
+    found = refused(client, body_of(loop(both), tools=[WEATHER]))
+    assert "found without `tool_result` blocks immediately after: toolu_01second." in found
+
+
+def test_calls_all_answered_or_a_call_that_ends_the_request_are_answered(
+    client: httpx.Client,
+) -> None:
+    turn = first_turn(client)
+    second = turn["content"][1] | {"id": "toolu_01second"}
+    both = {"role": "assistant", "content": [*turn["content"], second]}
+    messages = loop(both)
+    messages[2]["content"].append(
+        {"type": "tool_result", "tool_use_id": "toolu_01second", "content": "Rain"}
+    )
+    answered(client, body_of(messages, tools=[WEATHER]))
+    answered(client, body_of([QUESTION, turn], tools=[WEATHER]))  # an assistant prefill
 
 
 # 7. At most four blocks with cache_control.
