@@ -2,17 +2,22 @@
 
 ``asyncio.run(model.ainvoke(...))`` per call (scripts, Celery tasks, ``async_to_sync``, test
 suites) makes a new loop each time; the pool's clients of a loop end with it, whether the
-loop is shut down by ``asyncio.run`` or closed bare, and ``close()``/``aclose()`` reach every
-loop's clients. Against the emulator, for ChatSSE, SSELLM and the core ``AsyncChatClient``
-through ``ClientPool``, counting this process's descriptors in ``/proc/self/fd`` (the
-emulator runs in this process: its end of a connection closes when the client's does).
+loop is shut down by ``asyncio.run`` or closed bare; ``aclose()`` closes its own loop's and
+closed loops', ``close()`` every loop's, and neither leaves a socket open when the loops end
+meanwhile (one model, a loop per thread). Against the emulator, for ChatSSE, SSELLM and the
+core ``AsyncChatClient`` through ``ClientPool``, counting this process's descriptors in
+``/proc/self/fd`` (the emulator runs in this process: its end of a connection closes when
+the client's does).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
+import threading
+import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -164,3 +169,100 @@ def test_an_injected_async_client_is_never_closed(kind: str, emulator: Emulator)
     finally:
         loop.close()
     assert repr(caller.pool).endswith("loops=0)")
+
+
+ADAPTERS = pytest.mark.parametrize("kind", ["ChatSSE", "SSELLM"])
+
+
+def in_three_loops(caller: Caller) -> list[BaseException]:
+    """Three threads, each ``asyncio.run``: one call, then (once all three called) aclose;
+    the errors they raised."""
+    together = threading.Barrier(3)
+    errors: list[BaseException] = []
+
+    async def main() -> None:
+        assert await caller.call()
+        together.wait(10)  # every loop holds its clients, then each closes
+        await caller.aclose()
+
+    def run() -> None:
+        try:
+            asyncio.run(main())
+        except BaseException as error:  # reported on the test's thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert not any(thread.is_alive() for thread in threads)
+    return errors
+
+
+@ADAPTERS
+@pytest.mark.timeout(120)
+def test_one_model_in_three_loops_each_acloses_and_nothing_stays_open(
+    kind: str, emulator: Emulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Three threads, each ``asyncio.run`` streaming then ``await model.aclose()``: no loop's
+    clients are closed through a task in a loop about to end (asyncio.run cancels it), so no
+    socket is left to the collector and no task is pending at a loop's end."""
+    caller = Caller(kind, emulator.base_url())
+    asyncio.run(caller.call())  # imports and first-use caches settle before counting
+    start = descriptors()
+    for _ in range(5):
+        gc.collect()  # what earlier tests left to the collector is not this test's
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            errors = in_three_loops(caller)
+            gc.collect()
+        assert errors == []
+        leaks = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+        assert leaks == []
+        pending = [r.getMessage() for r in caplog.records if "pending" in r.getMessage()]
+        assert pending == []
+        assert repr(caller.pool).endswith("loops=0)")
+    assert back_to(start), f"{descriptors()} descriptors, from {start}"
+    assert asyncio.run(caller.call())  # the model still works after aclose
+    caller.close()
+    assert back_to(start)
+
+
+@ADAPTERS
+@pytest.mark.timeout(120)
+def test_close_from_another_thread_as_three_loops_end_leaves_nothing_open(
+    kind: str, emulator: Emulator
+) -> None:
+    """The sync ``close()`` reaches loops running in other threads through a task in each;
+    a loop that ends right after (its ``asyncio.run`` cancelling that task) still closes
+    its clients at its shutdown."""
+    caller = Caller(kind, emulator.base_url())
+    asyncio.run(caller.call())
+    start = descriptors()
+    for _ in range(5):
+        called, closed = threading.Barrier(4), threading.Barrier(4)
+
+        async def main(
+            called: threading.Barrier = called, closed: threading.Barrier = closed
+        ) -> None:
+            assert await caller.call()
+            called.wait(10)
+            closed.wait(10)  # then this loop ends at once
+
+        threads = [threading.Thread(target=asyncio.run, args=(main(),)) for _ in range(3)]
+        gc.collect()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for thread in threads:
+                thread.start()
+            called.wait(10)
+            caller.close()
+            closed.wait(10)
+            for thread in threads:
+                thread.join(30)
+            gc.collect()
+        leaks = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+        assert leaks == []
+        assert repr(caller.pool).endswith("loops=0)")
+    assert back_to(start), f"{descriptors()} descriptors, from {start}"

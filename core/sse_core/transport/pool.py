@@ -17,7 +17,13 @@ no socket after it returns:
 - A loop closed without that (``loop.close()`` alone) is found closed on the pool's next
   use: its clients cannot be awaited any more, so their sockets are closed directly
   (:func:`_close_sockets`) and the clients dropped.
-- :meth:`ClientPool.close` and :meth:`ClientPool.aclose` reach every loop's clients.
+- :meth:`ClientPool.aclose` awaits the running loop's clients and closes closed loops'
+  sockets. It leaves another loop that still runs to that loop's own end or ``aclose()``:
+  a task scheduled into a loop that is ending (one model, a loop per thread, each closing
+  at its end) is cancelled by its ``asyncio.run``, leaving its sockets open.
+- :meth:`ClientPool.close` (sync, so it cannot await) reaches every loop's clients: another
+  running loop's are closed by a task in that loop, its watcher kept until they are, so a
+  loop that ends first still closes them at its shutdown.
 
 Copies (``copy.deepcopy``, pydantic's ``model_copy(deep=True)``) start with an empty pool
 (sockets and locks are not copied) that shares the injected httpx clients; a pickled pool
@@ -168,16 +174,17 @@ class ClientPool:
         _drop(loops)
 
     async def aclose(self) -> None:
-        """Close the async clients' connections (an injected httpx client is left open): the
-        running loop's are awaited, other loops' handled as in :meth:`close`."""
+        """Close the running loop's async clients, awaited, and the sockets of closed loops'
+        (an injected httpx client is left open). Another loop that still runs keeps its
+        clients until it ends or calls ``aclose()`` (see the module docstring)."""
         running = asyncio.get_running_loop()
         with self._lock:
-            loops, self._async = list(self._async.values()), {}
-        here = [entry for entry in loops if entry.loop is running]
-        _drop([entry for entry in loops if entry.loop is not running])
-        for entry in here:
-            clients = entry.take()
-            entry.stop_watching()
+            here = self._async.pop(running, None)
+            closed = self._take_closed()
+        _drop(closed)
+        if here is not None:
+            clients = here.take()
+            here.stop_watching()
             for client in clients:
                 await client.aclose()
 
@@ -206,31 +213,37 @@ class ClientPool:
 
 def _drop(entries: list[_Loop]) -> None:
     """Close the clients of loops other than the running one: at once if the loop is closed
-    (nothing can be awaited in it), else scheduled in that loop."""
+    (nothing can be awaited in it), else by a task in that loop."""
     for entry in entries:
+        loop = entry.loop
+        if entry.clients and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(_close_in, loop, entry)
+                continue
+            except RuntimeError:  # closed meanwhile
+                pass
         clients = entry.take()
         entry.stop_watching()
-        if not clients:
-            continue
-        loop = entry.loop
-        if loop.is_closed():
-            for client in clients:
-                _close_sockets(client)
-            continue
-        try:
-            loop.call_soon_threadsafe(_close_in, loop, clients)
-        except RuntimeError:  # closed meanwhile
-            for client in clients:
-                _close_sockets(client)
+        for client in clients:
+            _close_sockets(client)
 
 
 _closing: set[asyncio.Task[None]] = set()
 
 
-def _close_in(loop: asyncio.AbstractEventLoop, clients: list[AsyncChatClient]) -> None:
+def _close_in(loop: asyncio.AbstractEventLoop, entry: _Loop) -> None:
+    """In ``loop``: close ``entry``'s clients. Its watcher stays until they are closed, so
+    if the loop ends first (this task cancelled, or never run) its shutdown closes the rest."""
+
     async def close_all() -> None:
-        for client in clients:
-            await client.aclose()
+        while entry.clients:
+            _, client = entry.clients.popitem(last=False)
+            try:
+                await client.aclose()
+            except asyncio.CancelledError:  # the loop is ending: no await is left
+                _close_sockets(client)
+                raise
+        entry.stop_watching()
 
     task = loop.create_task(close_all())
     _closing.add(task)  # a task only weakly held by its loop could be collected half-way
