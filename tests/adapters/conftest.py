@@ -6,18 +6,30 @@ only through it: ``driver.make(**fields)`` builds a model (field names as ChatSS
 the driver maps the few SSELLM spells otherwise), ``driver.ask``/``aask`` make one call and give
 its text, ``driver.stream``/``astream`` give the streamed texts, ``driver.call(model, how)`` any
 of the four (``HOWS``), ``driver.error(name)`` the class the adapter raises for a core error.
-What only one framework has stays in ``tests/langchain`` and ``tests/llamaindex``.
+
+The protocol axis: a test that also takes ``protocol`` runs for each adapter x protocol
+(``PROTOCOLS``; a test that applies to fewer parametrizes ``protocol`` itself), builds its model
+with ``on_protocol(**fields)`` (or ``driver.make(protocol=...)``) and reads an answer with
+``driver.answer(model, how, prompt)``: an ``Answer`` (tests/adapters/answers.py), what the
+answer shows in terms both adapters share (text, reasoning with its signed blocks, tool calls,
+cut tool input, usage, stop reason and sequence, citations), each read where that adapter's
+users read it. A prompt is a text or a conversation (``driver.messages``: neutral turns, or an
+adapter's own answer passed back). What only one framework has stays in ``tests/langchain`` and
+``tests/llamaindex``.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator, Sequence
 from typing import Any, ClassVar
 from uuid import UUID
 
 import pytest
 from langchain_core import exceptions as lc
 from langchain_core.callbacks import BaseCallbackHandler
+from llama_index.core.base.llms.types import (
+    ChatResponse,
+)
 from llama_index.core.llms import ChatMessage
 from llama_index.core.tools import FunctionTool
 
@@ -27,10 +39,22 @@ from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM, SSEGatewayEvent
 from sse_core import ChatClient, ClientConfig
 from sse_emulator import Emulator
+from tests.adapters.answers import (
+    Answer,
+    langchain_answer,
+    langchain_message,
+    llamaindex_answer,
+    llamaindex_message,
+    run_how,
+)
 from tests.llamaindex.li_support import collect_events
 
 #: The four ways to call a model: one answer or a stream, sync or async.
 HOWS = ("ask", "aask", "stream", "astream")
+#: The protocols both adapters speak (a test of fewer parametrizes ``protocol`` itself).
+PROTOCOLS = ("chat_completions", "anthropic")
+#: The emulator's dialect that speaks each protocol.
+DIALECTS = {"chat_completions": "openai", "anthropic": "anthropic"}
 
 
 class Driver:
@@ -127,6 +151,37 @@ class Driver:
         """Everything the adapter's own form of a stream error's partial answer shows."""
         raise NotImplementedError
 
+    def messages(self, prompt: str | Sequence[Any]) -> list[Any]:
+        """The framework's messages of ``prompt``: a text (one user turn) or turns, each a
+        text (a user turn), an answer's ``native`` message, or a neutral turn: a dict with
+        ``role`` and, by role, ``text``; a system turn's ``cache`` (its cache_control);
+        ``images`` ((mime, base64) or a URL); ``thinking`` (Anthropic's thinking /
+        redacted_thinking blocks) and ``calls`` ((id, name, args)); ``id``, ``text`` and
+        ``error`` of a tool result."""
+        turns = [prompt] if isinstance(prompt, str) else list(prompt)
+        return [self.message(turn) for turn in turns]
+
+    def message(self, turn: Any) -> Any:
+        """One framework message of a turn (see ``messages``)."""
+        raise NotImplementedError
+
+    def answer(
+        self,
+        model: Any,
+        how: str,
+        prompt: str | Sequence[Any] = "hi",
+        tools: Sequence[Callable[..., Any]] = (),
+        **offer: Any,
+    ) -> Answer:
+        """One answer to ``prompt`` read ``how`` (one of ``HOWS``), with ``tools`` offered the
+        framework's way (``offer``: ``tool_choice``, ``parallel`` as ChatSSE's
+        ``parallel_tool_calls`` / SSELLM's ``allow_parallel_tool_calls``)."""
+        raise NotImplementedError
+
+    def partial_answer(self, model: Any, error: BaseException) -> Answer:
+        """The partial answer a stream error carries, read as ``answer`` reads one."""
+        raise NotImplementedError
+
     def error(self, name: str) -> type[BaseException]:
         """The class this adapter raises for the core's error ``name``."""
         return getattr(self.errors, name)  # type: ignore[no-any-return]
@@ -220,6 +275,44 @@ class LangChainDriver(Driver):
     def partial(self, error: BaseException) -> str:
         return str(error.partial_message.content)  # type: ignore[attr-defined]
 
+    def message(self, turn: Any) -> Any:
+        return langchain_message(turn)
+
+    def answer(
+        self,
+        model: Any,
+        how: str,
+        prompt: str | Sequence[Any] = "hi",
+        tools: Sequence[Callable[..., Any]] = (),
+        **offer: Any,
+    ) -> Answer:
+        if "parallel" in offer:
+            offer["parallel_tool_calls"] = offer.pop("parallel")
+        bound = model.bind_tools(list(tools), **offer) if tools else model
+        messages = self.messages(prompt)
+        refused = ""
+        if how in ("ask", "aask"):
+            message = run_how(how, lambda: bound.invoke(messages), lambda: bound.ainvoke(messages))
+            chunks = None
+        else:
+            chunks = []
+
+            async def collect() -> None:
+                async for chunk in bound.astream(messages):
+                    chunks.append(chunk)
+
+            try:
+                run_how(how, lambda: chunks.extend(bound.stream(messages)), collect)
+            except langchain_sse.ToolArgumentsError as error:  # after the last chunk
+                refused = str(error)
+                message = error.partial_message
+            else:
+                message = chunks[0] + chunks[1:] if len(chunks) > 1 else chunks[0]
+        return langchain_answer(message, chunks, refused)
+
+    def partial_answer(self, model: Any, error: BaseException) -> Answer:
+        return langchain_answer(error.partial_message, None, "")  # type: ignore[attr-defined]
+
     def partial_view(self, error: BaseException) -> str:
         return repr(error.partial_message)  # type: ignore[attr-defined]
 
@@ -235,6 +328,7 @@ class LlamaIndexDriver(Driver):
         "http_async_client": "async_http_client",
         "model_kwargs": "additional_kwargs",
         "stream_usage": "include_usage",
+        "thinking": "thinking_dict",
     }
 
     @property
@@ -291,6 +385,42 @@ class LlamaIndexDriver(Driver):
     def partial(self, error: BaseException) -> str:
         return str(error.partial_response.message.content or "")  # type: ignore[attr-defined]
 
+    def message(self, turn: Any) -> Any:
+        return llamaindex_message(turn)
+
+    def answer(
+        self,
+        model: Any,
+        how: str,
+        prompt: str | Sequence[Any] = "hi",
+        tools: Sequence[Callable[..., Any]] = (),
+        **offer: Any,
+    ) -> Answer:
+        messages = self.messages(prompt)
+        kwargs: dict[str, Any] = {"messages": messages}
+        if tools:
+            offer["allow_parallel_tool_calls"] = offer.pop("parallel", True)
+            kwargs = model._prepare_chat_with_tools(
+                [FunctionTool.from_defaults(tool) for tool in tools], chat_history=messages, **offer
+            )
+        if how == "ask":
+            responses = [model.chat(**kwargs)]
+        elif how == "stream":
+            responses = list(model.stream_chat(**kwargs))
+        else:
+
+            async def later() -> list[ChatResponse]:
+                if how == "aask":
+                    return [await model.achat(**kwargs)]
+                return [r async for r in await model.astream_chat(**kwargs)]
+
+            responses = run_how(how, list, later)
+        return llamaindex_answer(model, responses, how.endswith("stream"))
+
+    def partial_answer(self, model: Any, error: BaseException) -> Answer:
+        partial = error.partial_response  # type: ignore[attr-defined]
+        return llamaindex_answer(model, [partial], streamed=False)
+
     def partial_view(self, error: BaseException) -> str:
         return error.partial_response.model_dump_json()  # type: ignore[attr-defined,no-any-return]
 
@@ -321,5 +451,32 @@ def on_emulator(driver: Driver, emulator: Emulator) -> Any:
             params["default_headers"] = {"X-Emulator-Fault": fault}
         params.update(fields)
         return driver.make(**params)
+
+    return make
+
+
+@pytest.fixture(params=PROTOCOLS)
+def protocol(request: pytest.FixtureRequest) -> str:
+    """Each protocol in turn (a test that applies to fewer parametrizes ``protocol``)."""
+    return str(request.param)
+
+
+@pytest.fixture
+def on_protocol(driver: Driver, protocol: str, emulator: Emulator) -> Any:
+    """``on_protocol(fault=None, **fields)``: the driver's model speaking ``protocol`` to the
+    emulator's dialect of it (``fault``: its X-Emulator-Fault header)."""
+
+    def make(fault: str | None = None, **fields: Any) -> Any:
+        params: dict[str, Any] = {
+            "model": "emulator",
+            "base_url": emulator.base_url(DIALECTS[protocol]),
+            "api_key": "sk-emulator-test-key",
+            "protocol": protocol,
+            "timeout": 10.0,
+            "max_retries": 0,
+        }
+        if fault is not None:
+            params["default_headers"] = {"X-Emulator-Fault": fault}
+        return driver.make(**(params | fields))
 
     return make

@@ -1,11 +1,13 @@
-"""ChatSSE with ``protocol="anthropic"`` against the emulator's Anthropic Messages dialect.
+"""ChatSSE with ``protocol="anthropic"`` against the emulator's Anthropic Messages dialect,
+as LangChain shows it.
 
 What a user who swaps ``ChatAnthropic`` for ``ChatSSE(protocol="anthropic")`` relies on: the
-request as the Messages API wants it (URL, headers, ``system``, ``max_tokens``, thinking,
-tools), the answer as langchain-core's standard content blocks give it (reasoning with its
-signature, redacted thinking, text, tool calls with stable indexes), usage with cache
-details, ``stop_reason`` and ``stop_sequence``, reasoning passed back byte-exact on the next
-turn, agents and structured output, and the typed errors of a broken stream.
+answer as langchain-core's standard content blocks give it (reasoning with its signature,
+redacted thinking, text, tool calls with stable indexes), a v1 stream merging to what invoke
+gives, tools from LangChain's own kinds, agents and structured output, the key kept out of
+repr and pickle, the cache key, and astream_events. (What both adapters do alike on this
+protocol, the request, thinking passed back, usage, stop reasons, tool calls and the errors of
+a broken stream: tests/adapters/test_messages_request.py and test_anthropic_answers.py.)
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from typing import Any
 
 import pytest
 from langchain.agents import create_agent
-from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
 from langchain_core.tools import tool
 from pydantic import BaseModel
 
-from langchain_sse import AuthenticationError, ChatSSE, GatewayStreamError, IncompleteStreamError
+from langchain_sse import ChatSSE
 from sse_emulator import Emulator
 from tests.langchain.lc_support import TIMEOUT
 
@@ -67,48 +69,6 @@ def get_weather(city: str) -> str:
 def get_time(zone: str) -> str:
     """Get the time in a time zone."""
     return f"noon in {zone}"
-
-
-def test_the_request_is_a_messages_request(emulator: Emulator) -> None:
-    model = model_of(emulator, temperature=0.5, stop=["END"], model_kwargs={"top_k": 5,
-                     "metadata": {"user_id": "u-1"}})  # fmt: skip
-    model.invoke([SystemMessage("Be brief."), HumanMessage("say hi")])
-    record = emulator.requests[-1]
-    assert record.path == "/anthropic/v1/messages"
-    assert record.header("x-api-key") is not None  # (the record masks it)
-    assert record.header("anthropic-version") == "2023-06-01"
-    assert record.header("authorization") is None
-    body = sent(emulator)
-    assert body["system"] == "Be brief."
-    assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "say hi"}]}]
-    assert body["max_tokens"] == 1024 and body["stream"] is True
-    assert body["stop_sequences"] == ["END"] and body["temperature"] == 0.5
-    assert body["top_k"] == 5 and body["metadata"] == {"user_id": "u-1"}
-    assert "stream_options" not in body and "stop" not in body
-
-
-def test_the_key_is_sent_as_the_gateway_checks_it() -> None:
-    with Emulator(api_key=KEY) as guarded:
-        assert model_of(guarded).invoke("hi").text  # x-api-key
-        assert model_of(guarded, auth="bearer").invoke("hi").text
-        assert guarded.requests[-1].header("x-api-key") is None
-        with pytest.raises(AuthenticationError):
-            model_of(guarded, api_key="sk-wrong").invoke("hi")
-
-
-def test_a_base_url_ending_in_v1_is_not_doubled(emulator: Emulator) -> None:
-    model = model_of(emulator, base_url=emulator.base_url("anthropic") + "/v1")
-    assert model.invoke("hi").text
-    assert emulator.requests[-1].path == "/anthropic/v1/messages"
-    path = model_of(emulator, path="/v1/messages")
-    assert path.invoke("hi").text and emulator.requests[-1].path == "/anthropic/v1/messages"
-
-
-def test_max_tokens_makes_room_beside_a_thinking_budget(emulator: Emulator) -> None:
-    model_of(emulator, thinking={"type": "enabled", "budget_tokens": 2000}).invoke("hi")
-    assert sent(emulator)["max_tokens"] == 3024
-    model_of(emulator, max_tokens=5000, thinking=THINK).invoke("hi")
-    assert sent(emulator)["max_tokens"] == 5000
 
 
 def test_signed_thinking_streamed_equals_invoked(emulator: Emulator) -> None:
@@ -158,57 +118,20 @@ def test_v1_merged_stream_has_invokes_blocks_signature_included(
     assert _unnumbered(merged.content) == _unnumbered(invoked.content)
 
 
-def test_thinking_goes_back_byte_exact_on_the_next_turn(emulator: Emulator) -> None:
-    model = model_of(emulator, thinking=THINK)
-    first = model.invoke("Why is the sky blue?")
-    kept = first.additional_kwargs["reasoning_blocks"]
-    model.invoke([HumanMessage("Why is the sky blue?"), first, HumanMessage("And at dusk?")])
-    assistant = sent(emulator)["messages"][1]
-    assert assistant["role"] == "assistant"
-    assert assistant["content"][0] == kept[0]
-    assert assistant["content"][1] == {"type": "text", "text": first.content}
-
-
-def test_redacted_thinking_is_kept_and_passed_back(emulator: Emulator) -> None:
+def test_redacted_thinking_is_a_non_standard_block(emulator: Emulator) -> None:
     model = model_of(emulator, thinking=THINK)
     first = streamed(model, f"{REDACT} please")
     blocks = first.additional_kwargs["reasoning_blocks"]
     assert blocks[0]["type"] == "redacted_thinking" and blocks[0]["data"]
     assert first.content_blocks[0] == {"type": "non_standard", "value": blocks[0]}
-    model.invoke([HumanMessage(f"{REDACT} please"), first, HumanMessage("go on")])
-    assert sent(emulator)["messages"][1]["content"][0] == blocks[0]
-
-
-def test_usage_with_cache_details_stop_reason_and_sequence(emulator: Emulator) -> None:
-    system = SystemMessage([{"type": "text", "text": "A long context. " * 50,
-                             "cache_control": {"type": "ephemeral"}}])  # fmt: skip
-    history = [system, HumanMessage("My name is Ada."), AIMessage("Hello Ada."),
-               HumanMessage("count to 20")]  # fmt: skip
-    model = model_of(emulator, stop=["7"])
-    for message in (model.invoke(history), streamed(model, history)):
-        usage = message.usage_metadata
-        assert usage is not None
-        details = usage.get("input_token_details") or {}
-        assert details.get("cache_read", 0) > 0 and details.get("cache_creation", 0) > 0
-        assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
-        meta = message.response_metadata
-        assert meta["stop_reason"] == "stop_sequence" and meta["stop_sequence"] == "7"
-        assert meta["finish_reason"] == "stop" and meta["model_name"] and meta["id"]
-    assert sent(emulator)["system"][0]["cache_control"] == {"type": "ephemeral"}
 
 
 def test_tools_are_bound_in_anthropic_shape(emulator: Emulator) -> None:
-    model = model_of(emulator).bind_tools([get_weather, get_time], tool_choice="get_weather",
-                                          parallel_tool_calls=False)  # fmt: skip
-    message = model.invoke("What is the weather in Paris?")
+    model = model_of(emulator).bind_tools([get_weather, get_time])
+    model.invoke("What is the weather in Paris?")
     body = sent(emulator)
     assert [t["name"] for t in body["tools"]] == ["get_weather", "get_time"]
     assert body["tools"][0]["input_schema"]["properties"] == {"city": {"type": "string"}}
-    assert body["tool_choice"] == {"type": "tool", "name": "get_weather",
-                                   "disable_parallel_tool_use": True}  # fmt: skip
-    calls = [(c["name"], c["args"]) for c in message.tool_calls]
-    assert calls == [("get_weather", {"city": "Paris"})]
-    assert message.response_metadata["stop_reason"] == "tool_use"
 
 
 def test_parallel_tool_calls_stream_with_stable_indexes(emulator: Emulator) -> None:
@@ -264,29 +187,6 @@ def test_structured_output_by_a_forced_tool_call(emulator: Emulator) -> None:
                                                  "disable_parallel_tool_use": True}  # fmt: skip
     with pytest.raises(ValueError, match="needs a schema"):
         model.with_structured_output(None, method="json_mode")
-
-
-def test_an_error_event_after_200_is_typed_with_the_partial_answer(emulator: Emulator) -> None:
-    model = model_of(emulator, default_headers={"X-Emulator-Fault": "error-frame; after=5"})
-    with pytest.raises(GatewayStreamError) as caught:
-        model.invoke("count to 40")
-    assert caught.value.partial is not None and caught.value.partial.content
-
-
-def test_a_cut_stream_is_incomplete_not_complete(emulator: Emulator) -> None:
-    model = model_of(emulator, default_headers={"X-Emulator-Fault": "truncate"})
-    with pytest.raises(IncompleteStreamError):
-        streamed(model, "count to 40")
-
-
-def test_a_socket_held_open_after_message_stop_does_not_hang(emulator: Emulator) -> None:
-    model = model_of(emulator, default_headers={"X-Emulator-Fault": "hold-open"},
-                     timeout=30.0)  # fmt: skip
-
-    async def main() -> AIMessage:
-        return await model.ainvoke("count to 5")
-
-    assert asyncio.run(asyncio.wait_for(main(), 5.0)).text == "1 2 3 4 5"
 
 
 def test_the_key_is_in_no_repr_dump_or_pickle(emulator: Emulator) -> None:

@@ -1,6 +1,9 @@
-"""LangChain messages to an Anthropic Messages body (pure): system on top, roles alternating,
-images, thinking passed back byte-exact, tool_use / tool_result round trips, tools and
-tool_choice in Anthropic's shape."""
+"""LangChain messages to an Anthropic Messages body (pure), LangChain's own kinds: a system
+block with cache_control, images in every LangChain spelling, Anthropic-shaped blocks passed
+through, passed-back blocks copied, tool_use blocks not doubled, empty assistant turns left
+out, what the protocol cannot carry refused, tools of every kind, LangChain's tool_choice
+spellings. (The body both adapters send for the same conversation:
+tests/adapters/test_messages_request.py.)"""
 
 from __future__ import annotations
 
@@ -12,7 +15,6 @@ from langchain_core.messages import (
     FunctionMessage,
     HumanMessage,
     SystemMessage,
-    ToolMessage,
 )
 from pydantic import BaseModel, Field
 
@@ -26,26 +28,10 @@ SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+/ABC=="
 REDACTED = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"
 
 
-def test_system_messages_go_on_top_as_blocks_and_the_roles_follow() -> None:
-    # Several system messages: one text block each, as SSELLM and llama-index's Anthropic
-    # send them (nothing joined with a separator the user did not write).
-    system, messages = convert_anthropic_messages(
-        [SystemMessage("be brief"), SystemMessage("be kind"), HumanMessage("hi")]
-    )
-    assert system == [{"type": "text", "text": "be brief"}, {"type": "text", "text": "be kind"}]
-    assert convert_anthropic_messages([SystemMessage("be brief")])[0] == "be brief"
-    assert messages == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
-
-
 def test_a_system_block_with_cache_control_keeps_the_blocks() -> None:
     cached = {"type": "text", "text": "a long preamble", "cache_control": {"type": "ephemeral"}}
     system, _ = convert_anthropic_messages([SystemMessage([cached]), HumanMessage("hi")])
     assert system == [cached]
-
-
-def test_no_system_message_sends_no_system() -> None:
-    system, _ = convert_anthropic_messages([HumanMessage("hi")])
-    assert system is None
 
 
 @pytest.mark.parametrize(
@@ -100,28 +86,13 @@ def test_anthropic_shaped_blocks_pass_through_with_cache_control() -> None:
     assert messages[0]["content"] == [document]
 
 
-def test_thinking_and_redacted_thinking_go_back_byte_exact_with_the_tool_use() -> None:
+def test_passed_back_blocks_are_copies_without_their_index() -> None:
+    # (The blocks themselves, byte-exact beside the tool calls, for both adapters:
+    # tests/adapters/test_messages_request.py.)
     thinking = {"type": "thinking", "thinking": "Let me check.\n", "signature": SIGNATURE}
-    redacted = {"type": "redacted_thinking", "data": REDACTED}
-    answer = AIMessage(
-        content=[thinking, redacted, {"type": "text", "text": "Checking.", "index": 2}],
-        tool_calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "toolu_01"}],
-    )
+    answer = AIMessage(content=[thinking, {"type": "text", "text": "Checking.", "index": 1}])
     _, messages = convert_anthropic_messages([HumanMessage("weather?"), answer])
-    assert messages[1] == {
-        "role": "assistant",
-        "content": [
-            thinking,
-            redacted,
-            {"type": "text", "text": "Checking."},
-            {
-                "type": "tool_use",
-                "id": "toolu_01",
-                "name": "get_weather",
-                "input": {"city": "Paris"},
-            },
-        ],
-    }
+    assert messages[1]["content"] == [thinking, {"type": "text", "text": "Checking."}]
     assert messages[1]["content"][0] is not thinking  # a copy: the request owns its blocks
 
 
@@ -132,37 +103,6 @@ def test_a_tool_use_block_in_the_content_is_not_sent_twice() -> None:
     )
     _, messages = convert_anthropic_messages([HumanMessage("add"), answer])
     assert messages[1]["content"] == [use]
-
-
-def test_parallel_tool_results_share_one_user_message_with_is_error() -> None:
-    answer = AIMessage(
-        content="",
-        tool_calls=[
-            {"name": "get_weather", "args": {"city": "Paris"}, "id": "toolu_a"},
-            {"name": "add", "args": {"a": 2, "b": 3}, "id": "toolu_b"},
-        ],
-    )
-    _, messages = convert_anthropic_messages(
-        [
-            HumanMessage("weather in Paris and add 2 and 3"),
-            answer,
-            ToolMessage("18 C", tool_call_id="toolu_a"),
-            ToolMessage("no such tool", tool_call_id="toolu_b", status="error"),
-            HumanMessage("thanks"),
-        ]
-    )
-    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
-    assert [b["type"] for b in messages[1]["content"]] == ["tool_use", "tool_use"]
-    assert messages[2]["content"] == [
-        {"type": "tool_result", "tool_use_id": "toolu_a", "content": "18 C"},
-        {
-            "type": "tool_result",
-            "tool_use_id": "toolu_b",
-            "content": "no such tool",
-            "is_error": True,
-        },
-        {"type": "text", "text": "thanks"},
-    ]
 
 
 def test_an_empty_assistant_turn_is_left_out() -> None:
@@ -217,23 +157,15 @@ def test_tools_in_anthropic_shape_from_every_kind() -> None:
     ("choice", "parallel", "expected"),
     [
         (None, None, None),
-        ("auto", None, {"type": "auto"}),
-        ("any", None, {"type": "any"}),
-        ("required", None, {"type": "any"}),
         (True, None, {"type": "any"}),
-        ("none", None, {"type": "none"}),
-        ("get_weather", None, {"type": "tool", "name": "get_weather"}),
-        ({"type": "function", "function": {"name": "add"}}, None, {"type": "tool", "name": "add"}),
-        ({"type": "tool", "name": "add"}, None, {"type": "tool", "name": "add"}),
-        (None, False, {"type": "auto", "disable_parallel_tool_use": True}),
-        ("any", False, {"type": "any", "disable_parallel_tool_use": True}),
-        ("none", False, {"type": "none"}),
+        ("any", None, {"type": "any"}),
         ("auto", True, {"type": "auto"}),
     ],
 )
-def test_tool_choice_in_anthropic_shape(
+def test_langchains_own_tool_choice_spellings(
     choice: Any, parallel: bool | None, expected: dict[str, Any] | None
 ) -> None:
+    # (Every shape on the wire, for both adapters: tests/adapters/test_messages_request.py.)
     assert anthropic_tool_choice(choice, parallel) == expected
 
 

@@ -1,5 +1,8 @@
-"""SSELLM(protocol="anthropic")'s requests: the pure Messages mapping of LlamaIndex messages,
-tools and settings, and the bodies, paths and headers the emulator's anthropic dialect saw."""
+"""SSELLM(protocol="anthropic")'s requests, LlamaIndex's own kinds: the pure Messages mapping
+of LlamaIndex messages (developer messages, ThinkingBlocks, ToolCallBlocks, legacy tool calls,
+image and document blocks, cache points), tools and settings, num_output, and the protocol
+kept through to_dict and pickle. (The request both adapters send alike:
+tests/adapters/test_messages_request.py.)"""
 
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ from llamaindex_sse._anthropic import (
 from sse_core import ConfigurationError
 from sse_core.protocols.anthropic import DEFAULT_MAX_TOKENS
 from sse_emulator import Emulator
-from tests.llamaindex.li_support import API_KEY, TIMEOUT, frame, sse_transport
+from tests.llamaindex.li_support import API_KEY, TIMEOUT, sse_transport
 
 SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+/=="
 PNG = base64.b64decode(
@@ -67,12 +70,12 @@ def anthropic_llm(emulator: Emulator, **fields: Any) -> SSELLM:
 # -- the pure mapping --------------------------------------------------------------------
 
 
-def test_system_goes_on_top_and_roles_alternate_with_merged_turns() -> None:
+def test_a_developer_message_is_system_text_too() -> None:
+    # (System on top, user turns merged, both adapters: tests/adapters/test_messages_request.py)
     system, turns = to_anthropic_messages(
         [
             ChatMessage(role="system", content="Be terse."),
             user("one"),
-            user("two"),
             ChatMessage(role="assistant", content="ok"),
             ChatMessage(role="developer", content="Mind the rules."),
             user("three"),
@@ -82,41 +85,25 @@ def test_system_goes_on_top_and_roles_alternate_with_merged_turns() -> None:
         {"type": "text", "text": "Be terse."},
         {"type": "text", "text": "Mind the rules."},
     ]
-    assert turns == [
-        {
-            "role": "user",
-            "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}],
-        },
-        {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
-        {"role": "user", "content": [{"type": "text", "text": "three"}]},
-    ]
-    one_system, _ = to_anthropic_messages(
-        [ChatMessage(role="system", content="Be terse."), user("x")]
-    )
-    assert one_system == "Be terse."
-    assert to_anthropic_messages([user("x")])[0] is None
+    assert [turn["role"] for turn in turns] == ["user", "assistant", "user"]
 
 
-def test_thinking_is_passed_back_byte_exact_and_unsigned_thinking_is_left_out() -> None:
+def test_unsigned_thinking_is_left_out() -> None:
+    # (Signed and redacted thinking passed back byte-exact, tool results, for both adapters:
+    # tests/adapters/test_messages_request.py.)
     signed = ThinkingBlock(
         content="Let me think…\n  about it ", additional_information={"signature": SIGNATURE}
     )
-    redacted = ThinkingBlock(
-        content="", additional_information={"type": "redacted_thinking", "data": "EmwKAhgB=="}
-    )
     unsigned = ThinkingBlock(content="reasoning from another provider")
-    answer = ChatMessage(
-        role="assistant", blocks=[signed, redacted, unsigned, TextBlock(text="Done.")]
-    )
+    answer = ChatMessage(role="assistant", blocks=[signed, unsigned, TextBlock(text="Done.")])
     _, turns = to_anthropic_messages([user("q"), answer, user("next")])
     assert turns[1]["content"] == [
         {"type": "thinking", "thinking": "Let me think…\n  about it ", "signature": SIGNATURE},
-        {"type": "redacted_thinking", "data": "EmwKAhgB=="},
         {"type": "text", "text": "Done."},
     ]
 
 
-def test_tool_calls_and_parallel_results_round_trip() -> None:
+def test_tool_call_blocks_with_text_or_dict_arguments_and_no_empty_text() -> None:
     call = ChatMessage(
         role="assistant",
         blocks=[
@@ -129,13 +116,7 @@ def test_tool_calls_and_parallel_results_round_trip() -> None:
             ),
         ],
     )
-    paris = ChatMessage(role="tool", content="sunny", additional_kwargs={"tool_call_id": "toolu_1"})
-    tokyo = ChatMessage(
-        role="tool",
-        content="no such city",
-        additional_kwargs={"tool_call_id": "toolu_2", "is_error": True},
-    )
-    _, turns = to_anthropic_messages([user("weather in Paris and Tokyo"), call, paris, tokyo])
+    _, turns = to_anthropic_messages([user("weather in Paris and Tokyo"), call])
     assert turns[1] == {
         "role": "assistant",
         "content": [
@@ -143,19 +124,6 @@ def test_tool_calls_and_parallel_results_round_trip() -> None:
             {"type": "tool_use", "id": "toolu_2", "name": "weather", "input": {"city": "Tokyo"}},
         ],
     }
-    assert turns[2] == {
-        "role": "user",
-        "content": [
-            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"},
-            {
-                "type": "tool_result",
-                "tool_use_id": "toolu_2",
-                "content": "no such city",
-                "is_error": True,
-            },
-        ],
-    }
-    assert len(turns) == 3
 
 
 @pytest.mark.parametrize(
@@ -260,29 +228,6 @@ def test_tools_in_anthropic_shape() -> None:
     assert formatted == [expected, expected, server_tool]
 
 
-@pytest.mark.parametrize(
-    ("choice", "parallel", "expected"),
-    [
-        (None, None, None),
-        (None, True, None),
-        (None, False, {"type": "auto", "disable_parallel_tool_use": True}),
-        ("auto", None, {"type": "auto"}),
-        ("required", None, {"type": "any"}),
-        ("any", False, {"type": "any", "disable_parallel_tool_use": True}),
-        ("none", False, {"type": "none"}),
-        ("weather", None, {"type": "tool", "name": "weather"}),
-        (
-            {"type": "function", "function": {"name": "weather"}},
-            None,
-            {"type": "tool", "name": "weather"},
-        ),
-        ({"type": "tool", "name": "weather"}, None, {"type": "tool", "name": "weather"}),
-    ],
-)
-def test_tool_choice(choice: Any, parallel: bool | None, expected: dict[str, Any] | None) -> None:
-    assert anthropic_tool_choice(choice, parallel) == expected
-
-
 def test_a_tool_choice_that_names_nothing_is_refused() -> None:
     with pytest.raises(ConfigurationError, match="tool_choice"):
         anthropic_tool_choice(3, None)
@@ -336,75 +281,18 @@ def test_a_protocol_or_auth_that_does_not_exist_is_refused() -> None:
 # -- what the gateway saw --------------------------------------------------------------
 
 
-def test_the_emulator_sees_a_messages_request(emulator: Emulator) -> None:
-    llm = anthropic_llm(
-        emulator,
-        max_tokens=2048,
-        temperature=1.0,
-        stop=["9"],
-        thinking_dict={"type": "enabled", "budget_tokens": 1024},
-        additional_kwargs={"top_p": 0.97, "metadata": {"user_id": "u-7"}},
-        extra_body={"service_tier": "auto"},
-    )
-    llm.chat([ChatMessage(role="system", content="Be terse."), user("count to 3")])
-    record = emulator.last_request
-    assert record is not None and record.status == 200
-    assert record.path == "/anthropic/v1/messages"
-    assert record.json() == {
-        "model": "claude-emulated",
-        "max_tokens": 2048,
-        "temperature": 1.0,
-        "stop_sequences": ["9"],
-        "thinking": {"type": "enabled", "budget_tokens": 1024},
-        "top_p": 0.97,  # within what the API takes with thinking on (top_k is not)
-        "metadata": {"user_id": "u-7"},
-        "system": "Be terse.",
-        "messages": [{"role": "user", "content": [{"type": "text", "text": "count to 3"}]}],
-        "service_tier": "auto",
-        "stream": True,
-    }
-    assert record.header("x-api-key") == "***" + API_KEY[-4:]
-    assert record.header("authorization") is None
-    assert record.header("anthropic-version") == "2023-06-01"
-
-
-def test_max_tokens_defaults_and_the_path_follows_a_base_url_in_v1(emulator: Emulator) -> None:
-    llm = anthropic_llm(emulator, base_url=emulator.base_url("anthropic") + "/v1")
+def test_num_output_is_the_max_tokens_sent_by_default(emulator: Emulator) -> None:
+    llm = anthropic_llm(emulator)
     llm.chat([user("echo: hi")])
     record = emulator.last_request
-    assert record is not None and record.status == 200
-    assert record.path == "/anthropic/v1/messages"  # not /v1/v1/messages
-    assert record.json()["max_tokens"] == DEFAULT_MAX_TOKENS == 1024
+    assert record is not None and record.json()["max_tokens"] == DEFAULT_MAX_TOKENS == 1024
     assert llm.metadata.num_output == DEFAULT_MAX_TOKENS
 
 
-def test_bearer_auth_and_an_explicit_path(emulator: Emulator) -> None:
-    llm = anthropic_llm(emulator, base_url=emulator.url, auth="bearer", path="/v1/messages")
-    llm.chat([user("echo: hi")])
-    record = emulator.last_request
-    assert record is not None and record.status == 200 and record.path == "/v1/messages"
-    assert record.header("authorization") == "Bearer ***" + API_KEY[-4:]
-    assert record.header("x-api-key") is None
-
-
-def test_the_key_goes_in_x_api_key_byte_exact() -> None:
-    seen: list[httpx.Request] = []
-    stop = frame({"type": "message_stop"}, "message_stop")
-    start = frame(
-        {"type": "message_start", "message": {"id": "msg_1", "usage": {}}}, "message_start"
-    )
-    llm = SSELLM(
-        protocol="anthropic",
-        model="claude-x",
-        base_url="http://gateway.test",
-        api_key=API_KEY,
-        http_client=httpx.Client(transport=sse_transport([start, stop], seen)),
-    )
-    llm.chat([user("hi")])
-    (request,) = seen
-    assert request.url == "http://gateway.test/v1/messages"
-    assert request.headers["x-api-key"] == API_KEY
-    assert "authorization" not in request.headers
+def test_the_key_is_in_no_repr_or_json() -> None:
+    # (The key in x-api-key byte-exact, both adapters: tests/adapters/test_messages_request.py)
+    llm = SSELLM(protocol="anthropic", model="claude-x", base_url="http://gateway.test",
+                 api_key=API_KEY)  # fmt: skip
     assert API_KEY not in repr(llm) and API_KEY not in llm.to_json()
 
 

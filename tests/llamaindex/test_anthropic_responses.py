@@ -1,13 +1,13 @@
-"""SSELLM(protocol="anthropic")'s answers against the emulator's anthropic dialect, read four
-ways: thinking with its signature (and redacted thinking) as ThinkingBlocks passed back
-byte-exact, usage where llama-index's Anthropic LLM puts it (cache reads and writes too),
-stop reasons, tool calls, and faults as the typed errors with the answer so far."""
+"""SSELLM(protocol="anthropic")'s answers against the emulator's anthropic dialect, as
+LlamaIndex shows them, read four ways: ThinkingBlocks with their signatures (the open one
+unsigned mid-stream), the stop reason and usage where llama-index's Anthropic LLM puts them
+(cache reads and writes too, counted by a TokenCountingHandler), tool calls growing as they
+stream, a 529 with no key in what an observer sees, and complete/stream_complete. (What both
+adapters do alike on this protocol: tests/adapters/test_anthropic_answers.py.)"""
 
 from __future__ import annotations
 
 import json
-import time
-from typing import Any
 
 import pytest
 from llama_index.core.base.llms.types import ChatMessage, TextBlock, ThinkingBlock
@@ -56,13 +56,14 @@ def get_weather(city: str) -> str:
 
 @pytest.mark.parametrize("fast", [True, False], ids=["fast", "faithful"])
 @pytest.mark.parametrize("mode", MODES)
-def test_thinking_keeps_its_signature(emulator: Emulator, mode: str, fast: bool) -> None:
+def test_thinking_blocks_and_the_stop_reason_where_llama_index_keeps_them(
+    emulator: Emulator, mode: str, fast: bool
+) -> None:
     llm = anthropic_llm(emulator, thinking_dict=THINK)
     with fast_paths.forced("llamaindex.lazy_responses", fast):
         responses = read(llm, ask("echo: the answer"), mode)
     expected = core_answer(emulator, wire("echo: the answer", thinking=THINK))
     (reference,) = expected.reasoning_blocks
-    assert reference.signature
     last = responses[-1]
     assert thinking_of(last) == [
         ThinkingBlock(
@@ -70,61 +71,14 @@ def test_thinking_keeps_its_signature(emulator: Emulator, mode: str, fast: bool)
             additional_information={"type": "thinking", "signature": reference.signature},
         )
     ]
-    assert last.message.content == "the answer"
     assert last.message.additional_kwargs["stop_reason"] == "end_turn"
     assert raw_of(last)["stop_reason"] == "end_turn" and raw_of(last)["stop_sequence"] is None
-    assert last.additional_kwargs["stop_reason"] == "end_turn"
-    assert last.additional_kwargs["finish_reason"] == "stop"
     if mode.endswith("stream_chat"):
-        assert "".join(r.additional_kwargs.get("thinking_delta", "") for r in responses) == (
-            reference.text
-        )
-        assert "".join(r.delta or "" for r in responses) == "the answer"
         # Mid-stream the open thinking block shows its text so far, unsigned.
         early = next(r for r in responses if r.additional_kwargs.get("thinking_delta"))
         (block,) = thinking_of(early)
         assert block.additional_information == {}
         assert block.content and reference.text.startswith(block.content)
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_the_signature_goes_back_byte_exact_on_the_next_turn(emulator: Emulator, mode: str) -> None:
-    llm = anthropic_llm(emulator, thinking_dict=THINK)
-    first = read(llm, ask("echo: one"), mode)[-1]
-    history = [*ask("echo: one"), first.message, *ask("echo: two")]
-    read(llm, history, mode)
-    record = emulator.last_request
-    assert record is not None and record.status == 200
-    (block,) = thinking_of(first)
-    assert record.json()["messages"][1] == {
-        "role": "assistant",
-        "content": [
-            {
-                "type": "thinking",
-                "thinking": block.content,
-                "signature": block.additional_information["signature"],
-            },
-            {"type": "text", "text": "one"},
-        ],
-    }
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_redacted_thinking_is_kept_opaque_and_passed_back(emulator: Emulator, mode: str) -> None:
-    llm = anthropic_llm(emulator, thinking_dict=THINK)
-    last = read(llm, ask(REDACT), mode)[-1]
-    (reference,) = core_answer(emulator, wire(REDACT, thinking=THINK)).reasoning_blocks
-    assert reference.redacted
-    (block,) = thinking_of(last)
-    assert block.content == ""
-    assert block.additional_information == {"type": "redacted_thinking", "data": reference.redacted}
-    read(llm, [*ask(REDACT), last.message, *ask("echo: go on")], mode)
-    record = emulator.last_request
-    assert record is not None
-    assert record.json()["messages"][1]["content"][0] == {
-        "type": "redacted_thinking",
-        "data": reference.redacted,
-    }
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -162,15 +116,13 @@ def test_usage_with_cache_reads_and_writes(emulator: Emulator, mode: str) -> Non
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_stop_sequence_and_max_tokens(emulator: Emulator, mode: str) -> None:
+def test_a_stop_sequence_of_the_call_in_raw(emulator: Emulator, mode: str) -> None:
     llm = anthropic_llm(emulator)
-    cut = read(llm, ask("count to 9"), mode, stop=["5"])[-1]
+    cut = read(llm, ask("count to 9"), mode, stop=["5"])[-1]  # a call's own stop
     assert cut.message.content == "1 2 3 4 "
     assert (raw_of(cut)["stop_reason"], raw_of(cut)["stop_sequence"]) == ("stop_sequence", "5")
-    assert cut.additional_kwargs["stop_sequence"] == "5"
     short = read(anthropic_llm(emulator, max_tokens=3), ask("count to 50"), mode)[-1]
     assert short.message.additional_kwargs["stop_reason"] == "max_tokens"
-    assert short.additional_kwargs["finish_reason"] == "length"
 
 
 def test_tool_calls_streamed_and_whole(emulator: Emulator) -> None:
@@ -194,9 +146,6 @@ def test_tool_calls_streamed_and_whole(emulator: Emulator) -> None:
     )
     selections = llm.get_tool_calls_from_response(whole)
     assert [(s.tool_name, s.tool_kwargs) for s in selections] == seen[-1]
-    assert all(s.tool_id.startswith("toolu_01") for s in selections)
-    assert whole.message.additional_kwargs["stop_reason"] == "tool_use"
-    assert whole.additional_kwargs["finish_reason"] == "tool_calls"
     body = emulator.last_request.json() if emulator.last_request else {}
     assert body["tools"] == [
         {
@@ -205,7 +154,6 @@ def test_tool_calls_streamed_and_whole(emulator: Emulator) -> None:
             "input_schema": tool.metadata.to_openai_tool()["function"]["parameters"],
         }
     ]
-    assert body["tool_choice"] == {"type": "auto"}
     single = llm.chat_with_tools([tool], "weather in Paris and Tokyo")  # parallel off
     assert emulator.last_request is not None
     assert emulator.last_request.json()["tool_choice"] == {
@@ -216,60 +164,11 @@ def test_tool_calls_streamed_and_whole(emulator: Emulator) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("fault", ["error-frame; after=6", "event-error; after=6"])
-def test_an_error_event_after_a_200_keeps_the_answer_so_far(
-    emulator: Emulator, mode: str, fault: str
-) -> None:
-    llm = anthropic_llm(emulator, fault, thinking_dict=THINK)
-    with pytest.raises(llamaindex_sse.GatewayStreamError) as caught:
-        read(llm, ask("count to 5"), mode)
-    assert caught.value.type == "overloaded_error"
-    partial = caught.value.partial_response
-    (block,) = thinking_of(partial)
-    assert block.content and block.content == caught.value.partial.reasoning
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_a_truncated_stream_is_incomplete(emulator: Emulator, mode: str) -> None:
+def test_a_truncated_streams_partial_response_is_text_blocks(emulator: Emulator, mode: str) -> None:
     llm = anthropic_llm(emulator, "truncate; after=999")
     with pytest.raises(llamaindex_sse.IncompleteStreamError) as caught:
         read(llm, ask("count to 5"), mode)
-    assert caught.value.partial_response.message.content == "1 2 3 4 5"
     assert isinstance(caught.value.partial_response.message.blocks[0], TextBlock)
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_the_answer_ends_at_message_stop_on_a_socket_held_open(
-    emulator: Emulator, mode: str
-) -> None:
-    llm = anthropic_llm(emulator, "hold-open; seconds=30")
-    started = time.monotonic()
-    assert read(llm, ask("count to 5"), mode)[-1].message.content == "1 2 3 4 5"
-    assert time.monotonic() - started < 5
-
-
-@pytest.mark.parametrize(
-    "fault", ["data-only", "prefilled", "usage-late", "usage-twice", "crlf, keepalive"]
-)
-def test_gateway_variants_give_the_clean_answer(emulator: Emulator, fault: str) -> None:
-    clean = read(anthropic_llm(emulator, thinking_dict=THINK), ask("echo: grüße"), "chat")[-1]
-    varied = read(
-        anthropic_llm(emulator, fault, thinking_dict=THINK), ask("echo: grüße"), "stream_chat"
-    )
-    assert varied[-1].message.blocks == clean.message.blocks
-    assert counts(varied[-1].message.additional_kwargs) == counts(clean.message.additional_kwargs)
-
-
-def counts(kwargs: dict[str, Any]) -> tuple[object, ...]:
-    """The stop reason and the four token counts (a gateway may send other usage fields)."""
-    usage = kwargs["usage"]
-    names = (
-        "input_tokens",
-        "output_tokens",
-        "cache_read_input_tokens",
-        "cache_creation_input_tokens",
-    )
-    return (kwargs["stop_reason"], *(usage[name] for name in names))
 
 
 def test_a_529_is_a_typed_error_with_its_request_id_and_no_key(emulator: Emulator) -> None:
@@ -285,17 +184,6 @@ def test_a_529_is_a_typed_error_with_its_request_id_and_no_key(emulator: Emulato
     shown = [str(error), repr(error), repr(llm), llm.to_json(), *map(repr, events.events)]
     assert not [text for text in shown if API_KEY in text]
     assert json.dumps(llm.to_dict()).count(API_KEY) == 0
-
-
-@pytest.mark.parametrize("mode", ["chat", "achat"])
-def test_a_whole_json_answer_maps_as_a_streamed_one(emulator: Emulator, mode: str) -> None:
-    llm = anthropic_llm(emulator, thinking_dict=THINK, invoke_streaming=False)
-    whole = read(llm, ask("echo: hi"), mode)[-1]
-    record = emulator.last_request
-    assert record is not None and record.json()["stream"] is False
-    streamed = read(anthropic_llm(emulator, thinking_dict=THINK), ask("echo: hi"), mode)[-1]
-    assert whole.message.blocks == streamed.message.blocks
-    assert counts(whole.message.additional_kwargs) == counts(streamed.message.additional_kwargs)
 
 
 def test_complete_and_stream_complete(emulator: Emulator) -> None:

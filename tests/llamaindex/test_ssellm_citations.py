@@ -1,10 +1,10 @@
 """SSELLM(protocol="anthropic"): an answer's citations, in ``additional_kwargs["citations"]``.
 
 ``citations_delta`` events carry the citations of the text as it streams; llama-index's own
-Anthropic LLM gives them on its response (``citations``). SSELLM gives them, as sent and in
-arrival order, in the response's ``additional_kwargs["citations"]``: on ``chat``'s answer and
-on each streamed response, holding those that arrived so far. The core decodes them into
-Citation events (not gateway events). Exact bytes over a MockTransport.
+Anthropic LLM gives them on its response (``citations``). Each streamed response holds those
+that arrived so far (no key before the first), and a search result's citation is also a
+CitationBlock after the text. Exact bytes over a MockTransport. (That the answer keeps them
+as sent, in arrival order, whole or streamed: tests/adapters/test_cited_answers.py.)
 """
 
 from __future__ import annotations
@@ -70,12 +70,6 @@ def llm(content: bytes) -> SSELLM:
                   async_http_client=httpx.AsyncClient(transport=transport))  # fmt: skip
 
 
-def test_chat_gives_the_citations_as_sent() -> None:
-    response = llm(body()).chat(ASK)
-    assert response.message.content == "Paris is the capital."
-    assert response.additional_kwargs["citations"] == [FIRST, SECOND]
-
-
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_each_streamed_response_holds_the_citations_so_far(mode: str) -> None:
     model = llm(body())
@@ -93,7 +87,7 @@ def test_each_streamed_response_holds_the_citations_so_far(mode: str) -> None:
     assert by_text == {"Paris is": [FIRST], " the capital.": [FIRST, SECOND]}
 
 
-def test_no_citations_no_key() -> None:
+def test_no_citations_no_key_on_any_response() -> None:
     model = llm(body(citations=False))
     assert "citations" not in model.chat(ASK).additional_kwargs
     assert all("citations" not in r.additional_kwargs for r in model.stream_chat(ASK))
