@@ -79,7 +79,7 @@ class _CallBase:
         self._merged = plan.merged
 
     def _map_read(self, events: Sequence[StreamEvent]) -> Iterable[Item]:
-        return self._mapper.read(events, self.stream.answer.followed)
+        return self._mapper.read(events, self.stream.answer)
 
     def _build_final(self) -> ChatGenerationChunk:
         completion = self.stream.completion

@@ -1,8 +1,9 @@
 """StreamEvents and core snapshots to LangChain chunks and messages: the pure inbound mapping.
 
 One delta event gives one ``AIMessageChunk`` (or, when coalescing, one network read gives
-one chunk, from :func:`sse_core.merge_read`); the bookkeeping events (usage, finish,
-metadata, ``[DONE]``) give none, because the core's accumulator keeps them: the one final
+one chunk, from the core's read of it, :meth:`sse_core.Accumulator.read`); the bookkeeping
+events (usage, finish, metadata, ``[DONE]``) give none, because the core's accumulator keeps
+them: the one final
 chunk is built from the :class:`~sse_core.Completion` when the stream ends, and the whole
 answer (``invoke``, ``on_llm_end``, ``on_llm_error``) from what the core received. That
 final chunk alone carries ``usage_metadata`` and the string metadata, since LangChain sums
@@ -30,6 +31,7 @@ from pydantic_core import from_json
 
 from langchain_sse import _chunks
 from sse_core import (
+    Accumulator,
     Completion,
     GatewayEvent,
     ReadDelta,
@@ -41,7 +43,6 @@ from sse_core import (
     ToolCall,
     ToolCallDelta,
     Usage,
-    merge_read,
 )
 
 __all__ = [
@@ -180,23 +181,24 @@ class ChunkMapper:
         self._headers = headers
         self._tagged = False
         self._bare = bare
-        #: ``read(events, followed)``: the items of one read (see :class:`MapMode`), made as
-        #: they are taken.
-        self.read: Callable[[Sequence[StreamEvent], int | None], Iterable[Item]] = {
+        #: ``read(events, answer)``: the items of one read (``events``, already added to
+        #: ``answer``, the stream's accumulator; see :class:`MapMode`), made as they are taken.
+        self.read: Callable[[Sequence[StreamEvent], Accumulator], Iterable[Item]] = {
             MapMode.EACH: self.map_each,
             MapMode.COALESCE: self.map_coalesced,
             MapMode.QUIET: _map_nothing,
         }[mode]
 
-    def map_each(self, events: Sequence[StreamEvent], followed: int | None) -> Iterator[Item]:
-        """One chunk per delta event of the ``followed`` choice, and the named gateway
-        events, in arrival order; ``model_provider`` on the stream's first chunk.
+    def map_each(self, events: Sequence[StreamEvent], answer: Accumulator) -> Iterator[Item]:
+        """One chunk per delta event of the choice ``answer`` follows, and the named
+        gateway events, in arrival order; ``model_provider`` on the stream's first chunk.
 
         Made one at a time, as the caller takes them: a fast gateway's read brings hundreds
         of events, and chunks made all at once would outlive the collector's youngest
         generation together (full collections, pauses, with thousands of streams at once).
         """
         message_id = self._message_id
+        followed = answer.followed
         make_text = _chunks.make_text_message if self._bare else _chunks.make_text_chunk
         for event in events:
             if type(event) is TextDelta and self._tagged:  # most events: the short way
@@ -211,16 +213,19 @@ class ChunkMapper:
                     self._tagged = True
                 yield item
 
-    def map_coalesced(self, events: Sequence[StreamEvent], followed: int | None) -> Iterable[Item]:
-        """At most one chunk for what one network read added, then its gateway events."""
-        if len(events) <= 1:  # a slow stream: nothing to merge, no cost to pay
-            return self.map_each(events, followed)
-        delta = merge_read(events, followed)
+    def map_coalesced(self, events: Sequence[StreamEvent], answer: Accumulator) -> Iterable[Item]:
+        """At most one chunk for what one network read added (the core's read of it: the
+        events are not walked here), then its gateway events."""
+        if len(events) <= 1:  # a slow stream: nothing to merge, no read to build
+            answer.skip_read()
+            return self.map_each(events, answer)
+        delta = answer.read()
         if not delta.has_delta:
-            return list(delta.events)
+            return delta.events
         tag = bool(delta.refusal) or not self._tagged
         self._tagged = True
-        return [_merge_delta(delta, tag=tag, message_id=self._message_id), *delta.events]
+        chunk = _merge_delta(delta, tag=tag, message_id=self._message_id)
+        return (chunk, *delta.events) if delta.events else (chunk,)
 
     def build_final(self, completion: Completion, followed: int | None) -> ChatGenerationChunk:
         """The one last chunk: usage (mapped once), the response metadata, and the signed
@@ -266,7 +271,7 @@ class ChunkMapper:
         )
 
 
-def _map_nothing(events: Sequence[StreamEvent], followed: int | None) -> list[Item]:
+def _map_nothing(events: Sequence[StreamEvent], answer: Accumulator) -> list[Item]:
     return [event for event in events if type(event) is GatewayEvent]
 
 

@@ -1,12 +1,13 @@
 """Core values to LlamaIndex ``ChatResponse``s: pure mapping, no I/O, no state of its own.
 
-Streaming: :class:`ResponseMapper` maps what each read added (the core's
-:func:`sse_core.merge_read` over one batch) to one ChatResponse, if the read changed the
-message: ``delta`` is the new text, ``message`` the whole message so far (a snapshot of the
-core's :class:`~sse_core.Accumulator` at a mark, assembled only when read, see
+Streaming: :class:`ResponseMapper` maps what each read added (the core's read,
+:meth:`sse_core.Accumulator.read`) to one ChatResponse, if the read changed the message:
+``delta`` is the new text, ``message`` the whole message so far (a snapshot of the core's
+:class:`~sse_core.Accumulator` at the read's mark, assembled only when read, see
 :mod:`llamaindex_sse._lazy`), ``raw`` an OpenAI-shaped chunk dict and ``additional_kwargs``
-the reasoning delta, usage and finish reason known so far, so the last response carries
-them all. Per read the work is O(size of the read), whatever the length of the answer.
+the reasoning delta, usage, finish reason and citations known so far, so the last response
+carries them all. Per read the work is O(size of the read), whatever the length of the
+answer; the mapper keeps nothing of the answer (no event is walked here).
 
 Whole answers: :func:`to_chat_response` maps a :class:`~sse_core.Completion` (``chat``, and the
 ``partial_response`` of the stream errors), with blocks built as the streamed ones are.
@@ -14,9 +15,10 @@ Whole answers: :func:`to_chat_response` maps a :class:`~sse_core.Completion` (``
 Anthropic Messages answers map the same way, and as llama-index's ``Anthropic`` LLM shows
 them: one ThinkingBlock per reasoning block, its signature in ``additional_information``
 (a redacted block's ``data`` there too), so the message goes back byte-exact next turn;
-the message's ``additional_kwargs`` hold ``usage`` (the gateway's counts) and
-``stop_reason``; ``raw`` and the response's ``additional_kwargs`` add ``stop_reason`` and
-``stop_sequence`` once the answer stopped.
+a CitationBlock per search-result citation after the text. Where the protocol's table says
+so (``anthropic=True``), the message's ``additional_kwargs`` hold ``usage`` (the gateway's
+counts) and ``stop_reason``; ``raw`` and the response's ``additional_kwargs`` add
+``stop_reason`` and ``stop_sequence`` once the answer stopped, whatever the protocol.
 """
 
 from __future__ import annotations
@@ -39,13 +41,10 @@ from llamaindex_sse._lazy import Build, default_build
 from sse_core import (
     Accumulator,
     Choice,
-    Citation,
     Completion,
+    Finish,
     ReadDelta,
     ReasoningBlock,
-    ReasoningSignature,
-    RedactedReasoning,
-    StreamEvent,
     ToolCall,
     ToolCallDelta,
     Usage,
@@ -60,8 +59,6 @@ __all__ = [
 ]
 
 _NO_USAGE: dict[str, Any] = {}
-#: The events that close a reasoning block.
-_CLOSING = (ReasoningSignature, RedactedReasoning)
 
 
 def _make_call_id(index: int, call_id: str | None) -> str:
@@ -201,11 +198,11 @@ def to_token_kwargs(usage: Usage) -> dict[str, int | None]:
     }
 
 
-def stop_fields(choice: Choice) -> dict[str, Any]:
+def stop_fields(finish: Choice | Finish) -> dict[str, Any]:
     """The protocol's own stop reason and stop sequence (Anthropic's), when it sent one."""
-    if choice.stop_reason is None:
+    if finish.stop_reason is None:
         return _NO_USAGE
-    return {"stop_reason": choice.stop_reason, "stop_sequence": choice.stop_sequence}
+    return {"stop_reason": finish.stop_reason, "stop_sequence": finish.stop_sequence}
 
 
 def message_extras(usage: Usage | None, stop_reason: str | None) -> dict[str, Any]:
@@ -243,82 +240,73 @@ class ResponseMapper:
     """Maps the reads of one stream to ChatResponses; the answer's state is the core's.
 
     Args:
-        answer: The stream's accumulator (``stream.answer``); every read must be added to it
-            before :meth:`respond` maps that read (the core's transport does so).
+        answer: The stream's accumulator (``stream.answer``); each read it gives
+            (:meth:`~sse_core.Accumulator.read`, once the read's events were added to it)
+            is mapped by :meth:`respond`.
         build: How messages and responses are made (default: :func:`default_build`, lazy
             where that fast path is on).
+        anthropic: Messages carry the usage and stop reason, as llama-index's Anthropic
+            LLM's do (the only difference the protocol makes here).
 
     Attributes:
         yielded: How many responses :meth:`respond` and :meth:`last` have made.
     """
 
-    __slots__ = (
-        "_answer",
-        "_anthropic",
-        "_build",
-        "_citations",
-        "_closed",
-        "_stop",
-        "_usage",
-        "_usage_kwargs",
-        "_usage_payload",
-        "yielded",
-    )
+    __slots__ = ("_answer", "_anthropic", "_build", "_mapped", "yielded")
 
     def __init__(
         self, answer: Accumulator, build: Build | None = None, *, anthropic: bool = False
     ) -> None:
         self._answer = answer
         self._build = default_build() if build is None else build
-        self._anthropic = anthropic  # messages carry usage and stop_reason, as Anthropic's
-        self._stop: dict[str, Any] | None = None
-        self._closed = 0  # reasoning blocks closed (signed or redacted) so far
-        self._citations: list[dict[str, Any]] = []  # Anthropic citations so far
-        self._usage: Usage | None = None
-        self._usage_kwargs: dict[str, Any] = _NO_USAGE
-        self._usage_payload: dict[str, Any] | None = None
+        self._anthropic = anthropic
+        # The answer's usage mapped (the core's Usage, its token kwargs, its payload): mapped
+        # again only when the core holds another.
+        self._mapped: tuple[Usage | None, dict[str, Any], dict[str, Any] | None] = (
+            None,
+            _NO_USAGE,
+            None,
+        )
         self.yielded = 0
 
     @property
-    def followed(self) -> int | None:
-        """The choice this stream shows (the first one seen; None before any arrived)."""
-        return self._answer.followed
+    def answer(self) -> Accumulator:
+        """The stream's accumulator, whose reads this maps."""
+        return self._answer
 
-    def respond(self, read: ReadDelta, batch: Sequence[StreamEvent] = ()) -> ChatResponse | None:
+    def respond(self, read: ReadDelta) -> ChatResponse | None:
         """The ChatResponse for one read, or None if it changed nothing a reader sees.
 
-        ``batch``: the read's events, where reasoning blocks close and citations arrive
-        (Anthropic); a message shows the blocks closed and the citations given by its read,
-        however late it is assembled.
+        Its message shows the reasoning blocks closed and the citations given up to its
+        read (the read's mark), however late it is assembled.
         """
-        if self._anthropic:
-            for event in batch:
-                if type(event) in _CLOSING:
-                    self._closed += 1
-                elif type(event) is Citation and event.choice == self._answer.followed:
-                    self._citations.append(dict(event.citation))
         if not (read.has_delta or read.finished or read.usage):
             return None
-        return self._response(read.text, read.reasoning, _to_delta_dict(read))
+        return self._response(read.text, read.reasoning, _to_delta_dict(read), read)
 
     def last(self) -> ChatResponse | None:
         """At the end of the stream: a response if none was made (one always is)."""
-        return None if self.yielded else self._response("", "", {})
+        return None if self.yielded else self._response("", "", {}, self._answer.read())
 
-    def _response(self, text: str, reasoning: str, delta: dict[str, Any]) -> ChatResponse:
+    def _response(
+        self, text: str, reasoning: str, delta: dict[str, Any], read: ReadDelta
+    ) -> ChatResponse:
         answer = self._answer
-        if answer.usage is not self._usage:
-            self._take_usage(answer.usage)
+        if answer.usage is not self._mapped[0]:
+            self._map_usage(answer.usage)
+        usage, usage_kwargs, usage_payload = self._mapped
         kwargs: dict[str, Any] = {}
-        finish_reason = answer.finish_reason()
+        finish = read.finish
+        finish_reason = None if finish is None else finish.reason
         stop = _NO_USAGE
-        if finish_reason is not None:
+        if finish is not None:
             kwargs["finish_reason"] = finish_reason
-            stop = self._stop_fields()
+            stop = stop_fields(finish)
             kwargs.update(stop)
-        kwargs.update(self._usage_kwargs)
-        if self._citations:
-            kwargs["citations"] = list(self._citations)
+        kwargs.update(usage_kwargs)
+        mark = read.mark
+        if mark is not None and mark[6]:  # citations so far
+            kwargs["citations"] = [dict(citation) for citation in answer.citations()]
         if reasoning:
             kwargs["thinking_delta"] = reasoning
         meta = answer.metadata
@@ -330,53 +318,47 @@ class ResponseMapper:
             "choices": [
                 {"index": answer.followed or 0, "delta": delta, "finish_reason": finish_reason}
             ],
-            "usage": self._usage_payload,
+            "usage": usage_payload,
             **stop,
         }
         self.yielded += 1
-        mark: Any = answer.mark()
-        if self._anthropic:  # with what the message must show as of this read
-            mark = (mark, self._closed, self._usage, stop.get("stop_reason"), len(self._citations))
-        message = self._build.make_message(self, mark)
+        at: Any = mark
+        if self._anthropic:  # with the usage and stop reason the message must show then
+            at = (mark, usage, stop.get("stop_reason"))
+        message = self._build.make_message(self, at)
         return self._build.make_response(message, text, raw, kwargs)
 
-    def _take_usage(self, usage: Usage | None) -> None:
-        self._usage = usage
-        self._usage_kwargs = _NO_USAGE if usage is None else to_token_kwargs(usage)
-        self._usage_payload = None if usage is None else to_usage_dict(usage)
-
-    def _stop_fields(self) -> dict[str, Any]:
-        """The stop fields, read once the choice finished (a snapshot joins its text)."""
-        if self._stop is None:
-            mark = self._answer.mark()
-            self._stop = _NO_USAGE if mark is None else stop_fields(self._answer.snapshot(mark))
-        return self._stop
+    def _map_usage(self, usage: Usage | None) -> None:
+        self._mapped = (
+            usage,
+            _NO_USAGE if usage is None else to_token_kwargs(usage),
+            None if usage is None else to_usage_dict(usage),
+        )
 
     def assemble(self, mark: Any) -> tuple[list[ContentBlock], dict[str, Any]]:
         """The blocks and additional_kwargs of the message as of ``mark`` (Anthropic: with
-        the number of reasoning blocks closed, the usage and the stop reason then)."""
+        the usage and the stop reason then)."""
         if not self._anthropic:
-            return _message_parts(None if mark is None else self._answer.snapshot(mark), None)
-        at, closed, usage, stop_reason, cited = mark
-        blocks, kwargs = _message_parts(None if at is None else self._answer.snapshot(at), closed)
+            return _message_parts(None if mark is None else self._answer.snapshot(mark))
+        at, usage, stop_reason = mark
+        blocks, kwargs = _message_parts(None if at is None else self._answer.snapshot(at))
         kwargs.update(message_extras(usage, stop_reason))
-        return with_citation_blocks(blocks, self._citations[:cited]), kwargs
+        return blocks, kwargs
 
 
-def _message_parts(
-    choice: Choice | None, closed: int | None
-) -> tuple[list[ContentBlock], dict[str, Any]]:
+def _message_parts(choice: Choice | None) -> tuple[list[ContentBlock], dict[str, Any]]:
     """:func:`build_message_parts` of a snapshot (None: no choice had arrived yet), with
-    its first ``closed`` reasoning blocks (None: all)."""
+    its CitationBlocks."""
     if choice is None:
         return build_message_parts("", "", "", ())
-    return build_message_parts(
+    blocks, kwargs = build_message_parts(
         choice.content,
         choice.reasoning,
         choice.refusal,
         choice.tool_calls,
-        choice.reasoning_blocks[:closed],
+        choice.reasoning_blocks,
     )
+    return with_citation_blocks(blocks, choice.citations), kwargs
 
 
 def to_chat_response(completion: Completion, *, anthropic: bool = False) -> ChatResponse:
@@ -411,10 +393,10 @@ def to_chat_response(completion: Completion, *, anthropic: bool = False) -> Chat
     }
     if anthropic:
         kwargs.update(message_extras(usage, first.stop_reason))
-        citations = [dict(citation) for citation in completion.citations]
-        if citations:
-            extra["citations"] = citations
-            blocks = with_citation_blocks(blocks, citations)
+    citations = [dict(citation) for citation in completion.citations]
+    if citations:
+        extra["citations"] = citations
+        blocks = with_citation_blocks(blocks, citations)
     return ChatResponse(
         message=ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks, additional_kwargs=kwargs),
         raw=raw,

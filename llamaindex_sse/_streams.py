@@ -2,7 +2,8 @@
 
 Each opens the HTTP stream inside itself with ``with``/``async with``, so an unstarted
 generator holds nothing and closing a started one closes the response. Every decision is
-pure code shared by the twins: the core merges each read (:func:`sse_core.merge_read`),
+pure code shared by the twins: the core tells what each read added
+(:meth:`sse_core.Accumulator.read`, from the pieces it holds: no event is walked here),
 :class:`~llamaindex_sse._inbound.ResponseMapper` maps it. A whole answer is streamed too,
 or asked as one JSON body (``streaming=False``: ``stream: false``), which the core decodes
 into the same events and Completion. Named SSE events are dispatched as
@@ -23,21 +24,19 @@ from llamaindex_sse._events import dispatch_gateway_events
 from llamaindex_sse._inbound import ResponseMapper, to_chat_response
 from llamaindex_sse._outbound import Headers
 from llamaindex_sse._protocols import mapping_of
-from sse_core import AsyncChatClient, ChatClient, Completion, GatewayEvent, StreamEvent, merge_read
+from sse_core import AsyncChatClient, ChatClient, Completion, GatewayEvent, StreamEvent
 
 __all__ = ["aread_whole", "astream_responses", "read_whole", "stream_responses"]
 
 Body = dict[str, Any]
 
 
-def _respond(
-    mapper: ResponseMapper, batch: list[StreamEvent], span_id: str | None
-) -> ChatResponse | None:
-    """Dispatch the named events of one read; its ChatResponse, or None."""
-    read = merge_read(batch, mapper.followed)
+def _respond(mapper: ResponseMapper, span_id: str | None) -> ChatResponse | None:
+    """Dispatch the named events of the read just added; its ChatResponse, or None."""
+    read = mapper.answer.read()
     if read.events:
         dispatch_gateway_events(read.events, span_id)
-    return mapper.respond(read, batch)
+    return mapper.respond(read)
 
 
 def _dispatch_named(event: StreamEvent, span_id: str | None) -> None:
@@ -61,8 +60,8 @@ def stream_responses(
     """The ChatResponses of one answer; the request is sent on the first ``next()``."""
     with translate_errors(), client.stream(body, headers=headers) as stream:
         mapper = ResponseMapper(stream.answer, anthropic=_is_anthropic(client))
-        for batch in stream.batches():
-            if (response := _respond(mapper, batch, span_id)) is not None:
+        for _ in stream.batches():  # each read is added to stream.answer, which tells it
+            if (response := _respond(mapper, span_id)) is not None:
                 yield response
         if (last := mapper.last()) is not None:
             yield last
@@ -75,8 +74,8 @@ async def astream_responses(
     with translate_errors():
         async with client.stream(body, headers=headers) as stream:
             mapper = ResponseMapper(stream.answer, anthropic=_is_anthropic(client))
-            async for batch in stream.batches():
-                if (response := _respond(mapper, batch, span_id)) is not None:
+            async for _ in stream.batches():  # as in stream_responses
+                if (response := _respond(mapper, span_id)) is not None:
                     yield response
             if (last := mapper.last()) is not None:
                 yield last

@@ -33,7 +33,7 @@ def _read(events: list[StreamEvent], mapper: ChunkMapper | None = None) -> list[
     """Map ``events`` as one read of a new stream (per event, unless ``mapper`` says)."""
     answer = Accumulator()
     answer.extend(events)
-    return list((mapper or ChunkMapper()).read(events, answer.followed))
+    return list((mapper or ChunkMapper()).read(events, answer))
 
 
 def _reads(reads: list[list[StreamEvent]], mode: MapMode) -> list[Item]:
@@ -41,7 +41,7 @@ def _reads(reads: list[list[StreamEvent]], mode: MapMode) -> list[Item]:
     answer, mapper, items = Accumulator(), ChunkMapper(mode=mode), []
     for read in reads:
         answer.extend(read)
-        items += mapper.read(read, answer.followed)
+        items += mapper.read(read, answer)
     return items
 
 

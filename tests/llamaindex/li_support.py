@@ -19,7 +19,7 @@ from pydantic import Field
 from llamaindex_sse._inbound import ResponseMapper
 from llamaindex_sse._lazy import Build
 from llamaindex_sse.model import SSELLM
-from sse_core import Accumulator, GatewayEvent, StreamEvent, Timeouts, merge_read
+from sse_core import Accumulator, GatewayEvent, StreamEvent, Timeouts
 from sse_emulator import RequestRecord
 
 #: ``make_llm(dialect="openai", fault=None, **fields)``: an SSELLM on the emulator.
@@ -144,7 +144,7 @@ class Feed:
     def add(self, batch: list[StreamEvent]) -> ChatResponse | None:
         """Feed one read; its ChatResponse, or None (its named events in ``events``)."""
         self.answer.extend(batch)
-        read = merge_read(batch, self.answer.followed)
+        read = self.answer.read()
         self.events = read.events
         return self.stream.respond(read)
 

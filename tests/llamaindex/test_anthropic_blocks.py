@@ -23,7 +23,7 @@ import sse_core
 from llamaindex_sse import SSELLM
 from llamaindex_sse._inbound import ResponseMapper, to_chat_response
 from llamaindex_sse._lazy import Build
-from sse_core import Accumulator, StreamDecoder, StreamEvent, merge_read
+from sse_core import Accumulator, StreamDecoder, StreamEvent
 from tests.llamaindex.li_support import sse_transport
 
 BUILDS = [Build(lazy=True), Build(lazy=False)]
@@ -92,7 +92,7 @@ def responses(pieces: list[bytes], build: Build) -> tuple[list[ChatResponse], Ac
     for piece in [*pieces, b""]:
         batch: list[StreamEvent] = decoder.feed(piece) if piece else decoder.finish()
         answer.extend(batch)
-        response = mapper.respond(merge_read(batch, answer.followed), batch)
+        response = mapper.respond(answer.read())
         if response is not None:
             out.append(response)
     last = mapper.last()

@@ -13,7 +13,8 @@ Read it in the order the bytes travel:
 - :mod:`.decoder`: the parser and the protocol's payload decoder together
   (:class:`StreamDecoder`);
 - :mod:`.accumulator`: StreamEvents to the Completion, the one owner of an answer's state
-  (with :mod:`.pieces`), and :mod:`.reads` for what one network read added;
+  (each choice's in :mod:`.choices`, with :mod:`.pieces`), which also tells what each
+  network read added (:mod:`.reads`);
 - :mod:`.session`: the per-response rules every loop follows, and :func:`decode`.
 
 A test keeps these modules free of I/O (no httpx, asyncio, sockets, threads, files).

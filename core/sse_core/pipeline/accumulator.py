@@ -8,7 +8,10 @@ when a finish_reason was seen or ``[DONE]`` arrived, and no error frame came.
 Adapters read the answer without keeping a copy: :attr:`Accumulator.followed` (the choice a
 single-message framework shows), :attr:`usage`, :attr:`metadata` and
 :meth:`finish_reason` cost O(1); :meth:`mark` notes where the answer stands (O(1)) and
-:meth:`snapshot` gives the followed choice as it stood at a mark, joined only when asked.
+:meth:`snapshot` gives the followed choice as it stood at a mark, joined only when asked;
+:meth:`read` tells what arrived since the previous read (a
+:class:`~sse_core.pipeline.reads.ReadDelta`), from the pieces kept here: no event is walked
+twice, and nothing is added per text piece to know it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeAlias
 
 from sse_core._compat import assert_never
-from sse_core.completion import Choice, Completion, ReasoningBlock, Usage
+from sse_core.completion import Choice, Completion, Usage
 from sse_core.errors import GatewayStreamError, IncompleteStreamError
 from sse_core.events import (
     Citation,
@@ -35,110 +38,15 @@ from sse_core.events import (
     ToolCallDelta,
     UsageUpdate,
 )
-from sse_core.pipeline.pieces import Pieces
-from sse_core.pipeline.tool_calls import CallParts
+from sse_core.pipeline.choices import ChoiceParts, Mark
+from sse_core.pipeline.reads import ReadDelta, read_delta
 
 __all__ = ["Accumulator", "Mark"]
-
-#: Where one choice's answer stood: (choice, text pieces, reasoning pieces, refusal pieces,
-#: tool-call fragments). Made by :meth:`Accumulator.mark`, read by :meth:`~.snapshot`.
-Mark: TypeAlias = tuple[int, int, int, int, int]
 
 #: The events that carry no text: what :meth:`Accumulator.add` leaves to ``_bookkeeping``.
 _Bookkeeping: TypeAlias = UsageUpdate | Finish | Metadata | GatewayEvent | ErrorFrame | StreamEnd
 
 _NO_METADATA = Metadata()
-
-
-class _ChoiceParts:
-    __slots__ = (
-        "blocks",
-        "calls",
-        "citations",
-        "content",
-        "finish_reason",
-        "fragments",
-        "opened",
-        "reasoning",
-        "refusal",
-        "stop_reason",
-        "stop_sequence",
-    )
-
-    def __init__(self) -> None:
-        self.content = Pieces()
-        self.reasoning = Pieces()
-        self.refusal = Pieces()
-        self.calls: dict[int, CallParts] = {}
-        self.fragments = 0  # tool-call fragments so far: the sequence number of the next
-        self.finish_reason: str | None = None
-        self.stop_reason: str | None = None
-        self.stop_sequence: str | None = None
-        # Reasoning blocks closed by a signature or redacted (built once, as they close),
-        # and the reasoning piece where the open block began.
-        self.blocks: list[ReasoningBlock] = []
-        self.opened = 0
-        self.citations: list[Mapping[str, Any]] = []  # as sent, in order
-
-    def close_block(self, signature: str | None, redacted: str | None) -> None:
-        """A signature closes the open reasoning block; a redacted block closes it unsigned
-        (when it holds text) and follows it."""
-        text = "".join(self.reasoning[self.opened :])
-        if signature is not None or text:
-            self.blocks.append(ReasoningBlock(text=text, signature=signature))
-        if redacted is not None:
-            self.blocks.append(ReasoningBlock(redacted=redacted))
-        self.opened = len(self.reasoning)
-
-    def reasoning_blocks(self) -> tuple[ReasoningBlock, ...]:
-        """The closed blocks, and the text after them as an unsigned block (none at all
-        when nothing was signed or redacted: the reasoning text says everything)."""
-        if not self.blocks:
-            return ()
-        rest = self.reasoning[self.opened :]
-        if rest:
-            return (*self.blocks, ReasoningBlock(text="".join(rest)))
-        return tuple(self.blocks)
-
-    def add_call(self, event: ToolCallDelta) -> None:
-        call = self.calls.get(event.index)
-        if call is None:
-            call = self.calls[event.index] = CallParts(self.fragments)
-        call.add(event, self.fragments)
-        self.fragments += 1
-
-    def build(self, index: int) -> Choice:
-        return Choice(
-            index=index,
-            content=self.content.upto(),
-            reasoning=self.reasoning.upto(),
-            refusal=self.refusal.upto(),
-            tool_calls=tuple(call.build(at) for at, call in sorted(self.calls.items())),
-            finish_reason=self.finish_reason,
-            reasoning_blocks=self.reasoning_blocks(),
-            stop_reason=self.stop_reason,
-            stop_sequence=self.stop_sequence,
-            citations=tuple(self.citations),
-        )
-
-    def at(self, mark: Mark) -> Choice:
-        index, content, reasoning, refusal, fragments = mark
-        return Choice(
-            index=index,
-            content=self.content.upto(content),
-            reasoning=self.reasoning.upto(reasoning),
-            refusal=self.refusal.upto(refusal),
-            tool_calls=tuple(
-                call.at(at, fragments)
-                for at, call in sorted(self.calls.items())
-                if call.first < fragments
-            ),
-            finish_reason=self.finish_reason,
-            reasoning_blocks=tuple(self.blocks),  # the closed ones: no join per snapshot
-            stop_reason=self.stop_reason,
-            stop_sequence=self.stop_sequence,
-            citations=tuple(self.citations),
-        )
 
 
 class Accumulator:
@@ -153,22 +61,33 @@ class Accumulator:
     """
 
     __slots__ = (
+        "_changes",
         "_choices",
         "_done",
         "_events",
         "_finished",
         "_meta",
+        "_read_at",
+        "_read_text",
+        "_reports",
         "followed",
         "headers",
         "usage",
     )
 
     def __init__(self, *, headers: Mapping[str, str] | None = None) -> None:
-        self._choices: dict[int, _ChoiceParts] = {}
+        self._choices: dict[int, ChoiceParts] = {}
         self._meta = _NO_METADATA
         self._events: list[GatewayEvent] = []
         self._done = False
         self._finished = False
+        self._reports = 0  # usage reports so far (a report may repeat the last Usage object)
+        self._changes = 0  # events other than TextDelta so far
+        # Where the previous read() left off: the events other than text, the followed
+        # choice's mark (None: no choice then; its text count is _read_text's), the gateway
+        # events, usage reports and the choice's finishes counted then.
+        self._read_at: tuple[int, Mark | None, int, int, int] = (0, None, 0, 0, 0)
+        self._read_text = 0  # the followed choice's text pieces then (the mark's may be older)
         #: The response headers (set when the response head arrives).
         self.headers: Mapping[str, str] = dict(headers or {})
         #: The last usage reported (gateways repeat it cumulatively), or None.
@@ -197,10 +116,10 @@ class Accumulator:
         parts = None if index is None else self._choices.get(index)
         return None if parts is None else parts.finish_reason
 
-    def _choice(self, index: int) -> _ChoiceParts:
+    def _choice(self, index: int) -> ChoiceParts:
         parts = self._choices.get(index)
         if parts is None:
-            parts = self._choices[index] = _ChoiceParts()
+            parts = self._choices[index] = ChoiceParts()
             if self.followed is None:
                 self.followed = index
         return parts
@@ -217,7 +136,9 @@ class Accumulator:
             (self._choices.get(event.choice) or self._choice(event.choice)).content.append(
                 event.text
             )
-        elif type(event) is ToolCallDelta:
+            return
+        self._changes += 1  # not text alone: the next read looks further than the text
+        if type(event) is ToolCallDelta:
             (self._choices.get(event.choice) or self._choice(event.choice)).add_call(event)
         elif type(event) is ReasoningDelta:
             (self._choices.get(event.choice) or self._choice(event.choice)).reasoning.append(
@@ -225,6 +146,7 @@ class Accumulator:
             )
         elif type(event) is UsageUpdate:
             self.usage = event.usage
+            self._reports += 1
         elif type(event) is GatewayEvent:
             self._events.append(event)
         else:
@@ -253,8 +175,11 @@ class Accumulator:
         match event:
             case UsageUpdate(usage=usage):
                 self.usage = usage
+                self._reports += 1
             case Finish(reason=reason, choice=index):
                 parts = self._choice(index)
+                parts.finish = event
+                parts.finishes += 1
                 parts.finish_reason = reason
                 parts.stop_reason = event.stop_reason
                 parts.stop_sequence = event.stop_sequence
@@ -290,27 +215,79 @@ class Accumulator:
             created=known.created if known.created is not None else event.created,
         )
 
+    def citations(self, choice: int | None = None) -> tuple[Mapping[str, Any], ...]:
+        """The citations of ``choice`` (default: the followed one) so far, as sent."""
+        index = self.followed if choice is None else choice
+        parts = None if index is None else self._choices.get(index)
+        return () if parts is None else tuple(parts.citations)
+
     def mark(self) -> Mark | None:
         """Where the followed choice stands now (None before any choice arrived); O(1)."""
         index = self.followed
-        if index is None:
-            return None
-        parts = self._choices[index]
-        return (
-            index,
-            len(parts.content),
-            len(parts.reasoning),
-            len(parts.refusal),
-            parts.fragments,
-        )
+        return None if index is None else self._choices[index].mark(index)
 
     def snapshot(self, mark: Mark) -> Choice:
-        """The choice of ``mark`` as it stood then (finish and stop reasons, the closed
-        reasoning blocks and the citations: as they stand now).
+        """The choice of ``mark`` as it stood then, its closed reasoning blocks and its
+        citations included (its finish and stop reasons: as they stand now).
 
         Reading the marks of a stream in order joins each text once overall.
         """
         return self._choices[mark[0]].at(mark)
+
+    def read(self) -> ReadDelta:
+        """What arrived since the previous read (since the start, for the first): the
+        followed choice's new pieces, calls, closed reasoning blocks and citations, the
+        named gateway events and usage report, and where the choice stands after it.
+
+        The stream's reader calls it once per network read, after the read's events were
+        added; it costs O(what arrived), taken from the pieces kept here.
+        """
+        last = self._read_at[1]
+        if self._read_at[0] == self._changes and last is not None:  # text alone since then
+            parts = self._choices[last[0]]
+            content = parts.content
+            at = self._read_text
+            count = self._read_text = len(content)
+            text = "" if count == at else content[at] if count == at + 1 else "".join(content[at:])
+            mark = (last[0], count, last[2], last[3], last[4], last[5], last[6])
+            return read_delta(text, (), None, mark, parts.finish)
+        return self._read_more()
+
+    def skip_read(self) -> None:
+        """Move past what arrived without building its read: for a reader that mapped a
+        read of one event from the event itself (the next :meth:`read` starts after it)."""
+        last = self._read_at[1]
+        if self._read_at[0] == self._changes and last is not None:
+            self._read_text = len(self._choices[last[0]].content)
+            return
+        index = self.followed
+        if index is None:
+            self._read_at = (self._changes, None, len(self._events), self._reports, 0)
+            return
+        parts = self._choices[index]
+        mark = parts.mark(index)
+        self._read_at = (self._changes, mark, len(self._events), self._reports, parts.finishes)
+        self._read_text = mark[1]
+
+    def _read_more(self) -> ReadDelta:
+        """:meth:`read` of a read that brought more than text."""
+        _, last, seen, reports, finishes = self._read_at
+        events = self._events
+        count = len(events)
+        news = tuple(events[seen:]) if count != seen else ()
+        usage = self.usage if self._reports != reports else None
+        index = self.followed
+        if index is None:
+            self._read_at = (self._changes, None, count, self._reports, 0)
+            return read_delta("", news, usage, None, None)
+        parts = self._choices[index]
+        mark = parts.mark(index)
+        self._read_at = (self._changes, mark, count, self._reports, parts.finishes)
+        since = (
+            (index, self._read_text, *last[2:]) if last is not None else (index, 0, 0, 0, 0, 0, 0)
+        )
+        self._read_text = mark[1]
+        return parts.since(since, mark, news, usage, parts.finishes != finishes)
 
     def completion(self) -> Completion:
         """Assemble everything received so far (joins each list of pieces once)."""

@@ -99,10 +99,11 @@ def test_another_choices_finish_does_not_finish_this_one() -> None:
 
 
 def test_no_choice_yet_keeps_only_named_events_and_usage() -> None:
+    usage = Usage()
     delta = merge_read(
-        [TextDelta(text="a"), NOTE, Finish(reason="stop"), UsageUpdate(usage=Usage())], None
+        [TextDelta(text="a"), NOTE, Finish(reason="stop"), UsageUpdate(usage=usage)], None
     )
-    assert delta == ReadDelta(events=(NOTE,), usage=True)
+    assert delta == ReadDelta(events=(NOTE,), usage=usage)
 
 
 def test_metadata_done_and_error_frames_add_nothing() -> None:
