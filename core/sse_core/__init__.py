@@ -7,6 +7,26 @@ The data path runs one way, a folder per layer: body bytes -> :class:`SSEParser`
 transport (:class:`ChatClient`, :class:`AsyncChatClient`, ``sse_core.transport``) feeds it
 over httpx; the adapters map its events and snapshots to framework objects. The shared
 vocabulary (events, the Completion, errors) sits at this package's root.
+
+What this package exports, and why (everything else is importable from its module, for
+the adapters and the tests, and may change):
+
+- to stream: :class:`ChatClient`, :class:`AsyncChatClient` (with :class:`ChatStream`,
+  :class:`AsyncChatStream`), their settings (:class:`ClientConfig`, :class:`Timeouts`,
+  :class:`RetryPolicy`) and the pool an adapter keeps (:class:`ClientPool`);
+- to decode bytes from anywhere (a file, a proxy, a test): :func:`decode`,
+  :class:`StreamDecoder`, :class:`StreamSession`, :class:`SSEParser` and
+  :class:`ServerSentEvent`, and the two built-in payload decoders;
+- what comes out: the events (:data:`StreamEvent` and each of its members), the
+  :class:`Accumulator` that assembles them with its per-read :class:`ReadDelta`, and the
+  :class:`Completion` with its parts;
+- every error of the tree (:mod:`sse_core.errors`), to catch by kind;
+- recording for the emulator's replay (:class:`RecordingTransport`, :func:`recording_client`,
+  :func:`recording_async_client`);
+- what a third protocol needs (:func:`register_protocol`, :class:`WireProtocol`,
+  :class:`RequestShape`, :class:`PayloadDecoder`) and the names ``protocol=`` takes
+  (:func:`protocol_names`); a protocol's own request rules are in its module,
+  :mod:`sse_core.protocols`.
 """
 
 from sse_core.completion import Choice, Completion, ReasoningBlock, ToolCall, Usage
@@ -51,8 +71,7 @@ from sse_core.pipeline.anthropic_events import MessagesDecoder
 from sse_core.pipeline.chunks import ChunkDecoder
 from sse_core.pipeline.decoder import StreamDecoder
 from sse_core.pipeline.parser import ServerSentEvent, SSEParser
-from sse_core.pipeline.payloads import parse_usage
-from sse_core.pipeline.reads import ReadDelta, merge_read
+from sse_core.pipeline.reads import ReadDelta
 from sse_core.pipeline.session import StreamSession, decode
 from sse_core.protocols import (
     PayloadDecoder,
@@ -69,7 +88,7 @@ from sse_core.transport.recording import (
     recording_async_client,
     recording_client,
 )
-from sse_core.transport.retry import RetryPolicy, parse_retry_after
+from sse_core.transport.retry import RetryPolicy
 from sse_core.transport.streams import AsyncChatStream, ChatStream
 
 __version__ = "0.1.0"
@@ -133,9 +152,6 @@ __all__ = [
     "UsageUpdate",
     "WireProtocol",
     "decode",
-    "merge_read",
-    "parse_retry_after",
-    "parse_usage",
     "protocol_names",
     "recording_async_client",
     "recording_client",

@@ -41,8 +41,8 @@ from sse_core import (
     ToolCallDelta,
     Usage,
     UsageUpdate,
-    merge_read,
 )
+from sse_core.pipeline.reads import merge_read
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 NOTE = GatewayEvent(name="note", data={"n": 1})

@@ -7,12 +7,13 @@ from typing import Any
 
 import pytest
 
-from sse_core import ErrorFrame, StreamProtocolError, Usage, parse_usage
+from sse_core import ErrorFrame, StreamProtocolError, Usage
 from sse_core.pipeline.payloads import (
     details_text,
     parse_chunk_json,
     parse_error,
     parse_loose,
+    parse_usage,
     thinking_text,
 )
 

@@ -15,8 +15,8 @@ from sse_core import (
     ToolCallDelta,
     Usage,
     UsageUpdate,
-    merge_read,
 )
+from sse_core.pipeline.reads import merge_read
 
 NOTE = GatewayEvent(name="note", data={"n": 1})
 CAP = GatewayEvent(name="cap", data="x")

@@ -20,8 +20,8 @@ from sse_core import (
     RetryPolicy,
     ServerError,
     SSEConnectorError,
-    parse_retry_after,
 )
+from sse_core.transport.retry import parse_retry_after
 from tests.raw_server import response, serving
 
 NOW = 1_700_000_000.0
