@@ -192,8 +192,9 @@ class ChatSSE(BaseChatModel):
         self._pool.close()
 
     async def aclose(self) -> None:
-        """Close the pooled async connections of every event loop, the running loop's
-        awaited (an injected ``http_async_client`` is left open). The model stays usable."""
+        """Close the running loop's pooled async connections (awaited) and those of loops
+        that ended; another running loop's close when it ends or calls ``aclose`` itself (an
+        injected ``http_async_client`` is left open). The model stays usable."""
         await self._pool.aclose()
 
     @field_serializer("base_url")

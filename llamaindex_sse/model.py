@@ -316,8 +316,8 @@ class SSELLM(FunctionCallingLLM):
         pool_of(self).close()
 
     async def aclose(self) -> None:
-        """Close every event loop's pooled async connections, the running loop's awaited
-        (not an injected client); calls still work."""
+        """Close the running loop's pooled async connections (awaited) and ended loops';
+        another running loop's close when it ends or acloses (not an injected client)."""
         await pool_of(self).aclose()
 
     # -- chat ---------------------------------------------------------------------------
