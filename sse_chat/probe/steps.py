@@ -133,8 +133,12 @@ def plan_messages(model: str) -> dict[str, Step]:
         ),
         Step(
             name="failure",
-            what="no messages",
-            payload={"model": model, "max_tokens": 16, "messages": []},
+            what="max_tokens 0",  # the API refuses it; no client rule stops it before
+            payload={
+                "model": model,
+                "max_tokens": 0,
+                "messages": [{"role": "user", "content": "hi"}],
+            },
         ),
     ]
     return {step.name: step for step in steps}
