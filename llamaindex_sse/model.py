@@ -89,8 +89,8 @@ DEFAULT_CONTEXT_WINDOW = 128_000
 
 class SSELLM(FunctionCallingLLM):
     """Chat with any OpenAI-compatible streaming gateway, as a LlamaIndex function-calling LLM;
-    with ``protocol="anthropic"``, with an Anthropic Messages gateway (``/v1/messages``,
-    requests mapped by :mod:`._anthropic`), in place of llama-index's ``Anthropic`` LLM.
+    with ``protocol="anthropic"``, with an Anthropic Messages gateway (``/v1/messages``, the
+    core's rules of it: :mod:`sse_core.protocols`), in place of llama-index's ``Anthropic``.
 
     Reasoning arrives as ``ThinkingBlock``s and ``thinking_delta``, tool calls as
     ``ToolCallBlock``s, usage in ``raw["usage"]`` and ``additional_kwargs``; named SSE
