@@ -1,12 +1,13 @@
 """Root fixtures: the gateway emulator (a real uvicorn server on 127.0.0.1) for every test,
 and the project's wheel, built once for the tests that install it.
 
-Every client the suite makes speaks plain HTTP to loopback, yet httpx loads its whole CA
-bundle (certifi's 140-odd roots) into a new SSL context for each one: 30 to 150 ms a client
-on the CI machine, the larger part of many tests and a third of the suite's time. For the
-session, ``SSL_CERT_FILE`` (honoured by httpx as by OpenSSL, and inherited by the processes
-the tests start) names a bundle of one of those roots, unless the environment already names
-one; no test speaks TLS, so nothing else changes.
+Every client the suite makes speaks plain HTTP to loopback, yet httpx loads a whole CA
+bundle (certifi's or the system's, 140-odd roots) into a new SSL context for each one: 20 to
+150 ms of processor a client, the larger part of many tests. For the session,
+``SSL_CERT_FILE`` (honoured by httpx as by OpenSSL, and inherited by the processes the tests
+start) names a bundle of one of those roots: no test speaks TLS. What does reach the network,
+pip and the wheel build in the install tests, runs with the environment's own CA settings
+(the ``network_env`` fixture).
 """
 
 from __future__ import annotations
@@ -25,31 +26,46 @@ import pytest
 pytest_plugins = ["sse_emulator.pytest_plugin"]
 
 ROOT = Path(__file__).parent.parent
+#: The folder of the one-root bundle, and the environment's own SSL_CERT_FILE (None: unset).
 _CA_DIR: list[str] = []
+_OWN_CERT_FILE: list[str | None] = []
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if "SSL_CERT_FILE" in os.environ or "SSL_CERT_DIR" in os.environ:
-        return
     bundle = Path(certifi.where()).read_text()
     first = re.search(r"-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----\n", bundle, re.S)
     assert first is not None, f"no certificate in {certifi.where()}"
     folder = tempfile.mkdtemp(prefix="sse-connectors-ca-")
     _CA_DIR.append(folder)
+    _OWN_CERT_FILE.append(os.environ.get("SSL_CERT_FILE"))
     path = Path(folder, "one-root.pem")
     path.write_text(first.group(0))
     os.environ["SSL_CERT_FILE"] = str(path)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    for folder in _CA_DIR:
+    for folder, own in zip(_CA_DIR, _OWN_CERT_FILE, strict=True):
         os.environ.pop("SSL_CERT_FILE", None)
+        if own is not None:
+            os.environ["SSL_CERT_FILE"] = own
         shutil.rmtree(folder, ignore_errors=True)
     _CA_DIR.clear()
+    _OWN_CERT_FILE.clear()
 
 
 @pytest.fixture(scope="session")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def network_env() -> dict[str, str]:
+    """The environment with its own CA settings, for a process that reaches the network."""
+    env = dict(os.environ)
+    env.pop("SSL_CERT_FILE", None)
+    own = _OWN_CERT_FILE[0] if _OWN_CERT_FILE else None
+    if own is not None:
+        env["SSL_CERT_FILE"] = own
+    return env
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory, network_env: dict[str, str]) -> Path:
     """The project's wheel (``python -m build --wheel``), built once for the session: the
     packaging test and the core-only install each install it into a fresh virtualenv."""
     dist = tmp_path_factory.mktemp("dist")
@@ -58,6 +74,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
         capture_output=True,
         timeout=300,
+        env=network_env,
     )
     (built,) = dist.glob("sse_connectors-*.whl")
     return built

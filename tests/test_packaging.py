@@ -12,7 +12,9 @@ import pytest
 
 
 @pytest.mark.slow
-def test_wheel_installs_into_a_fresh_venv_and_imports(tmp_path: Path, wheel: Path) -> None:
+def test_wheel_installs_into_a_fresh_venv_and_imports(
+    tmp_path: Path, wheel: Path, network_env: dict[str, str]
+) -> None:
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
@@ -21,6 +23,7 @@ def test_wheel_installs_into_a_fresh_venv_and_imports(tmp_path: Path, wheel: Pat
         check=True,
         capture_output=True,
         timeout=300,
+        env=network_env,
     )
     # Found, not imported: importing sse_emulator needs uvicorn (an extra; below).
     probe = (

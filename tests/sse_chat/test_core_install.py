@@ -19,7 +19,9 @@ CLI = "pip install 'sse-connectors[cli]'"
 
 
 @pytest.fixture(scope="module")
-def bin_dir(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
+def bin_dir(
+    tmp_path_factory: pytest.TempPathFactory, wheel: Path, network_env: dict[str, str]
+) -> Path:
     """A fresh virtualenv holding the wheel (the session's) with its two dependencies and
     no extra."""
     home = tmp_path_factory.mktemp("core-install")
@@ -31,6 +33,7 @@ def bin_dir(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
             check=True,
             capture_output=True,
             timeout=300,
+            env=network_env,
         )
     return python.parent
 
