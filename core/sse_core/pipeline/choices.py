@@ -48,21 +48,21 @@ class ChoiceParts:
     )
 
     def __init__(self) -> None:
-        self.content = Pieces()
-        self.reasoning = Pieces()
-        self.refusal = Pieces()
+        self.content: Pieces = Pieces()
+        self.reasoning: Pieces = Pieces()
+        self.refusal: Pieces = Pieces()
         self.calls: dict[int, CallParts] = {}
-        self.fragments = 0  # tool-call fragments so far: the sequence number of the next
+        self.fragments: int = 0  # tool-call fragments so far: the sequence number of the next
         self.order: list[int] = []  # the call of each fragment, by sequence number
         self.finish: Finish | None = None  # the last Finish, and how many came
-        self.finishes = 0
+        self.finishes: int = 0
         self.finish_reason: str | None = None
         self.stop_reason: str | None = None
         self.stop_sequence: str | None = None
         # Reasoning blocks closed by a signature or redacted (built once, as they close),
         # and the reasoning piece where the open block began.
         self.blocks: list[ReasoningBlock] = []
-        self.opened = 0
+        self.opened: int = 0
         self.citations: list[Mapping[str, Any]] = []  # as sent, in order
 
     def close_block(self, signature: str | None, redacted: str | None) -> None:
