@@ -16,6 +16,7 @@ from sse_emulator.server.anthropic import answer_messages
 from sse_emulator.server.chat import ChatRequest, answer_chat
 from sse_emulator.server.checks import check_access, fault_problem
 from sse_emulator.server.control import control, lifespan, models
+from sse_emulator.server.openai_responses import answer_responses
 from sse_emulator.server.record import Recorder, mask
 from sse_emulator.server.responses import (
     BodyTooLarge,
@@ -126,11 +127,28 @@ class EmulatorApp:
     async def _chat(self, send: Send, request: ChatRequest, watcher: DisconnectWatcher) -> None:
         """Answer a chat request from the assistant, or from the recording being replayed."""
         anthropic = request.dialect.protocol == "anthropic"
-        if self.replay is None:
+        counters = self.state.counters
+        if self.replay is not None:
+            await self._replay(send, request, watcher, self.replay, anthropic=anthropic)
+        elif request.dialect.protocol == "responses":
+            stored = self.state.stored
+            await answer_responses(
+                send, request, watcher, api_key=self.api_key, counters=counters, stored=stored
+            )
+        else:
             answer = answer_messages if anthropic else answer_chat
-            counters = self.state.counters
             await answer(send, request, watcher, api_key=self.api_key, counters=counters)
-            return
+
+    async def _replay(
+        self,
+        send: Send,
+        request: ChatRequest,
+        watcher: DisconnectWatcher,
+        recording: Recording,
+        *,
+        anthropic: bool,
+    ) -> None:
+        """Answer a chat request with the recording's next response."""
         # Replay: the fault header's status faults and the key still apply; the body
         # is not read, since the recording's next response answers any request.
         rid = request.request_id
@@ -139,9 +157,9 @@ class EmulatorApp:
             await send_problem(send, request.dialect, faults, request_id=rid)
             return
         counted = fault_problem(faults, self.state.counters, request.fault_key)
-        response = pick(self.replay, self.state.replayed.take()) if counted is None else None
+        response = pick(recording, self.state.replayed.take()) if counted is None else None
         if counted is not None or response is None:
-            problem = counted or exhausted(self.replay)
+            problem = counted or exhausted(recording)
             await send_problem(send, request.dialect, problem, request_id=rid)
             return
         arrived = request.arrived if self.replay_timing else None

@@ -1,5 +1,5 @@
-"""What outlives a single request: the record, the fault counters, the replay position
-and the stop flag."""
+"""What outlives a single request: the record, the fault counters, the replay position,
+the stored Responses API responses and the stop flag."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from sse_emulator.assistant.conversations import ResponseStore
 from sse_emulator.server.record import Recorder, RequestRecord
 from sse_emulator.wire.faults import FaultCounters
 
@@ -51,6 +52,7 @@ class EmulatorState:
         self.recorder: Recorder = Recorder(record_limit)
         self.counters: FaultCounters = FaultCounters()
         self.replayed: Cursor = Cursor()
+        self.stored: ResponseStore = ResponseStore()
         self.stopping: threading.Event = threading.Event()
         self.on_finished = on_finished
 
@@ -61,7 +63,8 @@ class EmulatorState:
             self.on_finished(record)
 
     def reset(self) -> None:
-        """Forget every recorded request and every fault count; rewind a replay."""
+        """Forget every recorded request, fault count and stored response; rewind a replay."""
         self.recorder.clear()
+        self.stored.clear()
         self.counters.clear()
         self.replayed.rewind()

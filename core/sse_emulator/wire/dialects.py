@@ -4,9 +4,10 @@ A :class:`Dialect` is data, not code: which envelope fields a chunk carries, whe
 ``index`` of a choice sits, how tool calls travel, where usage goes, whether
 ``[DONE]`` ends the stream and what a mid-stream failure looks like. The renderer in
 :mod:`sse_emulator.wire.render` reads these tables; the seed each row comes from is
-named on the row. ``anthropic`` speaks another protocol (Anthropic's Messages API at
-``/v1/messages``); only its name, path, headers and error shape live here, its wire is
-:mod:`sse_emulator.wire.anthropic`.
+named on the row. ``anthropic`` and ``responses`` speak other protocols (Anthropic's
+Messages API at ``/v1/messages``, OpenAI's Responses API at ``/v1/responses``); only their
+name, path, headers and error shape live here, their wires are
+:mod:`sse_emulator.wire.anthropic` and :mod:`sse_emulator.wire.openai_responses`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ UsageDetail = Literal["basic", "openai", "aivene"]
 IndexStyle = Literal["first", "after-delta", "none"]
 MidStreamError = Literal["frame", "chunk", "http502"]
 RefusalStyle = Literal["delta", "content", "content-filter"]
-Protocol = Literal["chat_completions", "anthropic"]
+Protocol = Literal["chat_completions", "anthropic", "responses"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -54,7 +55,8 @@ class Dialect:
             ``content_filter`` finish with no content.
         headers: Headers of a streaming response.
         error_param: Whether JSON error objects carry ``"param": null``.
-        protocol: ``chat_completions``, or ``anthropic`` for the Messages API.
+        protocol: ``chat_completions``, ``anthropic`` (the Messages API) or ``responses``
+            (OpenAI's Responses API).
         path: The chat path after the prefix.
     """
 
@@ -206,13 +208,32 @@ ANTHROPIC = Dialect(
     path="/v1/messages",
 )
 
+#: OpenAI's Responses API as api.openai.com streams it (``event:`` lines naming each
+#: ``response.*`` type; the mid-stream failure is its ``error`` event). Its base URL is
+#: OpenAI's (``/v1``): clients append ``/responses``.
+RESPONSES = Dialect(
+    name="responses",
+    prefix="",
+    id_prefix="resp_",
+    stream_error={
+        "message": "The server had an error while processing your request. Sorry about that!",
+        "type": "server_error",
+        "param": None,
+        "code": "server_error",
+    },
+    headers=(_SSE_UTF8, _NO_CACHE, _KEEP_ALIVE),
+    error_param=True,
+    protocol="responses",
+    path="/v1/responses",
+)
+
 #: Every chat-completions dialect by name: the choices of the default dialect, the one
 #: of the unprefixed ``/v1/chat/completions``.
 DIALECTS: dict[str, Dialect] = {
     d.name: d for d in (OPENAI, SHROUD, STREAMCHAT, SPASS, GATEWAY, AIVENE)
 }
 #: Every dialect served, whatever its protocol.
-ALL_DIALECTS: dict[str, Dialect] = DIALECTS | {ANTHROPIC.name: ANTHROPIC}
+ALL_DIALECTS: dict[str, Dialect] = DIALECTS | {ANTHROPIC.name: ANTHROPIC, RESPONSES.name: RESPONSES}
 
 
 def route(path: str, *, default: Dialect = OPENAI) -> Dialect | None:
@@ -224,13 +245,16 @@ def route(path: str, *, default: Dialect = OPENAI) -> Dialect | None:
 
     Returns:
         The dialect, or ``None`` when the path is not a chat path. The unprefixed
-        ``/v1/messages`` is Anthropic's whatever the default.
+        ``/v1/messages`` is Anthropic's and ``/v1/responses`` OpenAI's Responses API,
+        whatever the default.
     """
     path = path.rstrip("/")
     if path == "/spass/c1/chat":
         return SPASS
     if path == ANTHROPIC.path:
         return ANTHROPIC
+    if path in (RESPONSES.path, "/responses"):
+        return RESPONSES
     for dialect in ALL_DIALECTS.values():
         if dialect.prefix and path == dialect.prefix + dialect.path:
             return dialect

@@ -54,6 +54,17 @@ CATALOG: dict[str, dict[str, Param]] = {
     "usage-late": {},
     "usage-output-only": {},
     "usage-twice": {},
+    # The Responses API's gateway variants (``responses`` only; wire/openai_responses.py).
+    "output-empty": {},
+    "output-reordered": {},
+    "lost-delta": {},
+    "item-id-per-event": {},
+    "done-marker": {},
+    "arguments-done-only": {},
+    "interleaved-arguments": {},
+    "web-search": {},
+    "reasoning-text": {},
+    "response-failed": {"after": (int, 1000000)},
 }
 #: Faults answered with an HTTP error status instead of a completion.
 STATUS_FAULTS = (
