@@ -18,8 +18,8 @@ from langchain_core.messages import BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from langchain_sse._outbound import Outbound, check_query, drop_disabled, pop_call_options
+from langchain_sse._tools import build_response_format
 from langchain_sse._turns import to_turns
-from sse_core import ConfigurationError
 from sse_core.protocols import anthropic
 
 if TYPE_CHECKING:
@@ -84,14 +84,15 @@ def bind_anthropic_tools(
     kwargs: dict[str, Any],
 ) -> list[Block]:
     """``bind_tools`` on this protocol: the tools and choice in the Messages API's shape,
-    ``strict`` on each tool, ``parallel_tool_calls`` folded into the choice, no
-    ``response_format`` (the API has none), as ChatAnthropic binds them.
+    ``strict`` on each tool, ``parallel_tool_calls`` folded into the choice, as ChatAnthropic
+    binds them; a ``response_format`` schema is bound too, sent as the API's native
+    ``output_config.format`` (the core's :func:`~sse_core.protocols.anthropic.output_format`).
 
     Raises:
-        ValueError: A ``response_format``, or a choice that names none.
+        ValueError: A choice that names none.
     """
     if response_format is not None:
-        raise ConfigurationError(anthropic.NO_RESPONSE_FORMAT)
+        kwargs["response_format"] = build_response_format(response_format, strict=strict)
     formatted = format_anthropic_tools(tools)
     if strict is not None:
         formatted = [{**tool, "strict": strict} for tool in formatted]
@@ -99,6 +100,13 @@ def bind_anthropic_tools(
     if choice is not None:
         kwargs["tool_choice"] = choice
     return formatted
+
+
+def sent_max_tokens(model: ChatSSE) -> int | None:
+    """The ``max_tokens`` to send: None while the field holds what the protocol's rule filled
+    in at construction (the rule then fills it for the call's own thinking)."""
+    filled = model._default_max_tokens
+    return None if filled is not None and model.max_tokens == filled else model.max_tokens
 
 
 def anthropic_outbound(
@@ -117,7 +125,7 @@ def anthropic_outbound(
     """
     options = pop_call_options(kwargs)
     params: dict[str, Any] = {
-        "max_tokens": model.max_tokens,
+        "max_tokens": sent_max_tokens(model),
         "stop": (stop if stop is not None else model.stop) or None,
         "temperature": model.temperature,
         "thinking": model.thinking,

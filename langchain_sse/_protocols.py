@@ -4,7 +4,7 @@ The core holds everything about a protocol that no framework needs (:mod:`sse_co
 its decoder, request shape and request rules); what ChatSSE needs on top is here, one entry
 per protocol: how a call's LangChain messages, fields and kwargs become the request, how
 ``bind_tools`` binds tools and their choice, whether the protocol has OpenAI's
-``response_format`` (else structured output is a forced tool call), and which fields say more
+a JSON mode, and which fields say more
 about the model in traces. Events come back the same way for every protocol (the core's
 StreamEvents), so nothing else in ChatSSE looks at the protocol's name: a protocol without an
 entry here is refused at construction, naming the ones there are.
@@ -12,8 +12,8 @@ entry here is refused at construction, naming the ones there are.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -29,7 +29,14 @@ if TYPE_CHECKING:
 
     from langchain_sse.model import ChatSSE
 
-__all__ = ["MAPPINGS", "ProtocolMapping", "bind_tools", "mapping_of", "model_request"]
+__all__ = [
+    "MAPPINGS",
+    "ProtocolMapping",
+    "bind_tools",
+    "check_foreign",
+    "mapping_of",
+    "model_request",
+]
 
 #: Makes one call's request: (model, messages, stop, call kwargs) to what is sent.
 OutboundBuilder = Callable[
@@ -50,28 +57,48 @@ class ProtocolMapping:
     Attributes:
         outbound: Makes one call's request (:data:`OutboundBuilder`).
         bind_tools: Binds tools and their choice (:data:`ToolBinder`).
-        response_format: The protocol has OpenAI's ``response_format``; else
-            ``with_structured_output`` is a forced tool call whatever the method.
+        json_mode: The protocol has a JSON mode (OpenAI's ``response_format``
+            ``json_object``); else ``with_structured_output(method="json_mode")`` asks for
+            its schema as ``json_schema`` does (a schema is needed).
         identity: ChatSSE's fields that identify a model in traces on this protocol, besides
             the common ones.
+        foreign: ChatSSE's request fields this protocol cannot carry, each with what to use
+            instead: set to anything but its default, the field is refused by name at
+            construction (never dropped in silence).
     """
 
     outbound: OutboundBuilder
     bind_tools: ToolBinder
-    response_format: bool
+    json_mode: bool
     identity: tuple[str, ...] = ()
+    foreign: Mapping[str, str] = field(default_factory=dict)
 
+
+#: Why ``thinking`` is refused on a protocol without Anthropic's field.
+THINKING_ELSEWHERE = (
+    "it is Anthropic Messages' field (protocol='anthropic'); ask for reasoning with "
+    "reasoning_effort, or send a gateway's own field with model_kwargs"
+)
+#: Why ``reasoning_passback`` is refused on a protocol that sends reasoning back itself.
+PASSBACK_ELSEWHERE = (
+    "this protocol always sends an earlier answer's reasoning back as the API requires it "
+    "(signed, byte-exact); reasoning_passback is chat completions' reasoning_content"
+)
 
 #: Every protocol ChatSSE speaks, by the core's name of it.
 MAPPINGS: dict[str, ProtocolMapping] = {
     "chat_completions": ProtocolMapping(
-        outbound=model_outbound, bind_tools=bind_chat_tools, response_format=True
+        outbound=model_outbound,
+        bind_tools=bind_chat_tools,
+        json_mode=True,
+        foreign={"thinking": THINKING_ELSEWHERE},
     ),
     "anthropic": ProtocolMapping(
         outbound=anthropic_outbound,
         bind_tools=bind_anthropic_tools,
-        response_format=False,
+        json_mode=False,
         identity=("protocol", "thinking"),
+        foreign={"reasoning_passback": PASSBACK_ELSEWHERE},
     ),
 }
 
@@ -87,6 +114,19 @@ def mapping_of(protocol: object) -> ProtocolMapping:
         choices = ", ".join(repr(name) for name in MAPPINGS)
         raise ConfigurationError(f"protocol must be one of {choices}, got {protocol!r}")
     return found
+
+
+def check_foreign(model: ChatSSE) -> None:
+    """Refuse a field set on ``model`` that its protocol cannot carry.
+
+    Raises:
+        ConfigurationError: Naming the field, the protocol and what to use instead.
+    """
+    for name, instead in mapping_of(model.protocol).foreign.items():
+        if getattr(model, name) not in (None, False):
+            raise ConfigurationError(
+                f"{name} does not apply to protocol={model.protocol!r}: {instead}"
+            )
 
 
 def model_request(

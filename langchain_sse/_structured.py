@@ -1,7 +1,10 @@
 """``with_structured_output`` for ChatSSE: bind the request, then parse the message.
 
 Three methods, as in ChatOpenAI: ``function_calling`` (one forced tool call),
-``json_schema`` (``response_format`` with the schema) and ``json_mode`` (any JSON object).
+``json_schema`` (``response_format`` with the schema, which each protocol sends as its own
+structured output: Anthropic's ``output_config.format``, as ChatAnthropic sends it; it works
+with thinking on) and ``json_mode`` (any JSON object; with a schema, on a protocol without a
+JSON mode, the same as ``json_schema``).
 The parsers are langchain-core's; they raise ``ModelRefusalError`` when the message's
 content blocks hold a refusal, which the ``sse`` translator adds for ``refusal`` text and
 for a ``content_filter`` finish.
@@ -135,14 +138,15 @@ def build_structured_output(
     """The runnable ``ChatSSE.with_structured_output`` returns (see there)."""
     if strict is not None and method == "json_mode":
         raise ValueError("strict is not supported with method='json_mode'")
-    if not mapping_of(model.protocol).response_format and method != "function_calling":
-        # No response_format in this protocol: every method is a forced tool call.
+    if method == "json_mode" and not mapping_of(model.protocol).json_mode:
+        # No JSON mode in this protocol: the schema is asked for natively, as json_schema.
         if schema is None:
             raise ValueError(
-                f"with_structured_output(method={method!r}) needs a schema with "
-                f"protocol={model.protocol!r} (the answer is a forced tool call)"
+                f"with_structured_output(method='json_mode') needs a schema with "
+                f"protocol={model.protocol!r}, which has no JSON mode (the schema is sent as "
+                "its structured output)"
             )
-        method = "function_calling"
+        method = "json_schema"
     bound = _bind_request(model, schema, method, strict, **kwargs)
     parser = _pick_parser(schema, method)
     if not include_raw:

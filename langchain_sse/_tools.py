@@ -18,7 +18,6 @@ from langchain_core.utils.function_calling import (
 )
 
 if TYPE_CHECKING:
-
     pass
 
 __all__ = [

@@ -12,7 +12,7 @@ protocol without an entry here is refused at construction, naming the ones there
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from llama_index.core.base.llms.types import ChatMessage
@@ -21,7 +21,7 @@ from llamaindex_sse._anthropic import build_anthropic_request
 from llamaindex_sse._outbound import Headers, build_request
 from sse_core import ConfigurationError
 
-__all__ = ["MAPPINGS", "ProtocolMapping", "RequestBuilder", "mapping_of"]
+__all__ = ["MAPPINGS", "ProtocolMapping", "RequestBuilder", "check_foreign", "mapping_of"]
 
 
 class RequestBuilder(Protocol):
@@ -48,23 +48,40 @@ class ProtocolMapping:
             (``additional_kwargs`` always comes last).
         message_usage: The response's message carries the usage and stop reason in its
             ``additional_kwargs``, as llama-index's own LLM of the protocol gives them.
+        foreign: SSELLM's request fields this protocol cannot carry, each with what to use
+            instead: set to anything but its default, the field is refused by name at
+            construction (never dropped in silence).
     """
 
     build_request: RequestBuilder
     settings: tuple[str, ...]
     message_usage: bool = False
+    foreign: Mapping[str, str] = field(default_factory=dict)
 
+
+#: Why ``thinking_dict`` is refused on a protocol without Anthropic's field.
+THINKING_ELSEWHERE = (
+    "it is Anthropic Messages' thinking (protocol='anthropic'); ask for reasoning with "
+    "reasoning_effort, or send a gateway's own field with additional_kwargs"
+)
+#: Why ``reasoning_passback`` is refused on a protocol that sends reasoning back itself.
+PASSBACK_ELSEWHERE = (
+    "this protocol always sends an earlier answer's reasoning back as the API requires it "
+    "(signed, byte-exact); reasoning_passback is chat completions' reasoning_content"
+)
 
 #: Every protocol SSELLM speaks, by the core's name of it.
 MAPPINGS: dict[str, ProtocolMapping] = {
     "chat_completions": ProtocolMapping(
         build_request=build_request,
         settings=("temperature", "reasoning_effort", "max_tokens", "stop"),
+        foreign={"thinking_dict": THINKING_ELSEWHERE},
     ),
     "anthropic": ProtocolMapping(
         build_request=build_anthropic_request,
         settings=("max_tokens", "temperature", "stop", "thinking_dict", "reasoning_effort"),
         message_usage=True,
+        foreign={"reasoning_passback": PASSBACK_ELSEWHERE},
     ),
 }
 
@@ -80,3 +97,16 @@ def mapping_of(protocol: object) -> ProtocolMapping:
         choices = ", ".join(repr(name) for name in MAPPINGS)
         raise ConfigurationError(f"protocol must be one of {choices}, got {protocol!r}")
     return found
+
+
+def check_foreign(fields: Mapping[str, Any]) -> None:
+    """Refuse a field set in ``fields`` (SSELLM's values by name) that its protocol cannot
+    carry.
+
+    Raises:
+        ConfigurationError: Naming the field, the protocol and what to use instead.
+    """
+    protocol = fields["protocol"]
+    for name, instead in mapping_of(protocol).foreign.items():
+        if fields.get(name) not in (None, False):
+            raise ConfigurationError(f"{name} does not apply to protocol={protocol!r}: {instead}")

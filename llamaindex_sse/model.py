@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 from llama_index.core.base.llms.generic_utils import (
@@ -35,10 +35,7 @@ from llama_index.core.base.llms.types import (
     LLMMetadata,
 )
 from llama_index.core.bridge.pydantic import (
-    ConfigDict,
-    Field,
     PrivateAttr,
-    SecretStr,
     ValidationError,
     field_serializer,
     model_validator,
@@ -51,16 +48,21 @@ from llama_index.core.llms.llm import ToolSelection
 from llamaindex_sse import _hooks  # noqa: F401 - registers SSELLM's hooks
 from llamaindex_sse._closing import aclose_after, close_after, collecting, track
 from llamaindex_sse._connection import (
-    MAX_CONNECTIONS,
-    MAX_CONNECTIONS_DOC,
     check_fields,
     drop_secrets,
     public_url,
 )
+from llamaindex_sse._fields import SSELLMFields
 from llamaindex_sse._outbound import Headers
-from llamaindex_sse._protocols import mapping_of
+from llamaindex_sse._protocols import check_foreign, mapping_of
 from llamaindex_sse._settings import SettingsCache, pool_of
 from llamaindex_sse._streams import aread_whole, astream_responses, read_whole, stream_responses
+from llamaindex_sse._structured import (
+    NativeProgram,
+    apredict_natively,
+    needs_native,
+    predict_natively,
+)
 from llamaindex_sse._tools import (
     add_user_message,
     keep_first_tool_call,
@@ -69,25 +71,21 @@ from llamaindex_sse._tools import (
     stop_reason_of,
     streaming_program,
 )
-from sse_core import ChatClient, ClientConfig, ClientPool, ConfigurationError, Timeouts
+from sse_core import ChatClient, ClientConfig, ClientPool, ConfigurationError
 from sse_core._names import validation_summary
-from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 from sse_core.protocols import wire_protocol
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Generator
 
-    from llama_index.core.prompts import PromptTemplate
+    from llama_index.core.prompts import BasePromptTemplate, PromptTemplate
     from llama_index.core.tools.types import BaseTool
-    from llama_index.core.types import Model
+    from llama_index.core.types import BasePydanticProgram, Model
 
 __all__ = ["SSELLM"]
 
-#: The context window assumed when none is given: what current gateway models offer.
-DEFAULT_CONTEXT_WINDOW = 128_000
 
-
-class SSELLM(FunctionCallingLLM):
+class SSELLM(SSELLMFields):
     """Chat with any OpenAI-compatible streaming gateway, as a LlamaIndex function-calling LLM;
     with ``protocol="anthropic"``, with an Anthropic Messages gateway (``/v1/messages``, the
     core's rules of it: :mod:`sse_core.protocols`), in place of llama-index's ``Anthropic``.
@@ -116,101 +114,6 @@ class SSELLM(FunctionCallingLLM):
             work (``base_url``, ``api_key``, ``timeout``, ...); the message names the field.
     """
 
-    # A ValidationError would otherwise quote the whole input, default_headers included.
-    model_config: ClassVar[ConfigDict] = ConfigDict(hide_input_in_errors=True)
-
-    model: str = Field(description="The model name sent to the gateway.")
-    base_url: str = Field(
-        description="Gateway URL with its version prefix, e.g. http://host/v1 "
-        "(default: the SSE_BASE_URL environment variable)."
-    )
-    api_key: SecretStr | None = Field(
-        default=None,
-        exclude=True,
-        repr=False,
-        description="Bearer key (default: SSE_API_KEY); never serialized, shown or pickled.",
-    )
-    path: str | None = Field(
-        default=None,
-        description="Joined onto base_url's path, before base_url's query (None: the "
-        "protocol's, /chat/completions, or /v1/messages: /messages after a base_url in /v1).",
-    )
-    protocol: str = Field(
-        default="chat_completions",
-        description="The gateway's API, one of the core's protocols "
-        "(sse_core.protocol_names()): 'chat_completions' (OpenAI chat completions, the "
-        "default) or 'anthropic' (Anthropic Messages).",
-    )
-    auth: Literal["bearer", "x-api-key"] | None = Field(
-        default=None,
-        description="How api_key is sent (None: the protocol's; bearer, anthropic x-api-key).",
-    )
-    default_query: dict[str, str] = Field(
-        default_factory=dict,
-        exclude=True,
-        repr=False,
-        description="Query parameters sent with every request (Azure-style gateways: "
-        "{'api-version': ...}), besides any in base_url; may hold credentials: never "
-        "serialized, shown or pickled.",
-    )
-    temperature: float | None = Field(default=None, description="Sampling temperature.")
-    reasoning_effort: str | None = Field(
-        default=None,
-        description="reasoning_effort for gateways that take it (low, medium, high); "
-        "not sent when None.",
-    )
-    max_tokens: int | None = Field(
-        default=None,
-        description="Most tokens to generate (None: not sent on chat completions; on "
-        "protocol='anthropic', which requires it, 1024 after thinking's budget, as "
-        "ChatSSE and ChatAnthropic send it).",
-    )
-    thinking_dict: dict[str, Any] | None = Field(
-        default=None,
-        description="protocol='anthropic': the request's thinking, e.g. {'type': 'enabled', "
-        "'budget_tokens': 1024} (below max_tokens), as llama-index's Anthropic LLM names it.",
-    )
-    stop: list[str] | None = Field(default=None, description="Stop sequences.")
-    timeout: float | Timeouts | None = Field(
-        default_factory=Timeouts, description="Seconds for every phase, or sse_core.Timeouts."
-    )
-    max_retries: int = Field(default=2, ge=0, description="Retries before the first byte.")
-    default_headers: dict[str, str] = Field(
-        default_factory=dict,
-        exclude=True,
-        repr=False,
-        description="Headers sent with every request (may hold credentials: never serialized "
-        "or pickled; their values are masked in error messages). None means no headers.",
-    )
-    extra_body: dict[str, Any] = Field(
-        default_factory=dict, description="Merged into every request body by the transport."
-    )
-    additional_kwargs: dict[str, Any] = Field(
-        default_factory=dict, description="Request parameters added to every call."
-    )
-    include_usage: bool = Field(default=True, description="Ask for stream usage.")
-    invoke_streaming: bool = Field(
-        default=True,
-        description="chat/achat/complete/acomplete stream the answer, which is what detects a "
-        "cut answer. False sends stream: false and decodes the one JSON answer into the same "
-        "response, for gateways whose streaming path is buggier than their JSON one (LiteLLM "
-        "drops delta.refusal from streams). stream_chat/astream_chat always stream.",
-    )
-    reasoning_passback: bool = Field(
-        default=False,
-        description="Send ThinkingBlocks of earlier assistant turns back as reasoning_content.",
-    )
-    context_window: int = Field(
-        default=DEFAULT_CONTEXT_WINDOW,
-        gt=0,
-        description="Tokens the model takes in (default 128000, what current gateway models "
-        "offer; LlamaIndex's own default is 3900). Agents size their memory by it: set the "
-        "model's real window.",
-    )
-    is_function_calling_model: bool = Field(default=True)
-    max_event_bytes: int = Field(default=DEFAULT_MAX_EVENT_BYTES, gt=0)
-    max_connections: int = Field(default=MAX_CONNECTIONS, ge=1, description=MAX_CONNECTIONS_DOC)
-
     _pool: ClientPool = PrivateAttr(default_factory=ClientPool)
 
     @functools.cached_property
@@ -233,6 +136,7 @@ class SSELLM(FunctionCallingLLM):
             super().__init__(**checked)
         except ValidationError as exc:
             raise ConfigurationError(validation_summary(type(self).__name__, exc)) from None
+        check_foreign(self.__dict__)
         self._pool = ClientPool(http_client, async_http_client)
 
     @model_validator(mode="before")
@@ -462,6 +366,40 @@ class SSELLM(FunctionCallingLLM):
 
     # -- structured output, streamed -----------------------------------------------------
 
+    def _structured_program(
+        self, output_cls: type[Model], prompt: BasePromptTemplate
+    ) -> BasePydanticProgram[Model]:
+        if needs_native(self.protocol, self.thinking_dict):
+            return NativeProgram(self, output_cls, prompt)
+        return streaming_program(self, output_cls, prompt)
+
+    def structured_predict(
+        self,
+        output_cls: type[Model],
+        prompt: PromptTemplate,
+        llm_kwargs: dict[str, Any] | None = None,
+        **prompt_args: Any,
+    ) -> Model:
+        """LlamaIndex's ``structured_predict``; where the protocol refuses a forced tool call
+        with this thinking, the answer's own format (:mod:`._structured`)."""
+        if not needs_native(self.protocol, self.thinking_dict):
+            found = super().structured_predict(output_cls, prompt, llm_kwargs, **prompt_args)
+            return cast("Model", found)
+        return predict_natively(self, output_cls, prompt, llm_kwargs, prompt_args)
+
+    async def astructured_predict(
+        self,
+        output_cls: type[Model],
+        prompt: PromptTemplate,
+        llm_kwargs: dict[str, Any] | None = None,
+        **prompt_args: Any,
+    ) -> Model:
+        """:meth:`structured_predict`, async."""
+        if not needs_native(self.protocol, self.thinking_dict):
+            found = await super().astructured_predict(output_cls, prompt, llm_kwargs, **prompt_args)
+            return cast("Model", found)
+        return await apredict_natively(self, output_cls, prompt, llm_kwargs, prompt_args)
+
     def _structured_stream_call(
         self,
         output_cls: type[Model],
@@ -470,8 +408,9 @@ class SSELLM(FunctionCallingLLM):
         **prompt_args: Any,
     ) -> Generator[Any, None, None]:
         """LlamaIndex's hook under ``stream_structured_predict``: the tool is required, as
-        in ``structured_predict`` (see :func:`._tools.streaming_program`)."""
-        program = streaming_program(self, output_cls, prompt)
+        in ``structured_predict`` (see :func:`._tools.streaming_program`), or the answer's own
+        format (as :meth:`structured_predict`)."""
+        program = self._structured_program(output_cls, prompt)
         return program.stream_call(llm_kwargs=llm_kwargs, **prompt_args)
 
     async def _structured_astream_call(
@@ -482,7 +421,7 @@ class SSELLM(FunctionCallingLLM):
         **prompt_args: Any,
     ) -> AsyncGenerator[Any, None]:
         """:meth:`_structured_stream_call` for ``astream_structured_predict``."""
-        program = streaming_program(self, output_cls, prompt)
+        program = self._structured_program(output_cls, prompt)
         return await program.astream_call(llm_kwargs=llm_kwargs, **prompt_args)
 
     def get_tool_calls_from_response(

@@ -8,6 +8,7 @@ nearby request that keeps it (a 200, so the check is not broader than the API's)
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import httpx
@@ -339,3 +340,40 @@ def test_no_message_is_refused(client: httpx.Client) -> None:
     assert refused(client, body_of() | {"messages": []}) == (
         "messages: at least one message is required"
     )
+
+
+OPEN = {"type": "object", "properties": {"setup": {"type": "string"}}}
+CLOSED = {**OPEN, "additionalProperties": False}
+
+
+@pytest.mark.parametrize(
+    ("output_format", "said"),
+    [
+        ({"type": "json_schema", "schema": OPEN}, "'additionalProperties' must be explicitly"),
+        (
+            {"type": "json_schema", "schema": {"type": "array", "items": OPEN}},
+            "'additionalProperties' must be explicitly",
+        ),
+        ({"type": "json", "schema": CLOSED}, "output_config.format.type: Input should be"),
+    ],
+    ids=["open-object", "open-object-inside", "wrong-type"],
+)
+def test_structured_output_the_api_does_not_take_is_refused(
+    client: httpx.Client, output_format: dict[str, Any], said: str
+) -> None:
+    body = body_of(output_config={"format": output_format})
+    assert said in refused(client, body)
+
+
+@pytest.mark.parametrize("thinking", [None, THINKING], ids=["plain", "thinking"])
+def test_structured_output_with_closed_objects_is_answered_with_its_json(
+    client: httpx.Client, thinking: dict[str, Any] | None
+) -> None:
+    fields: dict[str, Any] = {
+        "output_config": {"format": {"type": "json_schema", "schema": CLOSED}}
+    }
+    if thinking is not None:
+        fields["thinking"] = thinking
+    found = answered(client, body_of(**fields))
+    (text,) = [block["text"] for block in found["content"] if block["type"] == "text"]
+    assert set(json.loads(text)) == {"setup"}

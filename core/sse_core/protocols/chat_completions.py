@@ -8,20 +8,93 @@
   refused, as a stream of one answer cannot show several.
 - ``max_tokens``: none unless set.
 
+The rules OpenAI documents for a request, applied to every body before it is sent
+(:func:`check_request`; the emulator refuses the same requests, docs/emulator.md):
+
+- ``stream_options`` only with ``stream: true`` (dropped from a whole-answer request);
+- ``reasoning_effort`` is one of :data:`EFFORTS` (another value is refused by name: the API
+  answers 400 ``invalid_value``; a gateway's own value goes in ``extra_body``, sent as given);
+- a reasoning model (o1, o3, o4, gpt-5 families) takes ``max_completion_tokens`` and refuses
+  ``max_tokens``: ``max_tokens`` is sent as ``max_completion_tokens`` to those models, as
+  langchain-openai sends it;
+- a ``tool`` message answers a call of the assistant message before its run of tool
+  messages (an orphan result is refused before it is sent, naming the message).
+
 The messages themselves are OpenAI's, which both frameworks already speak: each adapter maps
 its own (its table's chat-completions entry).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from sse_core._choices import check_choices
+from sse_core.errors import ConfigurationError
 from sse_core.pipeline.chunks import ChunkDecoder
 from sse_core.protocols.registry import RequestShape, WireProtocol, register_protocol
 
-__all__ = ["CHAT_COMPLETIONS", "chat_body"]
+__all__ = ["CHAT_COMPLETIONS", "EFFORTS", "chat_body", "check_request", "reasoning_model"]
+
+#: The ``reasoning_effort`` values OpenAI takes.
+EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh")
+_REASONING_MODEL = re.compile(r"(?:.*/)?(?:o1|o3|o4|gpt-5)(?:$|[-.:_])", re.IGNORECASE)
+
+
+def reasoning_model(model: object) -> bool:
+    """Whether ``model`` names an OpenAI reasoning model (the o1, o3, o4 and gpt-5 families,
+    also behind a gateway's ``provider/`` prefix), which refuses ``max_tokens``."""
+    return isinstance(model, str) and _REASONING_MODEL.match(model) is not None
+
+
+def check_request(body: dict[str, Any], extra_body: Mapping[str, Any] | None = None) -> None:
+    """Apply OpenAI's request rules to ``body`` in place (see the module's docstring); what
+    the caller put in ``extra_body`` is sent as given.
+
+    Raises:
+        ConfigurationError: An unknown ``reasoning_effort``, or a ``tool`` message that
+            answers no call of the assistant message before it.
+    """
+    given = extra_body or {}
+    effort = body.get("reasoning_effort")
+    if effort is not None and effort not in EFFORTS and "reasoning_effort" not in given:
+        raise ConfigurationError(
+            f"reasoning_effort must be one of {', '.join(map(repr, EFFORTS))} on "
+            f"chat completions, got {effort!r} (a gateway's own value: extra_body)"
+        )
+    if (
+        body.get("max_tokens") is not None
+        and "max_tokens" not in given
+        and "max_completion_tokens" not in body
+        and reasoning_model(body.get("model"))
+    ):
+        body["max_completion_tokens"] = body.pop("max_tokens")
+    messages = body.get("messages")
+    if isinstance(messages, list):
+        _check_tool_messages(messages)
+
+
+def _check_tool_messages(messages: list[Any]) -> None:
+    open_calls: set[Any] | None = None  # the calls the current tool run may answer
+    for i, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            continue
+        role = message.get("role")
+        if role != "tool":
+            calls = message.get("tool_calls") if role == "assistant" else None
+            listed = calls if isinstance(calls, list) and calls else None
+            open_calls = (
+                None if listed is None else {c.get("id") for c in listed if isinstance(c, Mapping)}
+            )
+            continue
+        answered = message.get("tool_call_id")
+        if open_calls is None or answered not in open_calls:
+            raise ConfigurationError(
+                f"messages[{i}] is a tool result for call {answered!r}, which the assistant "
+                "message before it did not make (the API refuses a tool message that "
+                "answers no preceding tool_calls)"
+            )
 
 
 def chat_body(
@@ -34,6 +107,7 @@ def chat_body(
     """Chat completions: one choice at most; ``stream_options.include_usage`` when asked."""
     check_choices(payload, extra_body)
     body = {**payload, **(extra_body or {}), "stream": streaming}
+    check_request(body, extra_body)
     if not streaming:
         body.pop("stream_options", None)
     elif include_usage:

@@ -181,7 +181,16 @@ def chat_body(body: dict[str, Any]) -> dict[str, Any]:
         chat["tools"] = tools
     chat.update(_tool_choice(body.get("tool_choice")))
     chat.update(_thinking(body.get("thinking")))
+    chat.update(_output_format(body.get("output_config")))
     return chat
+
+
+def _output_format(config: Any) -> dict[str, Any]:
+    """Structured output (``output_config.format``) as chat completions' ``response_format``."""
+    spec = config.get("format") if isinstance(config, dict) else None
+    if not isinstance(spec, dict) or not isinstance(spec.get("schema"), dict):
+        return {}
+    return {"response_format": {"type": "json_schema", "json_schema": {"schema": spec["schema"]}}}
 
 
 def _chat_messages(message: dict[str, Any]) -> list[dict[str, Any]]:

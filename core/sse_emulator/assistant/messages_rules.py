@@ -37,6 +37,11 @@ BUDGET_TOO_SMALL = (
 )
 BUDGET_TOO_BIG = "`max_tokens` must be greater than `thinking.budget_tokens`"
 THINKING_TYPES = ("thinking", "redacted_thinking")
+FORMAT_TYPE = "output_config.format.type: Input should be 'json_schema'"
+OPEN_OBJECT = (
+    "output_config.format.schema: For 'object' type, 'additionalProperties' must be "
+    "explicitly set to false"
+)
 
 
 def check_rules(body: dict[str, Any]) -> str | None:
@@ -53,7 +58,33 @@ def check_rules(body: dict[str, Any]) -> str | None:
         or _check_tool_results(messages)
         or _check_tool_uses(messages)
         or (_check_thinking_turns(messages) if thinking_on(body) else None)
+        or _check_output_format(body.get("output_config"))
     )
+
+
+def _check_output_format(config: Any) -> str | None:
+    """Structured output: a ``json_schema`` format whose objects are all closed."""
+    spec = config.get("format") if isinstance(config, dict) else None
+    if spec is None:
+        return None
+    if not isinstance(spec, dict) or spec.get("type") != "json_schema":
+        return FORMAT_TYPE
+    return OPEN_OBJECT if _open_object(spec.get("schema")) else None
+
+
+def _open_object(schema: Any) -> bool:
+    """Whether ``schema`` holds an object schema without ``additionalProperties: false``."""
+    if isinstance(schema, list):
+        return any(_open_object(item) for item in schema)
+    if not isinstance(schema, dict):
+        return False
+    if schema.get("type") == "object" and schema.get("additionalProperties") is not False:
+        return True
+    inner: list[Any] = [schema.get(key) for key in ("items", "anyOf", "allOf")]
+    for key in ("properties", "$defs", "definitions"):
+        named = schema.get(key)
+        inner += list(named.values()) if isinstance(named, dict) else []
+    return _open_object(inner)
 
 
 def thinking_on(body: dict[str, Any]) -> bool:

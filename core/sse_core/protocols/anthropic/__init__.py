@@ -25,7 +25,9 @@ The rules a request follows, for both adapters (:func:`messages_body`):
   ``auto`` / ``any`` / ``none`` / ``{"type": "tool", "name": ...}``, with
   ``disable_parallel_tool_use`` for ``parallel_tool_calls=False``; without tools, no choice;
 - ``stop`` is ``stop_sequences`` (a list); ``reasoning_effort`` is ``output_config.effort``;
-  ``response_format`` does not exist (structured output is a forced tool call).
+  OpenAI's ``response_format`` with a JSON schema is ``output_config.format``, the API's
+  native structured output, its schema rewritten into the subset the API takes
+  (:mod:`.structured`; works with thinking on); JSON mode (``json_object``) is refused.
 """
 
 from __future__ import annotations
@@ -52,6 +54,12 @@ from sse_core.protocols.anthropic.rules import (
     forced_tools,
     thinking_on,
 )
+from sse_core.protocols.anthropic.structured import (
+    NO_JSON_MODE,
+    STRING_FORMATS,
+    output_format,
+    strict_schema,
+)
 from sse_core.protocols.registry import (
     RequestShape,
     WireProtocol,
@@ -65,12 +73,16 @@ __all__ = [
     "DEFAULT_MAX_TOKENS",
     "MAX_CACHE_BREAKPOINTS",
     "MIN_THINKING_BUDGET",
+    "NO_JSON_MODE",
     "NO_RESPONSE_FORMAT",
+    "STRING_FORMATS",
     "check_request",
     "default_max_tokens",
     "forced_tools",
     "messages",
     "messages_body",
+    "output_format",
+    "strict_schema",
     "thinking_on",
     "tool",
     "tool_choice",

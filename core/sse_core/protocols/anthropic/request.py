@@ -10,6 +10,7 @@ from typing import Any
 
 from sse_core.errors import ConfigurationError
 from sse_core.protocols.anthropic.rules import check_request, default_max_tokens
+from sse_core.protocols.anthropic.structured import NO_JSON_MODE, output_format
 from sse_core.protocols.turns import (
     DocumentPart,
     ImagePart,
@@ -27,11 +28,8 @@ __all__ = ["NO_RESPONSE_FORMAT", "messages", "messages_body", "tool", "tool_choi
 Block = dict[str, Any]
 System = str | list[Block] | None
 
-#: Why a ``response_format`` is refused on this protocol.
-NO_RESPONSE_FORMAT = (
-    "response_format is not part of the Anthropic Messages API: ask for structured output "
-    "with a schema (a forced tool call) instead"
-)
+#: Why OpenAI's JSON mode is refused on this protocol (a schema is sent natively).
+NO_RESPONSE_FORMAT = NO_JSON_MODE
 #: ``tool_choice`` strings and what the API calls them.
 _CHOICES = {"auto": "auto", "none": "none", "any": "any", "required": "any"}
 #: What the API does when no ``tool_choice`` is sent.
@@ -239,14 +237,15 @@ def messages_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any]) 
             sent as given.
 
     Raises:
-        ConfigurationError: A ``response_format``, a turn the protocol cannot carry, or a
+        ConfigurationError: JSON mode (``response_format`` ``json_object``: the API has
+            none; a ``json_schema`` one is sent as ``output_config.format``, see
+            :mod:`.structured`), a turn the protocol cannot carry, or a
             tool choice that names none.
     """
     system, turned = messages(turns)
     body: dict[str, Any] = {"model": model}
     body.update((_NAMES.get(k, k), v) for k, v in params.items() if v is not None)
-    if "response_format" in body:
-        raise ConfigurationError(NO_RESPONSE_FORMAT)
+    _structured(body)
     if "max_tokens" not in body:
         body["max_tokens"] = default_max_tokens(body.get("thinking"))
     if system is not None:
@@ -260,6 +259,17 @@ def messages_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any]) 
     _tools_and_choice(body)
     check_request(body)
     return body
+
+
+def _structured(body: dict[str, Any]) -> None:
+    """OpenAI's ``response_format`` (and the API's earlier ``output_format``) as
+    ``output_config.format``, its schema in the subset the API takes."""
+    given = body.pop("output_format", None)
+    response_format = body.pop("response_format", None)
+    made = output_format(response_format) if response_format is not None else None
+    made = made or given
+    if made is not None:
+        body["output_config"] = {**body.get("output_config", {}), "format": made}
 
 
 def _tools_and_choice(body: dict[str, Any]) -> None:

@@ -1,0 +1,161 @@
+"""No setting is dropped in silence: every field of both adapters, on every protocol, either
+changes what is sent or is refused at construction by name, with the protocol it does not
+apply to. A field that says how the client works (connection, retries, reading) rather than
+what is asked is listed with what it does instead, so a new field fails here until it is
+placed. The body is what the adapter sent, captured by a recording transport."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.base.llms.types import ThinkingBlock as LIThinking
+from llama_index.core.llms.function_calling import FunctionCallingLLM
+
+from langchain_sse import ChatSSE
+from llamaindex_sse import SSELLM
+from sse_core import ConfigurationError
+from tests.adapters.conftest import PROTOCOLS
+
+THINK = {"type": "enabled", "budget_tokens": 1024}
+CALL = {"id": "call_1", "name": "f", "args": {}}
+
+#: Request fields: the value that is set, and the fields set alongside it in both the
+#: request and the one it is compared with (what the field acts on).
+LC_REQUEST: dict[str, tuple[Any, dict[str, Any]]] = {
+    "model_name": ("other-model", {}),
+    "temperature": (0.5, {}),
+    "max_tokens": (4321, {}),
+    "stop": (["END"], {}),
+    "reasoning_effort": ("low", {}),
+    "thinking": (THINK, {}),
+    "model_kwargs": ({"top_p": 0.97}, {}),
+    "extra_body": ({"custom_field": 1}, {}),
+    "disabled_params": ({"temperature": None}, {"temperature": 0.5}),
+    "reasoning_passback": (True, {}),
+}
+LI_REQUEST: dict[str, tuple[Any, dict[str, Any]]] = {
+    "model": ("other-model", {}),
+    "temperature": (0.5, {}),
+    "max_tokens": (4321, {}),
+    "stop": (["END"], {}),
+    "reasoning_effort": ("low", {}),
+    "thinking_dict": (THINK, {}),
+    "additional_kwargs": ({"top_p": 0.97}, {}),
+    "extra_body": ({"custom_field": 1}, {}),
+    "reasoning_passback": (True, {}),
+}
+#: Fields that say how the client works, not what is asked, with what they do instead.
+LC_CLIENT = {
+    "base_url": "where requests go",
+    "api_key": "the credential (header)",
+    "auth": "how the key is sent (header)",
+    "path": "the URL's path",
+    "default_query": "the URL's query",
+    "default_headers": "headers",
+    "protocol": "the wire itself",
+    "timeout": "deadlines",
+    "max_retries": "retries before the first byte",
+    "max_event_bytes": "the reader's bound",
+    "max_connections": "the pool's size",
+    "http_client": "the sync transport",
+    "http_async_client": "the async transport",
+    "stream_usage": "asks for usage where the protocol must ask (chat completions' "
+    "stream_options); Anthropic reports it unasked",
+    "streaming": "invoke streams to callbacks",
+    "invoke_streaming": "stream: false for invoke",
+    "coalesce": "chunks per network read",
+    "response_headers": "headers copied into metadata",
+}
+LI_CLIENT = {
+    **{k: v for k, v in LC_CLIENT.items() if k not in ("http_client", "http_async_client")},
+    "include_usage": LC_CLIENT["stream_usage"],
+    "context_window": "LlamaIndex's metadata (memory sizing)",
+    "is_function_calling_model": "LlamaIndex's metadata (program choice)",
+}
+for _name in ("http_client", "http_async_client", "stream_usage", "streaming", "coalesce",
+              "response_headers"):  # fmt: skip
+    LI_CLIENT.pop(_name, None)
+
+#: A short answer in each protocol, for any request.
+REPLIES = {
+    "chat_completions": b'data: {"choices":[{"index":0,"delta":{"content":"ok"},'
+    b'"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n',
+    "anthropic": b'event: message_start\ndata: {"type":"message_start","message":{"id":"m",'
+    b'"model":"c","usage":{"input_tokens":1}}}\n\n'
+    b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},'
+    b'"usage":{"output_tokens":1}}\n\n'
+    b'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+}
+
+
+def _capture(protocol: str) -> tuple[list[httpx.Request], httpx.MockTransport]:
+    seen: list[httpx.Request] = []
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        content = REPLIES[protocol]
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=content)
+
+    return seen, httpx.MockTransport(reply)
+
+
+def _lc_body(protocol: str, fields: dict[str, Any]) -> dict[str, Any]:
+    seen, transport = _capture(protocol)
+    client = httpx.Client(transport=transport)
+    settings = {"model_name": "m", **fields}
+    model = ChatSSE(base_url="http://gw.test/v1", api_key="k", protocol=protocol, max_retries=0,
+                    http_client=client, **settings)  # fmt: skip
+    reasoned = AIMessage(content="", additional_kwargs={"reasoning_content": "think"},
+                         tool_calls=[CALL])  # fmt: skip
+    model.invoke([HumanMessage("hi"), reasoned, ToolMessage("1", tool_call_id="call_1")])
+    return dict(json.loads(seen[-1].content))
+
+
+def _li_body(protocol: str, fields: dict[str, Any]) -> dict[str, Any]:
+    seen, transport = _capture(protocol)
+    client = httpx.Client(transport=transport)
+    settings = {"model": "m", **fields}
+    llm = SSELLM(base_url="http://gw.test/v1", api_key="k", protocol=protocol, max_retries=0,
+                 http_client=client, **settings)  # fmt: skip
+    reasoned = ChatMessage(role="assistant", blocks=[LIThinking(content="think")])
+    llm.chat([ChatMessage(role="user", content="hi"), reasoned])
+    return dict(json.loads(seen[-1].content))
+
+
+ADAPTERS: dict[str, tuple[Callable[[str, dict[str, Any]], dict[str, Any]], Any, Any, Any]] = {
+    "ChatSSE": (_lc_body, LC_REQUEST, LC_CLIENT, (ChatSSE, BaseChatModel)),
+    "SSELLM": (_li_body, LI_REQUEST, LI_CLIENT, (SSELLM, FunctionCallingLLM)),
+}
+
+
+@pytest.mark.parametrize("adapter", sorted(ADAPTERS))
+def test_every_field_is_placed(adapter: str) -> None:
+    _, request, client, (cls, framework) = ADAPTERS[adapter]
+    own = set(cls.model_fields) - set(framework.model_fields)
+    assert own == set(request) | set(client)
+    assert not set(request) & set(client)
+
+
+CASES = [(a, p, f) for a in sorted(ADAPTERS) for p in PROTOCOLS for f in sorted(ADAPTERS[a][1])]
+
+
+@pytest.mark.parametrize(("adapter", "protocol", "field"), CASES)
+def test_a_request_field_is_sent_or_refused_by_name(
+    adapter: str, protocol: str, field: str
+) -> None:
+    body_of, request, _, _ = ADAPTERS[adapter]
+    value, alongside = request[field]
+    baseline = body_of(protocol, alongside)
+    try:
+        body = body_of(protocol, {**alongside, field: value})
+    except ConfigurationError as exc:
+        assert field in str(exc) and repr(protocol) in str(exc), exc
+        return
+    assert body != baseline, f"{field}={value!r} changed nothing sent on {protocol}"
