@@ -99,12 +99,18 @@ def answer(body: dict[str, Any], history: StoredResponse | None = None) -> Respo
         body=body,
         reply=reply,
         messages=(*conversation, _assistant_turn(reply)),
-        id="resp_" + hashlib.sha256(request_digest(body).encode()).hexdigest()[:48],
+        id=_response_id(body),
         question=content_text(users[-1].get("content")) if users else "",
         summary=reasoning.get("summary") in ("auto", "concise", "detailed"),
         encrypted=isinstance(include, list) and ENCRYPTED in include,
         effort=_effort(body) if reply.reasoning or reasoning else None,
     )
+
+
+def _response_id(body: dict[str, Any]) -> str:
+    """``resp_`` and 48 hex digits from the body, streamed or not (the same ids either way)."""
+    asked = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
+    return "resp_" + hashlib.sha256(request_digest(asked).encode()).hexdigest()[:48]
 
 
 def chat_body(body: dict[str, Any], conversation: list[dict[str, Any]]) -> dict[str, Any]:
