@@ -29,7 +29,7 @@ WEATHER = {
         "required": ["city"],
     },
 }
-THINK = {"reasoning": {"effort": "low", "summary": "auto"}}
+THINK: dict[str, Any] = {"reasoning": {"effort": "low", "summary": "auto"}}
 
 
 def body_of(prompt: Any = "echo: Hello there", **fields: Any) -> dict[str, Any]:
@@ -192,7 +192,8 @@ def test_reasoning_without_a_summary_is_an_empty_item_and_none_is_no_reasoning(
     assert quiet.items[0] == {"id": quiet.items[0]["id"], "type": "reasoning", "summary": []}
     assert quiet.response is not None
     assert quiet.response["usage"]["output_tokens_details"]["reasoning_tokens"] > 0
-    for fields in ({"reasoning": {"effort": "none"}}, {}):
+    choices: list[dict[str, Any]] = [{"reasoning": {"effort": "none"}}, {}]
+    for fields in choices:
         plain = read(post(client, **fields).content)
         assert [item["type"] for item in plain.items.values()] == ["message"]
 
@@ -213,7 +214,7 @@ def test_function_calls_stream_by_output_index(client: httpx.Client) -> None:
         assert item["id"].startswith("fc_") and item["status"] == "completed"
     added = [d for n, d in typed(response.content) if n == "response.output_item.added"]
     assert added[0]["item"]["arguments"] == "" and added[0]["item"]["status"] == "in_progress"
-    done = [d for n, d in typed(response.content) if n.endswith("arguments.done")]  # type: ignore[union-attr]
+    done = [d for n, d in typed(response.content) if n == "response.function_call_arguments.done"]
     assert done[0]["name"] == "get_weather"
     single = read(
         post(
@@ -294,7 +295,7 @@ def test_previous_response_id_continues_a_stored_response(client: httpx.Client) 
 
 
 def test_the_same_request_gives_the_same_bytes(client: httpx.Client) -> None:
-    body = {"tools": [WEATHER], **THINK}
+    body: dict[str, Any] = {"tools": [WEATHER], **THINK}
     assert (
         post(client, "weather in Paris", **body).content
         == post(client, "weather in Paris", **body).content
