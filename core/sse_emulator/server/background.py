@@ -166,7 +166,8 @@ class Emulator:
 
         Args:
             dialect: ``openai``, ``shroud``, ``streamchat``, ``spass``, ``gateway``,
-                ``aivene`` or ``anthropic``. (SPASS's ``/c1/chat`` is
+                ``aivene``, ``anthropic`` or ``responses`` (OpenAI's Responses API, whose
+                clients append ``/responses`` to ``url + "/v1"``). (SPASS's ``/c1/chat`` is
                 ``url + "/spass/c1/chat"``; ``url`` itself serves ``/v1/messages`` too.)
         """
         return self.url + base_path(ALL_DIALECTS[dialect])
