@@ -1,7 +1,8 @@
 """The embedded gateway emulator: a deterministic OpenAI-compatible server on loopback.
 
-It speaks six chat-completions dialects (plain OpenAI and the five seed gateways) and
-Anthropic's Messages API (``anthropic``, at ``/v1/messages``), answers with a
+It speaks six chat-completions dialects (plain OpenAI and the five seed gateways),
+Anthropic's Messages API (``anthropic``, at ``/v1/messages``) and OpenAI's Responses API
+(``responses``, at ``/v1/responses``), answers with a
 rule-based assistant, injects wire faults on request (``X-Emulator-Fault``) and
 records every request, including a client's early disconnect. It writes its wire bytes
 with code of its own and never imports the decoder, so a bug cannot hide in both.
