@@ -187,7 +187,7 @@ def test_item_id_per_event_changes_every_item_id(client: httpx.Client) -> None:
 
 
 def test_arguments_only_in_done(client: httpx.Client) -> None:
-    response = post(client, "weather in Paris", fault="arguments-done-only", **TOOLS)
+    response = post(client, "weather in Paris", fault="no-argument-deltas", **TOOLS)
     assert "response.function_call_arguments.delta" not in names(response.content)
     assert read(response.content).calls[0].done == '{"city":"Paris"}'
 

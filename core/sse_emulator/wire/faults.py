@@ -60,7 +60,7 @@ CATALOG: dict[str, dict[str, Param]] = {
     "lost-delta": {},
     "item-id-per-event": {},
     "done-marker": {},
-    "arguments-done-only": {},
+    "no-argument-deltas": {},
     "interleaved-arguments": {},
     "web-search": {},
     "reasoning-text": {},

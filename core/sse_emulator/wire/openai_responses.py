@@ -37,7 +37,7 @@ VARIANTS = frozenset(
         "lost-delta",
         "item-id-per-event",
         "done-marker",
-        "arguments-done-only",
+        "no-argument-deltas",
         "interleaved-arguments",
         "web-search",
         "reasoning-text",
@@ -313,7 +313,7 @@ class ResponsesWriter:
         head |= {"call_id": call.id, "name": call.name}
         whole = head | {"status": "incomplete" if cut else "completed", "arguments": call.arguments}
         events: list[Event] = [_added(index, head)]
-        if "arguments-done-only" not in self.variants:
+        if "no-argument-deltas" not in self.variants:
             events += [
                 ("response.function_call_arguments.delta", ref | {"delta": piece})
                 for piece in call.pieces
