@@ -22,7 +22,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from sse_emulator.assistant.reply import CREATED
+from sse_emulator.assistant.reply import CREATED, Reply
 from sse_emulator.assistant.responses import ResponsesAnswer
 from sse_emulator.assistant.sealing import seal
 from sse_emulator.wire.dialects import Dialect
@@ -77,8 +77,8 @@ class ResponsesWriter:
         """
         self.dialect = dialect
         self.answer = answer
-        self.reply = answer.reply
-        self.variants = frozenset(fault.name for fault in faults) & VARIANTS
+        self.reply: Reply = answer.reply
+        self.variants: frozenset[str] = frozenset(fault.name for fault in faults) & VARIANTS
         self._error = first(faults, "error-frame")
         self._failed = first(faults, "response-failed")
         options = answer.body.get("stream_options")
@@ -170,17 +170,16 @@ class ResponsesWriter:
             events += item.events
         events.append(("response." + self.answer.status, {"response": self.whole()}))
         terminal = len(events) - 1
-        if self._error is not None or self._failed is not None:
-            events, terminal = self._cut(events, terminal)
+        ending = self._error or self._failed
+        if ending is not None:
+            events, terminal = self._cut(events, terminal, ending)
         frames = [self._frame(n, event, n == terminal) for n, event in enumerate(events)]
         if "done-marker" in self.variants:
             frames.append(Frame(kind="done", data="[DONE]"))
         return frames
 
-    def _cut(self, events: list[Event], terminal: int) -> tuple[list[Event], int]:
+    def _cut(self, events: list[Event], terminal: int, fault: Fault) -> tuple[list[Event], int]:
         """End the stream early with an ``error`` event or ``response.failed``."""
-        fault = self._error or self._failed
-        assert fault is not None
         at = min(fault.integer("after"), terminal)
         if fault is self._error:
             error = self.dialect.stream_error or {}
