@@ -222,6 +222,11 @@ def test_web_search_is_a_server_tool_item_not_a_function_call(client: httpx.Clie
     assert search["type"] == "web_search_call" and search["status"] == "completed"
     assert search["action"] == {"type": "search", "query": "latest news about Paris"}
     assert answer.calls == {} and answer.items[1]["type"] == "message"
+    at = seen.index("response.output_text.annotation.added")
+    assert seen[at + 1] == "response.output_text.done"
+    note = typed(response.content)[at][1]["annotation"]
+    assert note["type"] == "url_citation" and note["url"].startswith("https://")
+    assert answer.items[1]["content"][0]["annotations"] == [note]
 
 
 def test_reasoning_text_streams_the_raw_reasoning(client: httpx.Client) -> None:
@@ -231,6 +236,17 @@ def test_reasoning_text_streams_the_raw_reasoning(client: httpx.Client) -> None:
     item = read(response.content).items[0]
     assert item["content"] == [{"type": "reasoning_text", "text": raw}] and raw
     assert item["summary"] == []
+
+
+def test_incomplete_as_completed_keeps_the_status_in_the_response(
+    client: httpx.Client,
+) -> None:
+    cut = read(
+        post(client, "count to 40", max_output_tokens=16, fault="incomplete-as-completed").content
+    )
+    assert cut.terminal == "response.completed"
+    assert cut.response is not None and cut.response["status"] == "incomplete"
+    assert cut.response["incomplete_details"] == {"reason": "max_output_tokens"}
 
 
 def test_json_body_answers_a_stream_request_with_the_whole_response(

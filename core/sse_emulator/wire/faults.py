@@ -64,6 +64,7 @@ CATALOG: dict[str, dict[str, Param]] = {
     "interleaved-arguments": {},
     "web-search": {},
     "reasoning-text": {},
+    "incomplete-as-completed": {},
     "response-failed": {"after": (int, 1000000)},
 }
 #: Faults answered with an HTTP error status instead of a completion.

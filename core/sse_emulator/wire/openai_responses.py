@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote_plus
 
 from sse_emulator.assistant.reply import CREATED, Reply
 from sse_emulator.assistant.responses import ResponsesAnswer
@@ -41,6 +42,7 @@ VARIANTS = frozenset(
         "interleaved-arguments",
         "web-search",
         "reasoning-text",
+        "incomplete-as-completed",
     }
 )
 #: The ``error`` of a ``response.failed`` (the fault ``response-failed``).
@@ -168,7 +170,10 @@ class ResponsesWriter:
         ]
         for item in self._items:
             events += item.events
-        events.append(("response." + self.answer.status, {"response": self.whole()}))
+        terminal_type = "response." + self.answer.status
+        if "incomplete-as-completed" in self.variants:  # the status says it, not the type
+            terminal_type = "response.completed"
+        events.append((terminal_type, {"response": self.whole()}))
         terminal = len(events) - 1
         ending = self._error or self._failed
         if ending is not None:
@@ -298,6 +303,8 @@ class ResponsesWriter:
         head = {"id": mid, "type": "message", "status": "in_progress", "content": []}
         events = [_added(index, head | {"role": "assistant"})]
         parts = _parts(ref, kind, key, tuple(pieces), lost="lost-delta" in self.variants)
+        if "web-search" in self.variants and kind == "output_text":
+            parts = _cited(parts, self.answer.question)
         events += parts
         part = parts[-1][1]["part"]
         whole = head | {"status": status, "content": [part], "role": "assistant"}
@@ -352,6 +359,29 @@ def _parts(
         *((f"{event}.delta", where | {"delta": piece} | logprobs) for piece in sent),
         (f"{event}.done", where | {key: text} | logprobs),
         ("response.content_part.done", where | {"part": part}),
+    ]
+
+
+def _cited(parts: list[Event], query: str) -> list[Event]:
+    """A message part that cites its web search: ``response.output_text.annotation.added``
+    before ``output_text.done``, and a ``url_citation`` on the done part."""
+    *head, done, part_done = parts
+    text = str(done[1]["text"])
+    note = {
+        "type": "url_citation",
+        "start_index": 0,
+        "end_index": len(text),
+        "title": "Emulated search result",
+        "url": "https://example.com/search?q=" + quote_plus(query),
+    }
+    where = {k: done[1][k] for k in ("item_id", "output_index", "content_index")}
+    added = where | {"annotation_index": 0, "annotation": note}
+    cited = part_done[1] | {"part": part_done[1]["part"] | {"annotations": [note]}}
+    return [
+        *head,
+        ("response.output_text.annotation.added", added),
+        done,
+        (part_done[0], cited),
     ]
 
 
