@@ -4,7 +4,7 @@ Streaming: :class:`ResponseMapper` maps what each read added (the core's read,
 :meth:`sse_core.Accumulator.read`) to one ChatResponse, if the read changed the message:
 ``delta`` is the new text, ``message`` the whole message so far (a snapshot of the core's
 :class:`~sse_core.Accumulator` at the read's mark, assembled only when read, see
-:mod:`llamaindex_sse._lazy`), ``raw`` an OpenAI-shaped chunk dict and ``additional_kwargs``
+:mod:`llamaindex_sse._lazy`), ``raw`` an OpenAI-shaped chunk dict (chat completions) and ``additional_kwargs``
 the reasoning delta, usage, finish reason and citations known so far, so the last response
 carries them all. Per read the work is O(size of the read), whatever the length of the
 answer; the mapper keeps nothing of the answer (no event is walked here).
@@ -17,8 +17,12 @@ them: one ThinkingBlock per reasoning block, its signature in ``additional_infor
 (a redacted block's ``data`` there too), so the message goes back byte-exact next turn;
 a CitationBlock per search-result citation after the text. Where the protocol's table says
 so (``anthropic=True``), the message's ``additional_kwargs`` hold ``usage`` (the gateway's
-counts) and ``stop_reason``; ``raw`` and the response's ``additional_kwargs`` add
-``stop_reason`` and ``stop_sequence`` once the answer stopped, whatever the protocol.
+counts) and ``stop_reason``, and ``raw`` is the protocol's own message (a whole answer's:
+the Messages API's message with its content blocks, stop reason and usage in its own names,
+:func:`~llamaindex_sse._anthropic.anthropic_message`; a streamed one's: the message's id,
+model, usage and stop reason so far), as llama-index's ``Anthropic`` LLM gives it. Elsewhere
+``raw`` and the response's ``additional_kwargs`` add ``stop_reason`` and ``stop_sequence``
+once the answer stopped.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from llama_index.core.base.llms.types import (
     ToolCallBlock,
 )
 
+from llamaindex_sse._anthropic import anthropic_message
 from llamaindex_sse._lazy import Build, default_build
 from sse_core import (
     Accumulator,
@@ -310,23 +315,48 @@ class ResponseMapper:
         if reasoning:
             kwargs["thinking_delta"] = reasoning
         meta = answer.metadata
-        raw = {
-            "id": meta.id,
-            "object": "chat.completion.chunk",
-            "created": meta.created,
-            "model": meta.model,
-            "choices": [
-                {"index": answer.followed or 0, "delta": delta, "finish_reason": finish_reason}
-            ],
-            "usage": usage_payload,
-            **stop,
-        }
+        if self._anthropic:  # the message so far, as the Messages API names it
+            raw = {
+                "id": meta.id,
+                "type": "message",
+                "role": "assistant",
+                "model": meta.model,
+                "usage": None if usage is None else dict(usage.raw),
+                "stop_reason": stop.get("stop_reason"),
+                "stop_sequence": stop.get("stop_sequence"),
+            }
+        else:
+            raw = self._chunk_raw(meta, delta, finish_reason, usage_payload, stop)
         self.yielded += 1
         at: Any = mark
         if self._anthropic:  # with the usage and stop reason the message must show then
             at = (mark, usage, stop.get("stop_reason"))
         message = self._build.make_message(self, at)
         return self._build.make_response(message, text, raw, kwargs)
+
+    def _chunk_raw(
+        self,
+        meta: Any,
+        delta: dict[str, Any],
+        finish_reason: str | None,
+        usage_payload: dict[str, Any] | None,
+        stop: dict[str, Any],
+    ) -> dict[str, Any]:
+        return {
+            "id": meta.id,
+            "object": "chat.completion.chunk",
+            "created": meta.created,
+            "model": meta.model,
+            "choices": [
+                {
+                    "index": self._answer.followed or 0,
+                    "delta": delta,
+                    "finish_reason": finish_reason,
+                }
+            ],
+            "usage": usage_payload,
+            **stop,
+        }
 
     def _map_usage(self, usage: Usage | None) -> None:
         self._mapped = (
@@ -391,8 +421,9 @@ def to_chat_response(completion: Completion, *, anthropic: bool = False) -> Chat
         "usage": None if usage is None else to_usage_dict(usage),
         **stop,
     }
-    if anthropic:
+    if anthropic:  # the message as the protocol's own client gives it
         kwargs.update(message_extras(usage, first.stop_reason))
+        raw = anthropic_message(completion)
     citations = [dict(citation) for citation in completion.citations]
     if citations:
         extra["citations"] = citations

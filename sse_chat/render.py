@@ -9,7 +9,8 @@ answer goes to ``out`` (stdout), notes and errors to ``err`` (stderr), so that
 from __future__ import annotations
 
 import os
-from typing import TextIO
+from collections.abc import Mapping
+from typing import Any, TextIO
 
 from pydantic_core import to_json
 
@@ -195,12 +196,37 @@ class Renderer:
 
 
 def usage_line(usage: Usage | None) -> str:
-    """``usage: prompt=.. completion=.. total=..`` and the details the gateway sent."""
+    """``usage: prompt=.. completion=.. total=..`` and the details the gateway sent; for a
+    protocol that names its counts otherwise (Anthropic's and Responses' ``input_tokens``,
+    ``output_tokens``, ``cache_read_input_tokens``, ...), its own names and counts as sent,
+    then the total."""
     if usage is None:
         return "usage: not reported"
+    own = _own_counts(usage.raw)
+    if own:
+        return " ".join(["usage:", *own, f"total={usage.total_tokens}"])
     extra = [f"{name}={value}" for name in _DETAILS if (value := getattr(usage, name)) is not None]
     counts = f"prompt={usage.prompt_tokens} completion={usage.completion_tokens}"
     return " ".join([f"usage: {counts} total={usage.total_tokens}", *extra])
+
+
+def _own_counts(raw: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """``name=count`` for each count of a usage object that does not use chat completions'
+    names (none for one that does): input and output first, then the others by name, a
+    ``*_details`` object's counts as ``details.name``."""
+    if not prefix and ("prompt_tokens" in raw or "input_tokens" not in raw):
+        return []
+    counts: list[str] = []
+    for name in sorted(raw, key=lambda key: (_FIRST.get(key, len(_FIRST)), key)):
+        value = raw[name]
+        if isinstance(value, Mapping) and name.endswith("_details"):
+            counts += _own_counts(value, f"{prefix}{name}.")
+        elif isinstance(value, int) and not isinstance(value, bool) and name != "total_tokens":
+            counts.append(f"{prefix}{name}={value}")
+    return counts
+
+
+_FIRST = {"input_tokens": 0, "output_tokens": 1}
 
 
 def finish_line(completion: Completion, reason: str | None, *, ended: str | None) -> str:

@@ -41,11 +41,14 @@ _COUNTS = (
 
 
 def usage_of(response: ChatResponse) -> Usage | None:
-    """The token counts of a (last) SSELLM response, or None if the gateway sent none."""
+    """The token counts of a (last) SSELLM response, or None if the gateway sent none (with
+    the usage as ``raw`` holds it, in the protocol's own names)."""
     kwargs = response.additional_kwargs
     if all(kwargs.get(name) is None for name in _COUNTS):
         return None
+    raw = response.raw.get("usage") if isinstance(response.raw, dict) else None
     return Usage(
+        raw=raw if isinstance(raw, dict) else {},  # the protocol's own names (usage_line)
         prompt_tokens=kwargs.get("prompt_tokens"),
         completion_tokens=kwargs.get("completion_tokens"),
         total_tokens=kwargs.get("total_tokens"),

@@ -47,7 +47,8 @@ def test_a_capture_with_event_lines_is_told_by_its_first_event(
     assert "[redacted thinking] 744 characters\n[redacted thinking] 296 characters\n" in out
     assert "[finish_reason] stop (stop_reason end_turn)\n" in out
     assert out.endswith(
-        "[usage] prompt=92 completion=189 total=281 cached_tokens=0 cache_write_tokens=0\n"
+        "[usage] input_tokens=92 output_tokens=189 cache_creation_input_tokens=0 "
+        "cache_read_input_tokens=0 total=281\n"
     )
 
 
@@ -60,12 +61,12 @@ def test_a_capture_with_event_lines_is_told_by_its_first_event(
                 "[content]\nI'll update the issue list for you.\n",
                 "[tool call 0] updateIssueList({}) id=toolu_01QE1WLsSVp5hy5Q3GmGTmjP\n",
                 "[finish_reason] tool_calls (stop_reason tool_use)\n",
-                "[usage] prompt=565 completion=48 ",
+                "[usage] input_tokens=565 output_tokens=48 ",
             ],
         ),
         (
             "vercel-ai__message-delta-input-tokens.payloads.jsonl",
-            ["[content]\npong\n", "[usage] prompt=61 completion=2 total=63"],
+            ["[content]\npong\n", "[usage] input_tokens=61 output_tokens=2 total=63"],
         ),
         (
             "vercel-ai__message-start-prepopulated-content.payloads.jsonl",
@@ -80,7 +81,7 @@ def test_a_capture_with_event_lines_is_told_by_its_first_event(
             [
                 "[finish_reason] content_filter (stop_reason refusal)\n",
                 '"stop_details":{"type":"refusal","category":"cyber"',
-                "[usage] prompt=18 completion=5 total=23",
+                "[usage] input_tokens=18 output_tokens=5 cache_creation_input_tokens=0",
             ],
         ),
     ],
@@ -150,7 +151,7 @@ def test_a_whole_message_answered_as_json(
     code, out, err = decode(tmp_path, message, capsys)
     assert (code, err) == (0, "")
     assert "[content]\nHi there\n" in out and "(stop_reason end_turn)" in out
-    assert "[usage] prompt=5 completion=3 total=8" in out
+    assert "[usage] input_tokens=5 output_tokens=3 total=8" in out
 
 
 @pytest.mark.parametrize(
