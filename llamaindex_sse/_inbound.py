@@ -4,10 +4,10 @@ Streaming: :class:`ResponseMapper` maps what each read added (the core's read,
 :meth:`sse_core.Accumulator.read`) to one ChatResponse, if the read changed the message:
 ``delta`` is the new text, ``message`` the whole message so far (a snapshot of the core's
 :class:`~sse_core.Accumulator` at the read's mark, assembled only when read, see
-:mod:`llamaindex_sse._lazy`), ``raw`` an OpenAI-shaped chunk dict (chat completions) and ``additional_kwargs``
-the reasoning delta, usage, finish reason and citations known so far, so the last response
-carries them all. Per read the work is O(size of the read), whatever the length of the
-answer; the mapper keeps nothing of the answer (no event is walked here).
+:mod:`llamaindex_sse._lazy`), ``raw`` an OpenAI-shaped chunk dict (chat completions) and
+``additional_kwargs`` the reasoning delta, usage, finish reason and citations known so far,
+so the last response carries them all. Per read the work is O(size of the read), whatever
+the length of the answer; the mapper keeps nothing of the answer (no event is walked here).
 
 Whole answers: :func:`to_chat_response` maps a :class:`~sse_core.Completion` (``chat``, and the
 ``partial_response`` of the stream errors), with blocks built as the streamed ones are.

@@ -14,6 +14,7 @@ import pytest
 from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import AIMessage
 from llama_index.core.prompts import PromptTemplate
+from llama_index.core.tools import FunctionTool
 from pydantic import BaseModel
 
 from langchain_sse import ChatSSE
@@ -91,10 +92,9 @@ def test_chatsse_bind_tools_forced_with_thinking_is_sent_as_auto_with_a_warning(
     assert _choice(emulator) == {"type": "auto"}
 
 
-@pytest.mark.parametrize("method", ["function_calling", "json_mode"])
-def test_chatsse_forces_the_tool_without_thinking(emulator: Emulator, method: str) -> None:
+def test_chatsse_forces_the_tool_without_thinking(emulator: Emulator) -> None:
     model = _chat(emulator)
-    model.with_structured_output(Weather, method=method).invoke("weather in Paris?")
+    model.with_structured_output(Weather, method="function_calling").invoke("weather in Paris?")
     model.close()
     assert _choice(emulator) == {
         "type": "tool",
@@ -103,14 +103,26 @@ def test_chatsse_forces_the_tool_without_thinking(emulator: Emulator, method: st
     }
 
 
-@pytest.mark.parametrize(("thinking", "expected"), [(THINK, "auto"), (None, "any")])
-def test_ssellm_asks_a_required_tool_as_auto_with_thinking(
-    emulator: Emulator, thinking: dict[str, Any] | None, expected: str
-) -> None:
-    llm = _llm(emulator, thinking_dict=thinking)
+def test_ssellm_structured_predict_forces_the_tool_without_thinking(emulator: Emulator) -> None:
+    """With thinking on it asks for the answer's own format instead (no tool at all):
+    tests/adapters/test_native_structured.py."""
+    llm = _llm(emulator)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # as llama-index's Anthropic: no warning
         answer = llm.structured_predict(Weather, PromptTemplate("weather in {city}?"), city="Paris")
         assert isinstance(answer, Weather)
     llm.close()
-    assert _choice(emulator) == {"type": expected, "disable_parallel_tool_use": True}
+    assert _choice(emulator) == {"type": "any", "disable_parallel_tool_use": True}
+
+
+def test_ssellm_chat_with_tools_asks_a_required_tool_as_auto_with_thinking(
+    emulator: Emulator,
+) -> None:
+    llm = _llm(emulator, thinking_dict=THINK)
+    tool = FunctionTool.from_defaults(fn=lambda city: city, name="get_weather",
+                                      description="Get the weather for a city.")  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # as llama-index's Anthropic: no warning
+        llm.chat_with_tools([tool], user_msg="weather in Paris?", tool_required=True)
+    llm.close()
+    assert _choice(emulator) == {"type": "auto", "disable_parallel_tool_use": True}
