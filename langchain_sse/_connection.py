@@ -65,6 +65,11 @@ _HINTS = {
     "protocol='anthropic'",
     "max_tokens_to_sample": "use max_tokens",
     "default_request_timeout": "use timeout",
+    "anthropic_proxy": "give http_client=httpx.Client(proxy=...) (and http_async_client)",
+    "betas": "send the header: default_headers={'anthropic-beta': 'name-1,name-2'}",
+    "effort": "use reasoning_effort (sent as output_config.effort on protocol='anthropic')",
+    "reuse_last_container": "send the earlier answer's container id: "
+    "model_kwargs={'container': ...}",
 }
 _OTHERWISE = "request parameters (top_p, seed, ...) go in model_kwargs"
 

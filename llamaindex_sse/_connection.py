@@ -92,6 +92,13 @@ _HINTS = {
     "on the message to cache up to",
     "anthropic_api_key": "use api_key (or set SSE_API_KEY, or ANTHROPIC_API_KEY with "
     "protocol='anthropic')",
+    "mcp_servers": "send it as a request field: additional_kwargs={'mcp_servers': [...]}",
+    "tools": "offer tools per call (chat_with_tools, or tools=... in the call's arguments)",
+    **dict.fromkeys(
+        ("region", "project_id", "aws_region", "aws_access_key_id", "aws_secret_access_key"),
+        "SSELLM speaks HTTP to a gateway, not a cloud SDK: give the Messages endpoint of the "
+        "Vertex or Bedrock gateway (or a proxy before it) as base_url, its key as api_key",
+    ),
 }
 _OTHERWISE = "request parameters (top_p, seed, ...) go in additional_kwargs"
 
