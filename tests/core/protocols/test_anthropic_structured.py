@@ -129,3 +129,10 @@ def test_the_earlier_output_format_name_is_sent_as_output_config_format() -> Non
     }
     body = messages_body("claude", ASK, {"output_format": given_format})
     assert body["output_config"] == {"format": given_format} and "output_format" not in body
+
+
+def test_the_callers_own_format_is_sent_in_the_subset_the_api_takes() -> None:
+    own = {"type": "json_schema", "schema": {"type": "object", "properties": {}}}
+    body = messages_body("claude", ASK, {"output_config": {"format": own, "effort": "low"}})
+    assert body["output_config"] == {"format": output_format(own), "effort": "low"}
+    assert body["output_config"]["format"]["schema"]["additionalProperties"] is False

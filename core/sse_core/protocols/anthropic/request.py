@@ -262,14 +262,19 @@ def messages_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any]) 
 
 
 def _structured(body: dict[str, Any]) -> None:
-    """OpenAI's ``response_format`` (and the API's earlier ``output_format``) as
-    ``output_config.format``, its schema in the subset the API takes."""
+    """OpenAI's ``response_format``, the API's earlier ``output_format`` and the caller's own
+    ``output_config.format`` as ``output_config.format``, its schema in the subset the API
+    takes (every object closed: the API refuses an open one)."""
+    config = body.get("output_config")
     given = body.pop("output_format", None)
+    if isinstance(config, Mapping) and config.get("format") is not None:
+        given = config["format"]
     response_format = body.pop("response_format", None)
     made = output_format(response_format) if response_format is not None else None
-    made = made or given
+    if made is None and given is not None:
+        made = output_format(given) if isinstance(given, Mapping) else given
     if made is not None:
-        body["output_config"] = {**body.get("output_config", {}), "format": made}
+        body["output_config"] = {**(config or {}), "format": made}
 
 
 def _tools_and_choice(body: dict[str, Any]) -> None:
