@@ -67,7 +67,12 @@ def network_env() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory, network_env: dict[str, str]) -> Path:
     """The project's wheel (``python -m build --wheel``), built once for the session: the
-    packaging test and the core-only install each install it into a fresh virtualenv."""
+    packaging test and the core-only install each install it into a fresh virtualenv.
+    ``SSE_CONNECTORS_WHEEL`` names one already built (scripts/release_check's, so that the
+    release's own wheel is the one these tests install)."""
+    given = os.environ.get("SSE_CONNECTORS_WHEEL")
+    if given:
+        return Path(given)
     dist = tmp_path_factory.mktemp("dist")
     subprocess.run(
         [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],

@@ -1,0 +1,60 @@
+"""The migration guides list every argument of the class they start from, as installed.
+
+Each guide's "Arguments" table names, in its first column, the fields and constructor
+arguments of the other class (LangChain's or LlamaIndex's own fields included); a field that
+a new release of that package adds fails this test until the guide says where it goes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).parents[2] / "docs" / "migration"
+#: Guide -> the class it starts from (module, name).
+GUIDES = {
+    "chatopenai.md": ("langchain_openai", "ChatOpenAI"),
+    "chatanthropic.md": ("langchain_anthropic", "ChatAnthropic"),
+    "openailike.md": ("llama_index.llms.openai_like", "OpenAILike"),
+    "llamaindex-anthropic.md": ("llama_index.llms.anthropic", "Anthropic"),
+}
+
+
+def arguments_of(module: str, name: str) -> set[str]:
+    """The class's pydantic fields and its constructor's named arguments."""
+    cls = getattr(importlib.import_module(module), name)
+    found = set(cls.model_fields)
+    for parameter in inspect.signature(cls.__init__).parameters.values():
+        if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY):
+            found.add(parameter.name)
+    found.discard("self")
+    return found
+
+
+def listed_in(page: str) -> set[str]:
+    """The names in the first column of the page's "Arguments" table."""
+    section = (DOCS / page).read_text().split("## Arguments", 1)[1].split("\n## ", 1)[0]
+    table = section.split("|---", 1)[1].split("\n", 1)[1]  # the rows below the header
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    return {name for row in rows for name in re.findall(r"`(\w+)`", row.split(" | ")[0])}
+
+
+@pytest.mark.parametrize("page", sorted(GUIDES))
+def test_every_argument_is_listed(page: str) -> None:
+    module, name = GUIDES[page]
+    missing = arguments_of(module, name) - listed_in(page)
+    assert not missing, f"{page} does not say where these {name} arguments go: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("page", sorted(GUIDES))
+def test_nothing_listed_that_the_class_does_not_take(page: str) -> None:
+    module, name = GUIDES[page]
+    taken = arguments_of(module, name)
+    cls = getattr(importlib.import_module(module), name)
+    aliases = {f.alias for f in cls.model_fields.values() if f.alias}
+    extra = listed_in(page) - taken - aliases
+    assert not extra, f"{page} lists arguments {name} does not take: {sorted(extra)}"
