@@ -42,6 +42,7 @@ __all__ = [
     "key_from_env",
     "pickled_state",
     "private",
+    "restore_key",
     "settings_of",
     "share_clients",
     "validation_summary",
@@ -158,6 +159,11 @@ def private(model: BaseModel, name: str) -> Any:
     """A private attribute's value (the pool, the config cache), read on every call: see
     :func:`sse_core._slots.read_private`."""
     return read_private(model, name)
+
+
+def restore_key(model: ChatSSE) -> None:
+    """Give an unpickled ``model`` its key again (:func:`key_from_env`)."""
+    model.api_key = key_from_env()
 
 
 def key_from_env() -> SecretStr | None:

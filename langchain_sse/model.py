@@ -153,7 +153,7 @@ class ChatSSE(ChatSSEFields):
     @override
     def __setstate__(self, state: dict[Any, Any]) -> None:
         super().__setstate__(state)
-        self.api_key = _connection.key_from_env()
+        _connection.restore_key(self)
 
     @property
     @override
