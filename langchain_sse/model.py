@@ -163,6 +163,7 @@ class ChatSSE(ChatSSEFields):
     @property
     @override
     def lc_secrets(self) -> dict[str, str]:
+        """The secret fields and the environment variable each is read from again."""
         return {"api_key": "SSE_API_KEY"}
 
     @property
@@ -196,6 +197,9 @@ class ChatSSE(ChatSSEFields):
         stop: list[str] | None = None,
         **kwargs: Any,
     ) -> AIMessage:
+        """The whole answer to ``input`` (streamed under the hood unless
+        ``invoke_streaming=False``: only a stream shows a cut answer); call keyword arguments
+        go into the request body."""
         config, kwargs = take_run_options(config, kwargs)
         ls_params = run_ls_params(self, stop, kwargs)
         config, kwargs = link_config(config, kwargs, invoke=True, ls_params=ls_params)
@@ -210,6 +214,7 @@ class ChatSSE(ChatSSEFields):
         stop: list[str] | None = None,
         **kwargs: Any,
     ) -> AIMessage:
+        """:meth:`invoke`, async."""
         config, kwargs = take_run_options(config, kwargs)
         ls_params = run_ls_params(self, stop, kwargs)
         config, kwargs = link_config(config, kwargs, invoke=True, ls_params=ls_params)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from llama_index.core.bridge.pydantic import Field
+
 # re-exported by llama-index-core without __all__
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.instrumentation.events import BaseEvent
@@ -33,8 +35,10 @@ class SSEGatewayEvent(BaseEvent):
         data: The decoded JSON payload, or the raw text when it is not JSON.
     """
 
-    name: str
-    data: Any = None
+    name: str = Field(description="The SSE event name (its event: line).")
+    data: Any = Field(
+        default=None, description="The decoded JSON payload, or the raw text when it is not JSON."
+    )
 
     @classmethod
     def class_name(cls) -> str:

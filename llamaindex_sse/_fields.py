@@ -116,6 +116,14 @@ class SSELLMFields(FunctionCallingLLM):
         "offer; LlamaIndex's own default is 3900). Agents size their memory by it: set the "
         "model's real window.",
     )
-    is_function_calling_model: bool = Field(default=True)
-    max_event_bytes: int = Field(default=DEFAULT_MAX_EVENT_BYTES, gt=0)
+    is_function_calling_model: bool = Field(
+        default=True,
+        description="LlamaIndex's metadata: structured output and agents ask by tool calls "
+        "(False: by text prompts, LlamaIndex's own programs).",
+    )
+    max_event_bytes: int = Field(
+        default=DEFAULT_MAX_EVENT_BYTES,
+        gt=0,
+        description="The largest SSE event accepted; a larger one raises StreamProtocolError.",
+    )
     max_connections: int = Field(default=MAX_CONNECTIONS, ge=1, description=MAX_CONNECTIONS_DOC)
