@@ -52,10 +52,15 @@ _blocks.register()
 
 
 class ChatSSE(ChatSSEFields):
-    """Chat model for any OpenAI-compatible gateway that streams Server-Sent Events.
+    """Chat model for any gateway that streams Server-Sent Events, in the protocol it speaks.
 
-    Keeps what ``ChatOpenAI(base_url=...)`` loses on such gateways: reasoning text, usage
-    that gateways repeat on every chunk, refusals, named SSE events and truncation.
+    ``protocol=`` picks the wire (``sse_core.protocol_names()``): ``"chat_completions"``
+    (OpenAI chat completions and its gateway dialects, the default) or ``"anthropic"``
+    (Anthropic Messages, in place of ``ChatAnthropic``); each protocol's request rules are
+    the core's (:mod:`sse_core.protocols`), and a setting the protocol cannot carry is
+    refused by name. Keeps what ``ChatOpenAI(base_url=...)`` loses on such gateways:
+    reasoning text, usage that gateways repeat on every chunk, refusals, named SSE events
+    and truncation.
 
     A pickled ChatSSE holds no secret: after unpickling, the key is read again from
     ``SSE_API_KEY`` (or set ``api_key``), and ``default_headers`` must be set again.
