@@ -1,8 +1,8 @@
 """Framework-free streaming core for OpenAI-compatible gateways.
 
 The data path runs one way, a folder per layer: body bytes -> :class:`SSEParser` ->
-:class:`ChunkDecoder` or, for Anthropic Messages, :class:`MessagesDecoder` (together:
-:class:`StreamDecoder`) -> StreamEvents ->
+:class:`ChunkDecoder` or, for Anthropic Messages, :class:`MessagesDecoder`, or, for OpenAI's
+Responses API, :class:`ResponsesDecoder` (together: :class:`StreamDecoder`) -> StreamEvents ->
 :class:`Accumulator` -> :class:`Completion` (``sse_core.pipeline``, no I/O at all); the
 transport (:class:`ChatClient`, :class:`AsyncChatClient`, ``sse_core.transport``) feeds it
 over httpx; the adapters map its events and snapshots to framework objects. The shared
@@ -16,7 +16,7 @@ the adapters and the tests, and may change):
   :class:`RetryPolicy`) and the pool an adapter keeps (:class:`ClientPool`);
 - to decode bytes from anywhere (a file, a proxy, a test): :func:`decode`,
   :class:`StreamDecoder`, :class:`StreamSession`, :class:`SSEParser` and
-  :class:`ServerSentEvent`, and the two built-in payload decoders;
+  :class:`ServerSentEvent`, and the three built-in payload decoders;
 - what comes out: the events (:data:`StreamEvent` and each of its members), the
   :class:`Accumulator` that assembles them with its per-read :class:`ReadDelta`, and the
   :class:`Completion` with its parts;
@@ -72,6 +72,7 @@ from sse_core.pipeline.chunks import ChunkDecoder
 from sse_core.pipeline.decoder import StreamDecoder
 from sse_core.pipeline.parser import ServerSentEvent, SSEParser
 from sse_core.pipeline.reads import ReadDelta
+from sse_core.pipeline.responses_events import ResponsesDecoder
 from sse_core.pipeline.session import StreamSession, decode
 from sse_core.protocols import (
     PayloadDecoder,
@@ -129,6 +130,7 @@ __all__ = [
     "RedirectError",
     "RefusalDelta",
     "RequestShape",
+    "ResponsesDecoder",
     "RetryPolicy",
     "RetryableRequestError",
     "SSEConnectorError",

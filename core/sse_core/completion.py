@@ -64,11 +64,15 @@ class ReasoningBlock:
 
     ``text`` is its reasoning text and ``signature`` the signature that closed it (None:
     unsigned); a redacted block has no text and its opaque ``redacted`` data instead.
+    ``item`` is the block as the gateway closed it, for a protocol that takes it back whole
+    (the Responses API's reasoning item: ``id``, ``summary``, ``encrypted_content``); None
+    otherwise.
     """
 
     text: str = ""
     signature: str | None = None
     redacted: str | None = None
+    item: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -52,14 +52,18 @@ class ReasoningDelta:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReasoningSignature:
-    """The signature of the reasoning block just streamed (Anthropic ``signature_delta``).
+    """The signature of the reasoning block just streamed (Anthropic ``signature_delta``;
+    the Responses API's ``encrypted_content``, "" when the item has none).
 
     It closes that block: the ReasoningDelta pieces since the previous block are its text.
     Both are passed back byte-exact on the next turn, which is why neither is ever altered.
+    ``item`` is the block as the gateway closed it when the protocol sends it back whole
+    (the Responses API's reasoning item, with its ``id``); None otherwise.
     """
 
     signature: str
     choice: int = 0
+    item: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -162,8 +162,8 @@ class Accumulator:
                 self._choice(index).add_call(event)
             case RefusalDelta(text=text, choice=index):
                 self._choice(index).refusal.append(text)
-            case ReasoningSignature(signature=signature, choice=index):
-                self._choice(index).close_block(signature, None)
+            case ReasoningSignature(signature=signature, choice=index, item=item):
+                self._choice(index).close_block(signature, None, item)
             case RedactedReasoning(data=data, choice=index):
                 self._choice(index).close_block(None, data)
             case Citation(citation=citation, choice=index):

@@ -65,11 +65,19 @@ class ChoiceParts:
         self.opened: int = 0
         self.citations: list[Mapping[str, Any]] = []  # as sent, in order
 
-    def close_block(self, signature: str | None, redacted: str | None) -> None:
-        """A signature closes the open reasoning block; a redacted block closes it unsigned
-        (when it holds text) and follows it."""
+    def close_block(
+        self,
+        signature: str | None,
+        redacted: str | None,
+        item: Mapping[str, Any] | None = None,
+    ) -> None:
+        """A signature (or a whole ``item``, its signature "" when it has none) closes the
+        open reasoning block; a redacted block closes it unsigned (when it holds text) and
+        follows it."""
         text = "".join(self.reasoning[self.opened :])
-        if signature is not None or text:
+        if item is not None:
+            self.blocks.append(ReasoningBlock(text=text, signature=signature or None, item=item))
+        elif signature is not None or text:
             self.blocks.append(ReasoningBlock(text=text, signature=signature))
         if redacted is not None:
             self.blocks.append(ReasoningBlock(redacted=redacted))

@@ -2,6 +2,7 @@
 
 - :mod:`.chat_completions`: OpenAI chat completions in every gateway dialect (the default);
 - :mod:`.anthropic`: Anthropic Messages;
+- :mod:`.responses`: OpenAI's Responses API;
 - :mod:`.turns`: a conversation as no framework and no protocol spells it, which each adapter
   hands a protocol module to make a request of.
 
@@ -16,6 +17,9 @@ from sse_core.protocols import chat_completions
 
 # isort: split
 from sse_core.protocols import anthropic
+
+# isort: split
+from sse_core.protocols import responses
 from sse_core.protocols.registry import (
     AUTH_MODES,
     REGISTRY,
@@ -47,5 +51,6 @@ __all__ = [
     "protocol_names",
     "register_protocol",
     "request_shape",
+    "responses",
     "wire_protocol",
 ]

@@ -97,11 +97,15 @@ class ReasoningPart:
         signature: The signature the model gave it ("" for none: a protocol that checks
             signatures does not take it back).
         redacted: The opaque data of a redacted block ("" for a readable one).
+        item: The block as the gateway closed it, for a protocol that takes it back whole
+            (the Responses API's reasoning item, :attr:`sse_core.ReasoningBlock.item`); None
+            otherwise.
     """
 
     text: str = ""
     signature: str = ""
     redacted: str = ""
+    item: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -20,6 +20,7 @@ from sse_core import (
     GatewayStreamError,
     IncompleteStreamError,
     MessagesDecoder,
+    ResponsesDecoder,
     ServerSentEvent,
     SSEParser,
     StreamDecoder,
@@ -148,11 +149,11 @@ def test_registering_leaves_the_built_in_protocols_as_they_were() -> None:
 
 
 def test_an_unregistered_protocol_is_refused_naming_the_registered_ones() -> None:
-    with pytest.raises(ConfigurationError, match="'chat_completions', 'anthropic', got 'lines'"):
+    with pytest.raises(ConfigurationError, match="'chat_completions', 'anthropic', 'responses', got 'lines'"):
         StreamDecoder(protocol="lines")
 
 
-@pytest.mark.parametrize("make", [ChunkDecoder, MessagesDecoder, LinesDecoder])
+@pytest.mark.parametrize("make", [ChunkDecoder, MessagesDecoder, ResponsesDecoder, LinesDecoder])
 def test_every_payload_decoder_has_the_whole_interface(make: type[PayloadDecoder]) -> None:
     decoder = make()
     assert decoder.done is False
