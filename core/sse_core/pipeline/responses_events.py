@@ -315,7 +315,7 @@ class ResponsesDecoder:
     def _terminal(self, kind: str, response: Mapping[str, Any], events: list[StreamEvent]) -> None:
         """The terminal event: its output against the deltas, its usage, its verdict."""
         status = response.get("status")
-        if status not in _ENDINGS:
+        if type(status) is not str or status not in _ENDINGS:
             status = kind.removeprefix("response.")
         self._metadata(response, events)
         output = response.get("output")

@@ -210,7 +210,7 @@ class OutputItems:
     def part(self, name: str, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
         """``content_part.*`` or ``reasoning_summary_part.*``: the part as it stands."""
         part = payload.get("part")
-        kind = _PART_TYPES.get(part.get("type")) if type(part) is dict else None
+        kind = _part_type(part)
         if kind is None or type(part) is not dict:
             events.append(_gateway_event(name, payload))  # a part type not known yet
             return
@@ -306,7 +306,7 @@ class OutputItems:
             self._compare(item, Piece.ARGUMENTS, whole, whole.get("arguments"), name, events)
         elif item.kind == _Kind.MESSAGE:
             for at, part in _listed(whole.get("content")):
-                kind = _PART_TYPES.get(part.get("type"))
+                kind = _part_type(part)
                 if kind is not None and kind[0] in (Piece.TEXT, Piece.REFUSAL):
                     where = {"content_index": at}
                     self._compare(item, kind[0], where, part.get(kind[1]), name, events)
@@ -425,6 +425,11 @@ def _part(item: _Item, piece: Piece, payload: Mapping[str, Any]) -> _Part:
     if found is None:
         found = item.parts[where] = _Part()
     return found
+
+
+def _part_type(part: object) -> tuple[Piece, str] | None:
+    kind = part.get("type") if type(part) is dict else None
+    return _PART_TYPES.get(kind) if type(kind) is str else None
 
 
 def _position(payload: Mapping[str, Any], piece: Piece) -> int:
