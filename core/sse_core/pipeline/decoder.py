@@ -34,7 +34,8 @@ class StreamDecoder:
             separately), the same events faster; None (the default): the pure path. It
             applies to chat completions; other protocols take the pure path.
         protocol: What the payloads are: ``"chat_completions"`` (the default),
-            ``"anthropic"`` (Anthropic Messages events, :class:`MessagesDecoder`), or another
+            ``"anthropic"`` (Anthropic Messages events, :class:`MessagesDecoder`),
+            ``"responses"`` (OpenAI Responses events, :class:`ResponsesDecoder`), or another
             registered protocol (:func:`~sse_core.protocols.register_protocol`).
         source: What the body comes from, for the message of a body with no event.
 

@@ -115,7 +115,7 @@ class OutputItems:
         self._by_call: dict[str, object] = {}
         self._last: object = None  # the key of the item opened last
         #: Function calls so far: the number of the next one.
-        self.calls = 0
+        self.calls: int = 0
 
     # --- finding an item ---
 

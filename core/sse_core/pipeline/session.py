@@ -349,7 +349,8 @@ def decode(
     Args:
         body: The body bytes, whole or as an iterable of pieces (split anywhere).
         max_event_bytes: Upper bound on one SSE line or event.
-        protocol: ``"chat_completions"`` (the default) or ``"anthropic"``.
+        protocol: ``"chat_completions"`` (the default), ``"anthropic"``, ``"responses"``, or
+            another registered protocol.
 
     Raises:
         GatewayStreamError: The stream carried an error frame or ``event: error``.

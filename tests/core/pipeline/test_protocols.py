@@ -149,7 +149,9 @@ def test_registering_leaves_the_built_in_protocols_as_they_were() -> None:
 
 
 def test_an_unregistered_protocol_is_refused_naming_the_registered_ones() -> None:
-    with pytest.raises(ConfigurationError, match="'chat_completions', 'anthropic', 'responses', got 'lines'"):
+    with pytest.raises(
+        ConfigurationError, match="'chat_completions', 'anthropic', 'responses', got 'lines'"
+    ):
         StreamDecoder(protocol="lines")
 
 
