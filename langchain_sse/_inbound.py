@@ -352,13 +352,18 @@ def _flag_calls(
 
 
 def _reasoning_blocks(blocks: Sequence[ReasoningBlock]) -> list[dict[str, Any]]:
-    """Signed and redacted reasoning in Anthropic's own block shape, to pass back as is."""
-    return [
-        {"type": "redacted_thinking", "data": block.redacted}
-        if block.redacted is not None
-        else {"type": "thinking", "thinking": block.text, "signature": block.signature}
-        for block in blocks
-    ]
+    """Signed, redacted and whole reasoning in the protocol's own block shape, to pass back
+    as is: Anthropic's ``thinking`` / ``redacted_thinking`` dicts, the Responses API's
+    reasoning item (``id``, ``summary``, ``encrypted_content``) as the gateway closed it."""
+    return [_reasoning_block(block) for block in blocks]
+
+
+def _reasoning_block(block: ReasoningBlock) -> dict[str, Any]:
+    if block.item is not None:
+        return dict(block.item)
+    if block.redacted is not None:
+        return {"type": "redacted_thinking", "data": block.redacted}
+    return {"type": "thinking", "thinking": block.text, "signature": block.signature}
 
 
 def map_usage(usage: Usage) -> UsageMetadata | None:

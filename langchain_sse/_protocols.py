@@ -20,6 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from langchain_sse._anthropic_outbound import anthropic_outbound, bind_anthropic_tools
 from langchain_sse._outbound import Outbound, model_outbound
+from langchain_sse._responses_outbound import responses_outbound
 from langchain_sse._tools import ToolLike, bind_chat_tools
 from sse_core import ConfigurationError
 
@@ -99,6 +100,17 @@ MAPPINGS: dict[str, ProtocolMapping] = {
         json_mode=False,
         identity=("protocol", "thinking"),
         foreign={"reasoning_passback": PASSBACK_ELSEWHERE},
+    ),
+    "responses": ProtocolMapping(
+        outbound=responses_outbound,
+        bind_tools=bind_chat_tools,  # OpenAI's shapes: the core makes them flat
+        json_mode=True,
+        identity=("protocol",),
+        foreign={
+            "thinking": THINKING_ELSEWHERE,
+            "reasoning_passback": PASSBACK_ELSEWHERE,
+            "stop": "the Responses API has no stop sequences",
+        },
     ),
 }
 

@@ -147,13 +147,19 @@ def _document(block: Mapping[str, Any]) -> DocumentPart | None:
     return None
 
 
+def summary_text(item: Mapping[str, Any]) -> str:
+    """The readable text of a Responses reasoning item: its summary parts' texts."""
+    parts = item.get("summary")
+    found = parts if isinstance(parts, list) else []
+    texts = [part.get("text") for part in found if isinstance(part, Mapping)]
+    return "".join(text for text in texts if isinstance(text, str))
+
+
 def _reasoning(block: Mapping[str, Any]) -> Part | None:
     """A reasoning block in any of its shapes; None for what is not reasoning."""
     kind = block.get("type")
-    if kind == "reasoning":  # v1: the signature in extras
-        extras = block.get("extras")
-        signature = extras.get("signature") if isinstance(extras, Mapping) else None
-        return ReasoningPart(text=str(block.get("reasoning") or ""), signature=signature or "")
+    if kind == "reasoning":
+        return _reasoning_item(block)
     if kind == "thinking":
         text, signature = block.get("thinking"), block.get("signature")
         return ReasoningPart(text=str(text or ""), signature=str(signature or ""))
@@ -163,6 +169,24 @@ def _reasoning(block: Mapping[str, Any]) -> Part | None:
     if kind == "non_standard" and isinstance(value, Mapping):  # v1: what LangChain has no type for
         return _reasoning(value) or RawPart(block=dict(value))
     return None
+
+
+def _reasoning_item(block: Mapping[str, Any]) -> Part:
+    """A ``reasoning`` block: the Responses API's reasoning item (whole, or shown as v1 with
+    the item in ``extras``), or v1's own with its signature in ``extras``."""
+    if "summary" in block:
+        return ReasoningPart(
+            text=summary_text(block),
+            signature=str(block.get("encrypted_content") or ""),
+            item=dict(block),
+        )
+    extras = block.get("extras")
+    extras = extras if isinstance(extras, Mapping) else {}
+    item = extras.get("item")
+    if isinstance(item, Mapping) and "summary" in item:
+        return _reasoning_item(item)
+    signature = extras.get("signature")
+    return ReasoningPart(text=str(block.get("reasoning") or ""), signature=signature or "")
 
 
 def _assistant_part(block: str | Mapping[str, Any]) -> Part | None:

@@ -90,7 +90,9 @@ def _to_tool_call_dict(call: ToolCall) -> dict[str, Any]:
 def thinking_blocks(reasoning: str, closed: Sequence[ReasoningBlock]) -> list[ContentBlock]:
     """The ThinkingBlocks of ``reasoning``: one per block the gateway signed or redacted,
     as llama-index's Anthropic LLM keeps them (``additional_information``: ``type`` and
-    ``signature``, or a redacted block's ``data``), and the text after them unsigned.
+    ``signature``, or a redacted block's ``data``), or the Responses API's reasoning item whole
+    (``type``, ``id``, ``summary``, ``encrypted_content``, as llama-index's
+    ``OpenAIResponses`` keeps it), and the text after them unsigned.
 
     ``closed`` may hold blocks that closed after ``reasoning`` was taken (a stream's
     snapshot): a block whose text goes past ``reasoning`` is shown as far as it goes,
@@ -99,6 +101,15 @@ def thinking_blocks(reasoning: str, closed: Sequence[ReasoningBlock]) -> list[Co
     blocks: list[ContentBlock] = []
     at = 0
     for block in closed:
+        if block.item is not None:  # the Responses API's reasoning item, kept whole
+            end = at + len(block.text)
+            if end > len(reasoning):
+                break
+            blocks.append(
+                ThinkingBlock(content=block.text, additional_information=dict(block.item))
+            )
+            at = end
+            continue
         if block.redacted is not None:
             info = {"type": "redacted_thinking", "data": block.redacted}
             blocks.append(ThinkingBlock(content="", additional_information=info))

@@ -19,6 +19,7 @@ from llama_index.core.base.llms.types import ChatMessage
 
 from llamaindex_sse._anthropic import build_anthropic_request
 from llamaindex_sse._outbound import Headers, build_request
+from llamaindex_sse._responses import build_responses_request
 from sse_core import ConfigurationError
 
 __all__ = ["MAPPINGS", "ProtocolMapping", "RequestBuilder", "check_foreign", "mapping_of"]
@@ -82,6 +83,15 @@ MAPPINGS: dict[str, ProtocolMapping] = {
         settings=("max_tokens", "temperature", "stop", "thinking_dict", "reasoning_effort"),
         message_usage=True,
         foreign={"reasoning_passback": PASSBACK_ELSEWHERE},
+    ),
+    "responses": ProtocolMapping(
+        build_request=build_responses_request,
+        settings=("max_tokens", "temperature", "reasoning_effort"),
+        foreign={
+            "thinking_dict": THINKING_ELSEWHERE,
+            "reasoning_passback": PASSBACK_ELSEWHERE,
+            "stop": "the Responses API has no stop sequences",
+        },
     ),
 }
 

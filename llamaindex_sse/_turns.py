@@ -138,6 +138,16 @@ def _part(block: ContentBlock, assistant: bool) -> Part | None:
 
 def _reasoning(block: ThinkingBlock) -> ReasoningPart:
     info = block.additional_information
+    if info.get("type") == "reasoning":  # the Responses API's reasoning item, sent back whole
+        item = {"summary": [], **info} if "summary" not in info else dict(info)
+        if not item["summary"] and block.content:  # llama-index's OpenAIResponses drops it
+            item["summary"] = [{"type": "summary_text", "text": block.content}]
+        encrypted = info.get("encrypted_content")
+        return ReasoningPart(
+            text=block.content or "",
+            signature=encrypted if isinstance(encrypted, str) else "",
+            item=item,
+        )
     if info.get("type") == "redacted_thinking" and isinstance(info.get("data"), str):
         return ReasoningPart(redacted=info["data"])
     signature = info.get("signature")
