@@ -33,6 +33,9 @@ def get_time(zone: str) -> str:
 
 
 @pytest.mark.parametrize("how", HOWS)
+# The emulator's calls are a few tokens, and the Responses API takes no max_output_tokens
+# below 16: a Responses call cut at its limit is CUT_RESPONSES below.
+@pytest.mark.parametrize("protocol", ["chat_completions", "anthropic"])
 def test_a_call_cut_at_max_tokens_is_flagged_as_written(
     driver: Driver, on_protocol: Any, protocol: str, how: str
 ) -> None:
@@ -81,12 +84,33 @@ CUT = (
 ).encode()  # fmt: skip
 
 
-def on_bytes(driver: Driver, body: bytes) -> Any:
+def _r(kind: str, **payload: Any) -> str:
+    return f"event: {kind}\ndata: {json.dumps({'type': kind, **payload})}\n\n"
+
+
+_CALL = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather",
+         "arguments": "", "status": "in_progress"}  # fmt: skip
+#: The same cut on the Responses API: ``response.incomplete`` for ``max_output_tokens``.
+CUT_RESPONSES = (
+    _r("response.created", response={"id": "resp_1", "model": "gpt", "status": "in_progress",
+       "output": []})
+    + _r("response.output_item.added", output_index=0, item=_CALL)
+    + _r("response.function_call_arguments.delta", output_index=0, item_id="fc_1",
+         delta='{"city": ')
+    + _r("response.function_call_arguments.delta", output_index=0, item_id="fc_1", delta='"Par')
+    + _r("response.incomplete", response={"id": "resp_1", "model": "gpt",
+         "status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"},
+         "output": [{**_CALL, "arguments": '{"city": "Par'}],
+         "usage": {"input_tokens": 12, "output_tokens": 8, "total_tokens": 20}})
+).encode()  # fmt: skip
+
+
+def on_bytes(driver: Driver, body: bytes, protocol: str = "anthropic") -> Any:
     def reply(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
 
     transport = httpx.MockTransport(reply)
-    return driver.make(model="m", base_url="http://gw.test", api_key="k", protocol="anthropic",
+    return driver.make(model="m", base_url="http://gw.test", api_key="k", protocol=protocol,
                        max_retries=0, http_client=httpx.Client(transport=transport),
                        http_async_client=httpx.AsyncClient(transport=transport))  # fmt: skip
 
@@ -98,4 +122,18 @@ def test_a_cut_inside_a_string_is_not_closed(driver: Driver, how: str) -> None:
     assert answer.cut_calls == [("toolu_1", "get_weather", '{"city": "Par')]
     assert answer.refused
     assert (answer.stop_reason, answer.finish_reason) == ("max_tokens", "length")
+    assert answer.usage is not None and answer.usage.completion == 8
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_a_responses_call_cut_at_its_limit_is_flagged_never_closed(
+    driver: Driver, how: str
+) -> None:
+    answer = driver.answer(
+        on_bytes(driver, CUT_RESPONSES, "responses"), how, WEATHER, [get_weather]
+    )
+    assert answer.tool_calls == []
+    assert answer.cut_calls == [("call_1", "get_weather", '{"city": "Par')]
+    assert answer.refused
+    assert (answer.stop_reason, answer.finish_reason) == ("max_output_tokens", "length")
     assert answer.usage is not None and answer.usage.completion == 8

@@ -92,6 +92,10 @@ REPLIES = {
     b'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},'
     b'"usage":{"output_tokens":1}}\n\n'
     b'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+    "responses": b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta",'
+    b'"output_index":0,"content_index":0,"delta":"ok"}\n\n'
+    b'event: response.completed\ndata: {"type":"response.completed","response":{"id":"r",'
+    b'"status":"completed","output":[]}}\n\n',
 }
 
 
