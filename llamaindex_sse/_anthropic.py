@@ -12,7 +12,6 @@ tool objects.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,11 +19,9 @@ from llama_index.core.base.llms.types import ChatMessage
 
 from llamaindex_sse._outbound import Headers
 from llamaindex_sse._turns import to_turns
-from sse_core import Completion
 from sse_core.protocols import anthropic
 
 __all__ = [
-    "anthropic_message",
     "anthropic_tool_choice",
     "anthropic_tools",
     "build_anthropic_request",
@@ -105,42 +102,3 @@ def build_anthropic_request(
         params["tools"] = [_openai_tool(tool) for tool in params["tools"]]
     body = anthropic.messages_body(model, to_turns(messages), params)
     return body, call_kwargs.get("extra_headers")
-
-
-def anthropic_message(completion: Completion) -> dict[str, Any]:
-    """A whole answer as the Messages API's message (what llama-index's ``Anthropic`` LLM
-    gives as ``ChatResponse.raw``): its content blocks (thinking with its signature, redacted
-    thinking, the text with its citations, tool uses with their input), stop reason and
-    sequence, and the usage as the gateway counted it (``input_tokens``, ``output_tokens``,
-    ``cache_read_input_tokens``, ...)."""
-    first = completion.choices[0] if completion.choices else None
-    content: list[Block] = []
-    for block in completion.reasoning_blocks:
-        if block.redacted is not None:
-            content.append({"type": "redacted_thinking", "data": block.redacted})
-        else:
-            content.append(
-                {"type": "thinking", "thinking": block.text, "signature": block.signature or ""}
-            )
-    if completion.content:
-        text: Block = {"type": "text", "text": completion.content}
-        if completion.citations:
-            text["citations"] = [dict(citation) for citation in completion.citations]
-        content.append(text)
-    for call in completion.tool_calls:
-        try:
-            given = json.loads(call.arguments) if call.arguments else {}
-        except ValueError:  # cut input: kept as sent, never repaired
-            given = call.arguments
-        content.append({"type": "tool_use", "id": call.id, "name": call.name, "input": given})
-    usage = completion.usage
-    return {
-        "id": completion.id,
-        "type": "message",
-        "role": "assistant",
-        "model": completion.model,
-        "content": content,
-        "stop_reason": None if first is None else first.stop_reason,
-        "stop_sequence": None if first is None else first.stop_sequence,
-        "usage": None if usage is None else dict(usage.raw),
-    }

@@ -16,11 +16,10 @@ Anthropic Messages answers map the same way, and as llama-index's ``Anthropic`` 
 them: one ThinkingBlock per reasoning block, its signature in ``additional_information``
 (a redacted block's ``data`` there too), so the message goes back byte-exact next turn;
 a CitationBlock per search-result citation after the text. Where the protocol's table says
-so (``anthropic=True``), the message's ``additional_kwargs`` hold ``usage`` (the gateway's
-counts) and ``stop_reason``, and ``raw`` is the protocol's own message (a whole answer's:
-the Messages API's message with its content blocks, stop reason and usage in its own names,
-:func:`~llamaindex_sse._anthropic.anthropic_message`; a streamed one's: the message's id,
-model, usage and stop reason so far), as llama-index's ``Anthropic`` LLM gives it. Elsewhere
+so (``message_usage``), the message's ``additional_kwargs`` hold ``usage`` (the gateway's
+counts) and ``stop_reason``; where it names a shape of ``raw`` (:mod:`llamaindex_sse._raw`),
+``raw`` is the protocol's own object (Anthropic's message, the Responses API's response: a
+whole answer's, or a streamed one's so far), as that protocol's llama-index LLM gives it. Elsewhere
 ``raw`` and the response's ``additional_kwargs`` add ``stop_reason`` and ``stop_sequence``
 once the answer stopped.
 """
@@ -41,8 +40,8 @@ from llama_index.core.base.llms.types import (
     ToolCallBlock,
 )
 
-from llamaindex_sse._anthropic import anthropic_message
 from llamaindex_sse._lazy import Build, default_build
+from llamaindex_sse._raw import RawShape
 from sse_core import (
     Accumulator,
     Choice,
@@ -261,21 +260,28 @@ class ResponseMapper:
             is mapped by :meth:`respond`.
         build: How messages and responses are made (default: :func:`default_build`, lazy
             where that fast path is on).
-        anthropic: Messages carry the usage and stop reason, as llama-index's Anthropic
-            LLM's do (the only difference the protocol makes here).
+        message_usage: Messages carry the usage and stop reason, as llama-index's Anthropic
+            LLM's do.
+        raw: The protocol's own shape of ``raw`` (None: chat completions' chunk).
 
     Attributes:
         yielded: How many responses :meth:`respond` and :meth:`last` have made.
     """
 
-    __slots__ = ("_answer", "_anthropic", "_build", "_mapped", "yielded")
+    __slots__ = ("_answer", "_anthropic", "_build", "_mapped", "_raw", "yielded")
 
     def __init__(
-        self, answer: Accumulator, build: Build | None = None, *, anthropic: bool = False
+        self,
+        answer: Accumulator,
+        build: Build | None = None,
+        *,
+        message_usage: bool = False,
+        raw: RawShape | None = None,
     ) -> None:
         self._answer = answer
         self._build = default_build() if build is None else build
-        self._anthropic = anthropic
+        self._anthropic = message_usage
+        self._raw = raw
         # The answer's usage mapped (the core's Usage, its token kwargs, its payload): mapped
         # again only when the core holds another.
         self._mapped: tuple[Usage | None, dict[str, Any], dict[str, Any] | None] = (
@@ -326,16 +332,8 @@ class ResponseMapper:
         if reasoning:
             kwargs["thinking_delta"] = reasoning
         meta = answer.metadata
-        if self._anthropic:  # the message so far, as the Messages API names it
-            raw = {
-                "id": meta.id,
-                "type": "message",
-                "role": "assistant",
-                "model": meta.model,
-                "usage": None if usage is None else dict(usage.raw),
-                "stop_reason": stop.get("stop_reason"),
-                "stop_sequence": stop.get("stop_sequence"),
-            }
+        if self._raw is not None:  # the protocol's own object so far
+            raw = self._raw.streamed(meta, usage, stop)
         else:
             raw = self._chunk_raw(meta, delta, finish_reason, usage_payload, stop)
         self.yielded += 1
@@ -402,9 +400,12 @@ def _message_parts(choice: Choice | None) -> tuple[list[ContentBlock], dict[str,
     return with_citation_blocks(blocks, choice.citations), kwargs
 
 
-def to_chat_response(completion: Completion, *, anthropic: bool = False) -> ChatResponse:
+def to_chat_response(
+    completion: Completion, *, message_usage: bool = False, raw_shape: RawShape | None = None
+) -> ChatResponse:
     """The ChatResponse for a whole answer (``chat``/``achat``, and partial answers);
-    ``anthropic``: the message carries usage and stop_reason, as Anthropic's LLM's do."""
+    ``message_usage``: the message carries usage and stop_reason, as Anthropic's LLM's do;
+    ``raw_shape``: ``raw`` is the protocol's own object (None: chat completions')."""
     first = completion.choices[0] if completion.choices else Choice()
     blocks, kwargs = build_message_parts(
         completion.content,
@@ -432,9 +433,10 @@ def to_chat_response(completion: Completion, *, anthropic: bool = False) -> Chat
         "usage": None if usage is None else to_usage_dict(usage),
         **stop,
     }
-    if anthropic:  # the message as the protocol's own client gives it
+    if message_usage:
         kwargs.update(message_extras(usage, first.stop_reason))
-        raw = anthropic_message(completion)
+    if raw_shape is not None:  # the protocol's own object, as its own client gives it
+        raw = raw_shape.whole(completion)
     citations = [dict(citation) for citation in completion.citations]
     if citations:
         extra["citations"] = citations

@@ -19,6 +19,7 @@ from llama_index.core.base.llms.types import ChatMessage
 
 from llamaindex_sse._anthropic import build_anthropic_request
 from llamaindex_sse._outbound import Headers, build_request
+from llamaindex_sse._raw import ANTHROPIC_RAW, RESPONSES_RAW, RawShape
 from llamaindex_sse._responses import build_responses_request
 from sse_core import ConfigurationError
 
@@ -49,6 +50,8 @@ class ProtocolMapping:
             (``additional_kwargs`` always comes last).
         message_usage: The response's message carries the usage and stop reason in its
             ``additional_kwargs``, as llama-index's own LLM of the protocol gives them.
+        raw: ``ChatResponse.raw`` in the protocol's own shape, as its llama-index LLM gives it
+            (None: chat completions' chunk and completion dicts, as OpenAILike's).
         foreign: SSELLM's request fields this protocol cannot carry, each with what to use
             instead: set to anything but its default, the field is refused by name at
             construction (never dropped in silence).
@@ -57,6 +60,7 @@ class ProtocolMapping:
     build_request: RequestBuilder
     settings: tuple[str, ...]
     message_usage: bool = False
+    raw: RawShape | None = None
     foreign: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -82,11 +86,13 @@ MAPPINGS: dict[str, ProtocolMapping] = {
         build_request=build_anthropic_request,
         settings=("max_tokens", "temperature", "stop", "thinking_dict", "reasoning_effort"),
         message_usage=True,
+        raw=ANTHROPIC_RAW,
         foreign={"reasoning_passback": PASSBACK_ELSEWHERE},
     ),
     "responses": ProtocolMapping(
         build_request=build_responses_request,
         settings=("max_tokens", "temperature", "reasoning_effort"),
+        raw=RESPONSES_RAW,
         foreign={
             "thinking_dict": THINKING_ELSEWHERE,
             "reasoning_passback": PASSBACK_ELSEWHERE,

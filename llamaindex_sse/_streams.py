@@ -44,9 +44,11 @@ def _dispatch_named(event: StreamEvent, span_id: str | None) -> None:
         dispatch_gateway_events((event,), span_id)
 
 
-def _is_anthropic(client: ChatClient | AsyncChatClient) -> bool:
-    """Whether the message carries usage and stop reason (its protocol's table entry)."""
-    return mapping_of(client.config.protocol).message_usage
+def _shape(client: ChatClient | AsyncChatClient) -> dict[str, Any]:
+    """How the protocol's table entry shapes responses: whether the message carries usage and
+    stop reason, and ``raw``'s shape."""
+    mapping = mapping_of(client.config.protocol)
+    return {"message_usage": mapping.message_usage, "raw": mapping.raw}
 
 
 def _require_completion(completion: Completion | None) -> Completion:
@@ -59,7 +61,7 @@ def stream_responses(
 ) -> Generator[ChatResponse, None, None]:
     """The ChatResponses of one answer; the request is sent on the first ``next()``."""
     with translate_errors(), client.stream(body, headers=headers) as stream:
-        mapper = ResponseMapper(stream.answer, anthropic=_is_anthropic(client))
+        mapper = ResponseMapper(stream.answer, **_shape(client))
         for _ in stream.batches():  # each read is added to stream.answer, which tells it
             if (response := _respond(mapper, span_id)) is not None:
                 yield response
@@ -73,7 +75,7 @@ async def astream_responses(
     """Async twin of :func:`stream_responses`."""
     with translate_errors():
         async with client.stream(body, headers=headers) as stream:
-            mapper = ResponseMapper(stream.answer, anthropic=_is_anthropic(client))
+            mapper = ResponseMapper(stream.answer, **_shape(client))
             async for _ in stream.batches():  # as in stream_responses
                 if (response := _respond(mapper, span_id)) is not None:
                     yield response
@@ -88,7 +90,12 @@ def read_whole(
     with translate_errors(), client.stream(body, headers=headers, streaming=streaming) as stream:
         for event in stream:
             _dispatch_named(event, span_id)
-    return to_chat_response(_require_completion(stream.completion), anthropic=_is_anthropic(client))
+    shape = _shape(client)
+    return to_chat_response(
+        _require_completion(stream.completion),
+        message_usage=shape["message_usage"],
+        raw_shape=shape["raw"],
+    )
 
 
 async def aread_whole(
@@ -99,4 +106,9 @@ async def aread_whole(
         async with client.stream(body, headers=headers, streaming=streaming) as stream:
             async for event in stream:
                 _dispatch_named(event, span_id)
-    return to_chat_response(_require_completion(stream.completion), anthropic=_is_anthropic(client))
+    shape = _shape(client)
+    return to_chat_response(
+        _require_completion(stream.completion),
+        message_usage=shape["message_usage"],
+        raw_shape=shape["raw"],
+    )

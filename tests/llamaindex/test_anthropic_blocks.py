@@ -23,6 +23,7 @@ import sse_core
 from llamaindex_sse import SSELLM
 from llamaindex_sse._inbound import ResponseMapper, to_chat_response
 from llamaindex_sse._lazy import Build
+from llamaindex_sse._raw import ANTHROPIC_RAW
 from sse_core import Accumulator, StreamDecoder, StreamEvent
 from tests.llamaindex.li_support import sse_transport
 
@@ -87,7 +88,7 @@ def responses(pieces: list[bytes], build: Build) -> tuple[list[ChatResponse], Ac
     """The responses of a stream read as ``pieces``, mapped as the transport maps them."""
     decoder = StreamDecoder(protocol="anthropic")
     answer = Accumulator()
-    mapper = ResponseMapper(answer, build, anthropic=True)
+    mapper = ResponseMapper(answer, build, message_usage=True, raw=ANTHROPIC_RAW)
     out: list[ChatResponse] = []
     for piece in [*pieces, b""]:
         batch: list[StreamEvent] = decoder.feed(piece) if piece else decoder.finish()
@@ -101,7 +102,9 @@ def responses(pieces: list[bytes], build: Build) -> tuple[list[ChatResponse], Ac
 
 @pytest.mark.parametrize("build", BUILDS, ids=BUILD_IDS)
 def test_every_split_gives_the_blocks_of_the_whole_answer(build: Build) -> None:
-    whole = to_chat_response(sse_core.decode(BODY, protocol="anthropic"), anthropic=True)
+    whole = to_chat_response(
+        sse_core.decode(BODY, protocol="anthropic"), message_usage=True, raw_shape=ANTHROPIC_RAW
+    )
     assert whole.message.blocks == EXPECTED
     for at in range(1, len(BODY)):
         got, _ = responses([BODY[:at], BODY[at:]], build)

@@ -273,7 +273,7 @@ def test_reasoning_effort_is_the_effort_of_the_output_config() -> None:
 
 def test_a_protocol_or_auth_that_does_not_exist_is_refused() -> None:
     with pytest.raises(ConfigurationError, match="protocol"):
-        SSELLM(protocol="responses", model="m", base_url="http://127.0.0.1:9")
+        SSELLM(protocol="realtime", model="m", base_url="http://127.0.0.1:9")
     with pytest.raises(ConfigurationError, match="auth"):
         SSELLM(protocol="anthropic", auth="basic", model="m", base_url="http://127.0.0.1:9")
 
