@@ -50,6 +50,8 @@ def check_metadata(metadata: Message, version: str) -> list[str]:
             problems.append(f"no classifier {needed!r}")
     if not (metadata["License"] or metadata["License-Expression"]):
         problems.append("no license")
+    if "LICENSE" not in (metadata.get_all("License-File") or []):
+        problems.append("no LICENSE file in the distribution")
     if metadata["Description-Content-Type"] != "text/markdown":
         problems.append(f"long description is {metadata['Description-Content-Type']!r}")
     readme = (ROOT / "README.md").read_text(encoding="utf-8").strip()
