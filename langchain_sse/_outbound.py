@@ -42,6 +42,7 @@ __all__ = [
     "drop_disabled",
     "model_outbound",
     "pop_call_options",
+    "turns_outbound",
 ]
 
 #: Blocks a model produced that are not sent back as content.
@@ -168,6 +169,39 @@ def drop_disabled(payload: dict[str, Any], disabled_params: Mapping[str, Any] | 
     for key, values in (disabled_params or {}).items():
         if key in payload and (values is None or payload[key] in values):
             del payload[key]
+
+
+def turns_outbound(model: ChatSSE, payload: dict[str, Any], options: Mapping[str, Any]) -> Outbound:
+    """The call of a protocol whose module built ``payload`` from the core's turns (Anthropic
+    Messages, Responses), finished as every ChatSSE call is: ``strict`` on each tool that
+    does not say it (a custom or function tool; a server tool takes none),
+    ``disabled_params``, the call's ``extra_body`` over the model's, the call's options.
+
+    Raises:
+        ValueError: An ``extra_query`` that is not a mapping of names to strings.
+    """
+    strict = options["strict"]
+    if strict is not None and payload.get("tools"):
+        payload["tools"] = [
+            {"strict": strict, **tool} if tool.get("type") in _STRICT_TAKERS else tool
+            for tool in payload["tools"]
+        ]
+    drop_disabled(payload, model.disabled_params)
+    call_body = options["extra_body"]
+    if call_body:
+        payload.update({**(model.extra_body or {}), **call_body})
+    return Outbound(
+        payload=payload,
+        headers=options["extra_headers"],
+        whole_body=bool(call_body),
+        timeout=options["timeout"],
+        query=check_query(options["extra_query"]),
+    )
+
+
+#: Tool types that take ``strict``: Anthropic's custom tools (no type, or ``custom``) and
+#: OpenAI's function tools.
+_STRICT_TAKERS = frozenset({None, "custom", "function"})
 
 
 def check_query(query: object) -> dict[str, str] | None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langchain_sse._outbound import Outbound, check_query, drop_disabled, pop_call_options
+from langchain_sse._outbound import Outbound, pop_call_options, turns_outbound
 from langchain_sse._turns import to_turns
 from sse_core.protocols import responses
 
@@ -64,19 +64,4 @@ def responses_outbound(
     if params.get("tools"):
         params["tools"] = [_tool(tool) for tool in params["tools"]]
     payload = responses.responses_body(model.model_name, to_turns(messages), params)
-    if options["strict"] is not None and payload.get("tools"):
-        payload["tools"] = [
-            {**tool, "strict": options["strict"]} if tool.get("type") == "function" else tool
-            for tool in payload["tools"]
-        ]
-    drop_disabled(payload, model.disabled_params)
-    call_body = options["extra_body"]
-    if call_body:
-        payload.update({**(model.extra_body or {}), **call_body})
-    return Outbound(
-        payload=payload,
-        headers=options["extra_headers"],
-        whole_body=bool(call_body),
-        timeout=options["timeout"],
-        query=check_query(options["extra_query"]),
-    )
+    return turns_outbound(model, payload, options)

@@ -18,7 +18,7 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage
 
 from llamaindex_sse._outbound import Headers
-from llamaindex_sse._turns import to_turns
+from llamaindex_sse._turns import openai_tool, to_turns, turns_request
 from sse_core.protocols import anthropic
 
 __all__ = [
@@ -46,19 +46,10 @@ def to_anthropic_messages(
     return anthropic.messages(to_turns(messages))
 
 
-def _openai_tool(tool: Any) -> Mapping[str, Any]:
-    """A tool as the core takes it: a LlamaIndex tool as its OpenAI function tool, a dict
-    (OpenAI's or Anthropic's, server tools included) as given."""
-    metadata = getattr(tool, "metadata", None)
-    if callable(getattr(metadata, "to_openai_tool", None)):
-        return metadata.to_openai_tool(skip_length_check=True)  # type: ignore[union-attr,no-any-return]
-    return tool  # type: ignore[no-any-return]
-
-
 def anthropic_tools(tools: Sequence[Any]) -> list[Block]:
     """Tools in Anthropic's shape, from OpenAI function tools (what ``chat_with_tools``
     makes), LlamaIndex tools, or Anthropic's own tool dicts (kept as given)."""
-    return anthropic.tools(_openai_tool(tool) for tool in tools)
+    return anthropic.tools(openai_tool(tool) for tool in tools)
 
 
 def anthropic_tool_choice(choice: Any, parallel: bool | None) -> Block | None:
@@ -93,12 +84,4 @@ def build_anthropic_request(
     Raises:
         ConfigurationError: A message, tool or tool choice the protocol cannot carry.
     """
-    params: dict[str, Any] = {}
-    for source in (settings, call_kwargs):
-        for key, value in source.items():
-            if value is not None and key != "extra_headers":
-                params[_NAMES.get(key, key)] = value
-    if params.get("tools"):
-        params["tools"] = [_openai_tool(tool) for tool in params["tools"]]
-    body = anthropic.messages_body(model, to_turns(messages), params)
-    return body, call_kwargs.get("extra_headers")
+    return turns_request(anthropic.messages_body, model, messages, settings, call_kwargs, _NAMES)

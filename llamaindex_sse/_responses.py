@@ -17,19 +17,10 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage
 
 from llamaindex_sse._outbound import Headers
-from llamaindex_sse._turns import to_turns
+from llamaindex_sse._turns import turns_request
 from sse_core.protocols import responses
 
 __all__ = ["build_responses_request"]
-
-
-def _tool(tool: Any) -> Any:
-    """A tool as the core takes it: a LlamaIndex tool as its OpenAI function tool, a dict
-    (OpenAI's, a flat Responses one, a server tool) as given."""
-    metadata = getattr(tool, "metadata", None)
-    if callable(getattr(metadata, "to_openai_tool", None)):
-        return metadata.to_openai_tool(skip_length_check=True)  # type: ignore[union-attr]
-    return tool
 
 
 def build_responses_request(
@@ -56,12 +47,4 @@ def build_responses_request(
         ConfigurationError: A message, tool, tool choice or setting the protocol cannot
             carry (``stop``, named), or a rule of the API broken.
     """
-    params: dict[str, Any] = {}
-    for source in (settings, call_kwargs):
-        for key, value in source.items():
-            if value is not None and key != "extra_headers":
-                params[key] = value
-    if params.get("tools"):
-        params["tools"] = [_tool(tool) for tool in params["tools"]]
-    body = responses.responses_body(model, to_turns(messages), params)
-    return body, call_kwargs.get("extra_headers")
+    return turns_request(responses.responses_body, model, messages, settings, call_kwargs)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from llama_index.core.base.llms.types import (
@@ -41,7 +41,7 @@ from llama_index.core.base.llms.types import (
     ToolCallBlock,
 )
 
-from llamaindex_sse._outbound import as_message
+from llamaindex_sse._outbound import Headers, as_message
 from llamaindex_sse._tools import parse_arguments, to_call_dict
 from sse_core import ConfigurationError
 from sse_core.protocols.turns import (
@@ -55,7 +55,10 @@ from sse_core.protocols.turns import (
     Turn,
 )
 
-__all__ = ["to_turns"]
+__all__ = ["BodyOfTurns", "openai_tool", "to_turns", "turns_request"]
+
+#: A protocol module's body builder: (model, turns, settings) to the request body.
+BodyOfTurns = Callable[[str, Sequence[Turn], dict[str, Any]], dict[str, Any]]
 
 #: The parts a ``CachePoint`` may follow (reasoning cannot be cached).
 _CACHEABLE = (TextPart, ImagePart, DocumentPart, ToolUsePart, ToolResultPart)
@@ -208,3 +211,49 @@ def _tool_result(message: ChatMessage) -> ToolResultPart:
     plain = all(isinstance(p, TextPart) and p.cache_control is None for p in parts)
     content = "".join(p.text for p in parts if isinstance(p, TextPart)) if plain else parts
     return ToolResultPart(call_id=call_id, content=content, is_error=kwargs.get("is_error") is True)
+
+
+def openai_tool(tool: Any) -> Any:
+    """A tool as the core takes it: a LlamaIndex tool as its OpenAI function tool, a dict (in
+    any protocol's own shape, server tools included) as given."""
+    metadata = getattr(tool, "metadata", None)
+    if callable(getattr(metadata, "to_openai_tool", None)):
+        return metadata.to_openai_tool(skip_length_check=True)  # type: ignore[union-attr]
+    return tool
+
+
+def turns_request(
+    body_of: BodyOfTurns,
+    model: str,
+    messages: Sequence[ChatMessage],
+    settings: Mapping[str, Any],
+    call_kwargs: Mapping[str, Any],
+    names: Mapping[str, str] | None = None,
+) -> tuple[dict[str, Any], Headers]:
+    """One call's request in a protocol whose module builds the body from the core's turns
+    (Anthropic Messages, Responses), and the call's headers.
+
+    Args:
+        body_of: The protocol's body builder.
+        model: The model name.
+        messages: The conversation.
+        settings: The model's own parameters, then ``additional_kwargs``; None values are
+            left out.
+        call_kwargs: The call's keyword arguments: request parameters (None values left out,
+            later ones win; tools as LlamaIndex tools or dicts), except ``extra_headers``,
+            the headers of this call.
+        names: SSELLM's names of settings the protocol module names otherwise.
+
+    Raises:
+        ConfigurationError: A message, tool, tool choice or setting the protocol cannot
+            carry, or a rule of its API broken.
+    """
+    renamed = names or {}
+    params: dict[str, Any] = {}
+    for source in (settings, call_kwargs):
+        for key, value in source.items():
+            if value is not None and key != "extra_headers":
+                params[renamed.get(key, key)] = value
+    if params.get("tools"):
+        params["tools"] = [openai_tool(tool) for tool in params["tools"]]
+    return body_of(model, to_turns(messages), params), call_kwargs.get("extra_headers")
