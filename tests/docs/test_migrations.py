@@ -21,6 +21,8 @@ GUIDES = {
     "chatanthropic.md": ("langchain_anthropic", "ChatAnthropic"),
     "openailike.md": ("llama_index.llms.openai_like", "OpenAILike"),
     "llamaindex-anthropic.md": ("llama_index.llms.anthropic", "Anthropic"),
+    "chatopenai-responses.md": ("langchain_openai", "ChatOpenAI"),
+    "openairesponses.md": ("llama_index.llms.openai", "OpenAIResponses"),
 }
 
 

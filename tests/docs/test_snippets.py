@@ -208,6 +208,42 @@ def _langchain(out: str, emu: Emulator) -> None:
     _left_early(emu, b"count to 300")
 
 
+def _stateless_tool_loops(emu: Emulator) -> list[list[Any]]:
+    """The input of each Responses request that sent a tool's output back without
+    previous_response_id: a stateless tool loop's second turn."""
+    found = []
+    for record in emu.requests:
+        if not record.path.endswith("/responses"):
+            continue
+        body = record.json()
+        items = body.get("input")
+        if body.get("previous_response_id") or not isinstance(items, list):
+            continue
+        if any(item.get("type") == "function_call_output" for item in items):
+            found.append(items)
+    return found
+
+
+def _reasoning_went_back(items: list[Any]) -> bool:
+    """The reasoning item came back whole (encrypted), before the call it led to."""
+    kinds = [item.get("type") for item in items]
+    return (
+        "reasoning" in kinds
+        and "function_call" in kinds
+        and kinds.index("reasoning") < kinds.index("function_call")
+        and all(i.get("encrypted_content") for i in items if i.get("type") == "reasoning")
+    )
+
+
+@check("docs/protocols/responses.md")
+def _responses(out: str, emu: Emulator) -> None:
+    assert "\n--- answer: " in out  # the reasoning summary streamed before the answer
+    assert "['reasoning', 'tool_call']" in out and "['ThinkingBlock', 'TextBlock']" in out
+    loops = _stateless_tool_loops(emu)
+    # the core's loop, ChatSSE's and the agent's: each sent its reasoning item back
+    assert len(loops) >= 3 and all(_reasoning_went_back(items) for items in loops), loops
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_every_python_block_runs_against_the_emulator(
     page: str,
