@@ -62,6 +62,18 @@ def test_a_leading_system_turn_is_the_instructions_a_later_one_a_developer_messa
     ]
 
 
+def test_given_instructions_keep_the_conversations_system_turn_as_a_developer_message() -> None:
+    sent = build(Turn(role="system", parts=(TextPart(text="Be brief."),)), ASK,
+                 instructions="You are a pirate.")  # fmt: skip
+    assert sent["instructions"] == "You are a pirate."
+    assert sent["input"][0] == {
+        "type": "message",
+        "role": "developer",
+        "content": [{"type": "input_text", "text": "Be brief."}],
+    }
+    assert sent["input"][1]["role"] == "user"
+
+
 def test_user_media_and_an_assistants_answer_with_its_calls_and_their_results() -> None:
     user = Turn(
         role="user",

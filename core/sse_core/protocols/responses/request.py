@@ -271,7 +271,11 @@ def responses_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any])
     store = bool(given.pop("store", False))
     continued = bool(given.get("previous_response_id"))
     instructions, items = input_items(turns, store=store, continued=continued)
-    if instructions is not None and "instructions" not in given:
+    if instructions is not None and "instructions" in given:
+        # The caller's own instructions win the field; the conversation's stay, as the
+        # developer message they would be anywhere else (never dropped).
+        items = [_developer(instructions), *items]
+    elif instructions is not None:
         body["instructions"] = instructions
     body["input"] = items
     _limits(given)
@@ -283,6 +287,14 @@ def responses_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any])
     _include(body, store)
     check_request(body)
     return body
+
+
+def _developer(text: str) -> dict[str, Any]:
+    return {
+        "type": "message",
+        "role": "developer",
+        "content": [{"type": "input_text", "text": text}],
+    }
 
 
 def _limits(given: dict[str, Any]) -> None:
