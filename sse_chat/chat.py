@@ -23,7 +23,6 @@ import httpx
 from sse_chat.demo_tool import WEATHER_TOOL, run_tool
 from sse_chat.extras import missing_extra
 from sse_chat.options import (
-    ANTHROPIC,
     add_gateway_arguments,
     api_key,
     dialect_of,
@@ -35,7 +34,8 @@ from sse_chat.options import (
     request_headers,
     seconds_arg,
 )
-from sse_chat.protocol_turns import default_max_tokens, first_payload, thinking_of, tool_turn
+from sse_chat.protocol_turns import Question, default_max_tokens, thinking_of
+from sse_chat.protocols import app_protocol
 from sse_chat.render import Renderer, render_partial
 from sse_core import (
     ChatClient,
@@ -45,6 +45,7 @@ from sse_core import (
     StreamError,
     Timeouts,
 )
+from sse_core.protocols.responses import EFFORTS
 from sse_core.transport.recording import recording_client
 
 __all__ = ["add_chat_arguments", "run_chat"]
@@ -87,7 +88,8 @@ def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
         type=_count,
         metavar="N",
         help="the most tokens to generate (sent as max_tokens; --protocol anthropic "
-        "requires it and sends 4096 when not given)",
+        "requires it and sends 4096 when not given; --protocol responses sends it as "
+        "max_output_tokens, at least 16)",
     )
     parser.add_argument(
         "--thinking",
@@ -96,6 +98,15 @@ def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
         help="--protocol anthropic: ask for thinking with a budget of BUDGET tokens (sent as "
         "thinking: {type: enabled, budget_tokens: BUDGET}; the API wants at least 1024, below "
         "max_tokens)",
+    )
+    parser.add_argument(
+        "--effort",
+        choices=EFFORTS,
+        metavar="LEVEL",
+        help="ask for reasoning of this effort (" + ", ".join(EFFORTS) + "): --protocol "
+        "responses sends reasoning: {effort: LEVEL, summary: auto} (the reasoning is "
+        "streamed as its summary, and goes back encrypted with the tool results: store "
+        "false); chat completions send reasoning_effort",
     )
     parser.add_argument(
         "--idle-timeout",
@@ -138,11 +149,10 @@ def _refusal(args: argparse.Namespace) -> str | None:
     """Why the chat cannot start (a missing extra, --record not plumbed), or None."""
     if said := dialect_refusal(args):
         return said
-    if args.thinking is not None and protocol_of(args) != ANTHROPIC:
-        return (
-            "--thinking is Anthropic's setting (--protocol anthropic); chat completions "
-            "gateways have their own (reasoning_effort, chat_template_kwargs)"
-        )
+    refuses = app_protocol(protocol_of(args)).refuses
+    for option in ("thinking", "effort"):
+        if getattr(args, option) is not None and option in refuses:
+            return refuses[option]
     if args.via != "core" and (said := missing_extra(args.via, f"--via {args.via}")):
         return said
     if args.record and args.via != "core" and not _takes_http_client(args.via):
@@ -222,24 +232,25 @@ def _turn(client: ChatClient, payload: dict[str, Any], view: Renderer) -> Comple
 def _run_core(
     args: argparse.Namespace, settings: dict[str, Any], view: Renderer, http: httpx.Client | None
 ) -> None:
-    protocol = settings["protocol"]
-    payload = first_payload(
-        protocol,
+    protocol = app_protocol(settings["protocol"])
+    question = Question(
         model=args.model,
         prompt=args.prompt,
         tool=None if args.no_tools else WEATHER_TOOL,
         max_tokens=args.max_tokens,
         thinking=args.thinking,
+        effort=args.effort,
     )
+    payload = protocol.first(question)
     headers = settings.pop("headers")
     with ChatClient(
         **settings, auth=args.auth, default_headers=headers, http_client=http
     ) as client:
         completion = _turn(client, payload, view)
         if completion.tool_calls:
-            messages = [*payload["messages"], *tool_turn(protocol, completion, run_tool)]
+            following = protocol.next(payload, completion, run_tool)
             view.note("ran the tool locally; sending its result back")
-            _turn(client, {**payload, "messages": messages}, view)
+            _turn(client, following, view)
 
 
 def _run_framework(
@@ -251,6 +262,9 @@ def _run_framework(
     if args.thinking is not None:
         extra["thinking"] = thinking_of(args.thinking)
         extra.setdefault("max_tokens", default_max_tokens(args.thinking))
+    effort = app_protocol(settings["protocol"]).effort
+    if args.effort is not None and effort is not None:
+        extra["request_fields"] = effort(args.effort)
     _driver(args.via)(
         **settings,
         auth=args.auth,
@@ -282,9 +296,7 @@ def _why_cut(error: IncompleteStreamError, protocol: str) -> str:
     cause = error.__cause__
     if cause is not None:
         return f"the connection broke ({type(cause).__name__})"
-    if protocol == ANTHROPIC:
-        return "the gateway ended it without a stop_reason and without message_stop"
-    return "the gateway ended it without a finish_reason and without [DONE]"
+    return f"the gateway ended it without {app_protocol(protocol).ends}"
 
 
 def _recorder(args: argparse.Namespace) -> httpx.Client | None:

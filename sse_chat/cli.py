@@ -40,6 +40,7 @@ examples:
   sse-chat chat                                   a chat with the built-in gateway emulator
   sse-chat chat --base-url https://host/v1 --model my-model "Hello"
   sse-chat chat --protocol anthropic --base-url https://host --model m "Hi"   Messages API
+  sse-chat chat --protocol responses --base-url https://host/v1 --model m "Hi"  Responses API
   sse-chat chat --record recordings/first         record every model call for replay
   sse-chat decode recordings/first/001.sse        decode a recorded or captured body
   sse-chat probe --base-url https://host/v1 --model my-model
@@ -54,6 +55,7 @@ examples:
   sse-chat chat --dialect spass --via langchain "weather in Rome"
   sse-chat chat --dialect anthropic               the emulator's Anthropic Messages API
   sse-chat chat --dialect anthropic --model emulator --thinking 2048 --no-tools hi
+  sse-chat chat --protocol responses --effort low  OpenAI's Responses API, reasoning summary
   SSE_API_KEY=... sse-chat chat --base-url https://host/v1 --model my-model "Hi"
   sse-chat chat --base-url https://host/v1 --model m --record recordings/session
 """
@@ -112,8 +114,9 @@ def _add_emulator(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sse-chat",
-        description="Stream chats from OpenAI-compatible and Anthropic-protocol gateways, decode "
-        "captures, probe and record gateways, and run the gateway emulator.",
+        description="Stream chats from OpenAI-compatible gateways (chat completions or the "
+        "Responses API) and Anthropic-protocol gateways, decode captures, probe and record "
+        "gateways, and run the gateway emulator.",
         epilog=EXAMPLES,
         formatter_class=_Formatter,
     )
@@ -123,8 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
         "chat",
         help="stream a chat live (the gateway emulator when no --base-url)",
         description="Stream a chat: reasoning, answer, tool calls (the demo get_weather tool "
-        "is run locally and its result sent back) and usage; over chat completions or "
-        "Anthropic's Messages API (--protocol anthropic).",
+        "is run locally and its result sent back) and usage; over chat completions, "
+        "Anthropic's Messages API (--protocol anthropic) or OpenAI's Responses API "
+        "(--protocol responses).",
         epilog=CHAT_EXAMPLES,
         formatter_class=_Formatter,
     )
@@ -134,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
         "decode",
         help="decode a captured SSE body and print the message",
         description="Decode a captured text/event-stream body and print the assembled message "
-        "(chat completions or Anthropic Messages, told by its first event).",
+        "(chat completions, Anthropic Messages or the Responses API, told by its first event).",
     )
     add_decode_arguments(decode)
     decode.set_defaults(func=run_decode)

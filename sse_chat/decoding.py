@@ -2,12 +2,15 @@
 
 A body that is one JSON ``chat.completion`` (a gateway that answered JSON, which ``chat
 --record`` records as it came, with ``application/json`` in the NNN.json beside it) is
-decoded as the client decoded it. The protocol is ``--protocol``'s, or told by the first
-event that says (``auto``): Anthropic's Messages API when its type is one of Anthropic's
-(an ``event: message_start`` line, or ``"type": "message_start"`` in the data of a frame
-without ``event:`` line), else chat completions. A capture that stops before the answer
-finished is said to be cut, and what arrived is printed; a stream that carried an error
-prints the error and what arrived before it.
+decoded as the client decoded it (an Anthropic ``message`` and a Responses ``response``
+object too). The protocol is ``--protocol``'s, or told by the first event that says
+(``auto``): Anthropic's Messages API when its type is one of Anthropic's (an ``event:
+message_start`` line, or ``"type": "message_start"`` in the data of a frame without
+``event:`` line), OpenAI's Responses API when it is a ``response.*`` event
+(``response.created``, ...; named or typed in the data), else chat completions (the app's
+table says which types tell which protocol: :mod:`sse_chat.protocols`). A capture that stops
+before the answer finished is said to be cut, and what arrived is printed; a stream that
+carried an error prints the error and what arrived before it.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from sse_chat.options import ANTHROPIC, PROTOCOL_NAMES
+from sse_chat.options import PROTOCOL_NAMES
+from sse_chat.protocols import DEFAULT, app_protocol, told_by_answer, told_by_event
 from sse_chat.render import render_completion
 from sse_core import (
     Completion,
@@ -34,25 +38,8 @@ from sse_core.pipeline.session import StreamSession
 __all__ = ["add_decode_arguments", "decode_body", "detect_protocol", "run_decode"]
 
 _SSE = "text/event-stream"
-#: The types of Anthropic's stream events (``event:`` names and the data's ``type``).
-_ANTHROPIC_EVENTS = frozenset(
-    {
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-        "ping",
-    }
-)
 #: How much of the body detection reads: the first events are in it.
 _SNIFF = 1 << 16
-#: How a cut stream ended, in each protocol's words.
-_UNFINISHED = {
-    "chat_completions": "without a finish_reason and without [DONE]",
-    ANTHROPIC: "without a stop_reason and without message_stop",
-}
 
 
 def add_decode_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,7 +49,9 @@ def add_decode_arguments(parser: argparse.ArgumentParser) -> None:
         default="auto",
         choices=("auto", *PROTOCOL_NAMES),
         help="the stream's protocol (default: auto, told by its first event: anthropic for "
-        "Anthropic's message_start, in an event: line or in the data; else chat_completions)",
+        "Anthropic's message_start, responses for the Responses API's response.created (or "
+        "another response.* event), in an event: line or in the data; else "
+        "chat_completions)",
     )
     parser.add_argument(
         "file",
@@ -93,44 +82,45 @@ def _content_type(name: str, body: bytes) -> str:
 
 def _says(name: str, data: str) -> str | None:
     """The protocol one event shows, or None when it shows none (a comment-only or named
-    gateway event, an error frame both protocols send)."""
-    if name in _ANTHROPIC_EVENTS:
-        return ANTHROPIC
+    gateway event, an error frame every protocol sends)."""
+    if told := told_by_event(name):
+        return told.name
     if name != "message":
-        return None  # a gateway's own event (or an error): either protocol may carry it
+        return None  # a gateway's own event (or an error): any protocol may carry it
     if data.strip() == "[DONE]":
-        return PROTOCOL_NAMES[0]
+        return DEFAULT.name
     try:
         payload: Any = from_json(data)
     except ValueError:
         payload = None
-    if isinstance(payload, dict) and payload.get("type") in _ANTHROPIC_EVENTS:
-        return ANTHROPIC
+    kind = payload.get("type") if isinstance(payload, dict) else None
+    if isinstance(kind, str) and (told := told_by_event(kind)):
+        return told.name
     chunk = isinstance(payload, dict) and ("choices" in payload or "object" in payload)
-    return PROTOCOL_NAMES[0] if chunk else None
+    return DEFAULT.name if chunk else None
 
 
 def detect_protocol(body: bytes, content_type: str) -> str:
     """The protocol ``body`` is in, by its first event that tells (a JSON answer by its
-    ``type``: Anthropic's ``message``); chat completions when none does."""
+    shape: Anthropic's ``message``, the Responses API's ``response``); chat completions when
+    none does."""
     if content_type.startswith("application/json"):
         try:
             answer: Any = from_json(body)
         except ValueError:
-            return PROTOCOL_NAMES[0]
-        is_message = isinstance(answer, dict) and answer.get("type") in ("message", "error")
-        return ANTHROPIC if is_message else PROTOCOL_NAMES[0]
+            return DEFAULT.name
+        return told_by_answer(answer).name if isinstance(answer, dict) else DEFAULT.name
     try:
         events = SSEParser().feed(body[:_SNIFF])
     except SSEConnectorError:
-        return PROTOCOL_NAMES[0]  # the decoder says what is wrong with it
+        return DEFAULT.name  # the decoder says what is wrong with it
     for event in events:
         if said := _says(event.event, event.data):
             return said
-    return PROTOCOL_NAMES[0]
+    return DEFAULT.name
 
 
-def decode_body(body: bytes, content_type: str, protocol: str = "chat_completions") -> Completion:
+def decode_body(body: bytes, content_type: str, protocol: str = DEFAULT.name) -> Completion:
     """Decode a whole body of ``content_type`` as the client does (an event stream, or one
     JSON answer); raises the same errors as :func:`sse_core.decode`."""
     session = StreamSession(source="the body", protocol=protocol)
@@ -155,7 +145,8 @@ def run_decode(args: argparse.Namespace) -> int:
         completion = decode_body(body, content_type, protocol)
     except IncompleteStreamError as exc:
         print(
-            f"sse-chat decode: the stream was cut: it ends {_UNFINISHED[protocol]}; what arrived:",
+            f"sse-chat decode: the stream was cut: it ends without {app_protocol(protocol).ends}; "
+            "what arrived:",
             file=sys.stderr,
         )
         render_completion(exc.partial, sys.stdout, ended="the stream was cut")

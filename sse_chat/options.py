@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import os
 
+from sse_chat.protocols import DEFAULT, PROTOCOLS, AppProtocol, app_protocol
 from sse_core.errors import ConfigurationError
 from sse_core.transport.config import check_header
 
 __all__ = [
-    "ANTHROPIC",
     "DIALECT_NAMES",
+    "PROTOCOL_NAMES",
     "add_gateway_arguments",
     "api_key",
     "dialect_of",
@@ -28,12 +29,15 @@ __all__ = [
     "seconds_arg",
 ]
 
-#: The emulator's dialects (kept here so the parser builds without the emulator installed).
+#: The emulator's chat completions dialects (kept here so the parser builds without the
+#: emulator installed).
 DIALECT_NAMES = ("openai", "shroud", "streamchat", "spass", "gateway", "aivene")
-#: The emulator's dialect, and the protocol, of Anthropic's Messages API.
-ANTHROPIC = "anthropic"
 #: The protocols the app speaks (sse_core's names); the first is the default.
-PROTOCOL_NAMES = ("chat_completions", ANTHROPIC)
+PROTOCOL_NAMES = tuple(PROTOCOLS)
+#: The emulator's dialect that speaks each protocol other than chat completions.
+_PROTOCOL_OF_DIALECT = {
+    entry.dialect: entry for entry in PROTOCOLS.values() if entry is not DEFAULT
+}
 #: How the key can be sent (sse_core's ``auth``).
 AUTH_NAMES = ("bearer", "x-api-key")
 #: The key the emulator is sent when the user gave none (it accepts any).
@@ -110,23 +114,26 @@ def add_gateway_arguments(
         "--base-url",
         default=os.environ.get("SSE_BASE_URL"),
         metavar="URL",
-        help="the gateway URL: with its version prefix for chat completions, e.g. "
-        "https://host/v1; the root (or the /v1 URL) for --protocol anthropic (default: "
-        "$SSE_BASE_URL; without either, the built-in gateway emulator is started)",
+        help="the gateway URL: with its version prefix for chat completions and --protocol "
+        "responses, e.g. https://host/v1; the root (or the /v1 URL) for --protocol anthropic "
+        "(default: $SSE_BASE_URL; without either, the built-in gateway emulator is started)",
     )
     parser.add_argument("--model", default=model_default, help=model_help)
     parser.add_argument(
         "--protocol",
         default=None,
         choices=PROTOCOL_NAMES,
-        help="what the gateway speaks: OpenAI's chat completions (the default) or "
-        "Anthropic's Messages API (POST /v1/messages; implied by --dialect anthropic)",
+        help="what the gateway speaks: OpenAI's chat completions (the default), "
+        "Anthropic's Messages API (anthropic: POST /v1/messages; implied by --dialect "
+        "anthropic) or OpenAI's Responses API (responses: POST /v1/responses; implied by "
+        "--dialect responses)",
     )
     parser.add_argument(
         "--path",
         default=None,
         help="appended to the base URL (default: the protocol's: /chat/completions; "
-        "anthropic /v1/messages, or /messages after a base URL ending in /v1; SPASS: /c1/chat)",
+        "anthropic /v1/messages, or /messages after a base URL ending in /v1; responses "
+        "/responses; SPASS: /c1/chat)",
     )
     parser.add_argument(
         "--header",
@@ -152,34 +159,40 @@ def add_gateway_arguments(
     parser.add_argument(
         "--dialect",
         default=None,
-        choices=(*DIALECT_NAMES, ANTHROPIC),
-        help="the emulator's dialect, without --base-url (default: openai; anthropic with "
-        "--protocol anthropic); spass also sends the SPASS-User-Id header it requires; "
-        "anthropic implies --protocol anthropic; refused with --base-url",
+        choices=(*DIALECT_NAMES, *_PROTOCOL_OF_DIALECT),
+        help="the emulator's dialect, without --base-url (default: openai; the protocol's "
+        "with --protocol anthropic or responses); spass also sends the SPASS-User-Id header "
+        "it requires; anthropic and responses imply that protocol; refused with --base-url",
     )
 
 
 def protocol_of(args: argparse.Namespace) -> str:
-    """The protocol chosen: --protocol, else anthropic for --dialect anthropic, else chat
+    """The protocol chosen: --protocol, else the one --dialect speaks, else chat
     completions."""
     if args.protocol:
         return str(args.protocol)
-    return ANTHROPIC if args.dialect == ANTHROPIC else PROTOCOL_NAMES[0]
+    return _protocol_of_dialect(args.dialect).name
+
+
+def _protocol_of_dialect(dialect: str | None) -> AppProtocol:
+    return _PROTOCOL_OF_DIALECT.get(dialect or "", DEFAULT)
 
 
 def dialect_of(args: argparse.Namespace) -> str:
-    """The emulator dialect chosen: --dialect, else the protocol's (openai or anthropic)."""
+    """The emulator dialect chosen: --dialect, else the protocol's (openai, anthropic,
+    responses)."""
     if args.dialect:
         return str(args.dialect)
-    return ANTHROPIC if args.protocol == ANTHROPIC else "openai"
+    return app_protocol(protocol_of(args)).dialect
 
 
 def path_of(args: argparse.Namespace) -> str | None:
-    """--path, else chat completions' path, else None: sse_core's default for Anthropic
-    (``/v1/messages``, or ``/messages`` after a base URL ending in ``/v1``)."""
+    """--path, else the protocol's path as the app sends it: chat completions'; None for
+    sse_core's default (Anthropic's ``/v1/messages``, or ``/messages`` after a base URL
+    ending in ``/v1``; the Responses API's ``/responses``)."""
     if args.path is not None:
         return str(args.path)
-    return None if protocol_of(args) == ANTHROPIC else "/chat/completions"
+    return app_protocol(protocol_of(args)).path
 
 
 def dialect_refusal(args: argparse.Namespace) -> str | None:
@@ -193,10 +206,10 @@ def dialect_refusal(args: argparse.Namespace) -> str | None:
             "is set (--base-url or $SSE_BASE_URL): the gateway speaks its own. Drop --dialect "
             "(for SPASS's user id, add --header 'SPASS-User-Id: ...')"
         )
-    if (args.dialect == ANTHROPIC) != (protocol_of(args) == ANTHROPIC):
-        speaks = "Anthropic's Messages API" if args.dialect == ANTHROPIC else "chat completions"
+    speaks = _protocol_of_dialect(args.dialect)
+    if speaks.name != protocol_of(args):
         return (
-            f"--dialect {args.dialect} speaks {speaks}, not --protocol {args.protocol}: "
+            f"--dialect {args.dialect} speaks {speaks.speaks}, not --protocol {args.protocol}: "
             "drop one of them"
         )
     return None

@@ -1,30 +1,53 @@
 """The chat's requests in each protocol's words: the first question, the demo tool, and the
-turn that carries the tool results back.
+request that carries the tool results back.
 
 Chat completions take OpenAI's shapes (``tools`` with ``function``, an assistant message
 with ``tool_calls``, then one ``tool`` message per result). Anthropic's Messages API wants
 ``max_tokens``, tools with ``input_schema``, an assistant turn of content blocks (its
 thinking passed back with its signature, byte-exact, as the API requires for a tool loop),
-and one user turn of ``tool_result`` blocks.
+and one user turn of ``tool_result`` blocks. OpenAI's Responses API gets its body from the
+core (:func:`sse_core.protocols.responses.responses_body`, from the core's turns): ``input``
+items, flat tools, ``max_output_tokens``, ``reasoning``, ``store`` false; the tool results go
+back after the answer's own items, its reasoning items whole (with their
+``encrypted_content``: the stateless loop), its ``function_call`` items with the arguments
+as they came.
+
+Which builder a protocol uses is the app's table's business (:mod:`sse_chat.protocols`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic_core import from_json, to_json
 
-from sse_chat.options import ANTHROPIC
 from sse_core import Completion, ReasoningBlock, ToolCall
+from sse_core.protocols import responses
+from sse_core.protocols.turns import (
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolResultPart,
+    ToolUsePart,
+    Turn,
+)
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
+    "Question",
+    "RunTool",
+    "anthropic_first",
+    "anthropic_next",
     "anthropic_tool",
+    "chat_first",
+    "chat_next",
     "default_max_tokens",
-    "first_payload",
+    "responses_first",
+    "responses_next",
+    "responses_reasoning",
     "thinking_of",
-    "tool_turn",
 ]
 
 #: Anthropic's API requires ``max_tokens``: the chat's default when --max-tokens is not given
@@ -32,6 +55,27 @@ __all__ = [
 DEFAULT_MAX_TOKENS = 4096
 
 RunTool = Callable[[str, str], Any]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Question:
+    """What the first request asks, in no protocol's words.
+
+    Attributes:
+        model: The model to ask.
+        prompt: The user's question.
+        tool: The demo tool (an OpenAI function tool), or None when not offered.
+        max_tokens: The most tokens to generate, or None for the protocol's default.
+        thinking: Anthropic's thinking budget, or None.
+        effort: A reasoning effort (``low``, ``medium``, ...), or None.
+    """
+
+    model: str
+    prompt: str
+    tool: dict[str, Any] | None = None
+    max_tokens: int | None = None
+    thinking: int | None = None
+    effort: str | None = None
 
 
 def anthropic_tool(tool: dict[str, Any]) -> dict[str, Any]:
@@ -44,30 +88,52 @@ def anthropic_tool(tool: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def first_payload(
-    protocol: str,
-    *,
-    model: str,
-    prompt: str,
-    tool: dict[str, Any] | None,
-    max_tokens: int | None,
-    thinking: int | None = None,
-) -> dict[str, Any]:
-    """The first request's body: the question, the tool if offered, ``max_tokens``, and
-    Anthropic's ``thinking`` with a budget of ``thinking`` tokens when asked."""
-    payload: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": prompt}]}
-    if protocol == ANTHROPIC:
-        payload["max_tokens"] = max_tokens or default_max_tokens(thinking)
-        if thinking is not None:
-            payload["thinking"] = thinking_of(thinking)
-        if tool is not None:
-            payload["tools"] = [anthropic_tool(tool)]
-        return payload
-    if max_tokens is not None:
-        payload["max_tokens"] = max_tokens
-    if tool is not None:
-        payload["tools"] = [tool]
+def chat_first(question: Question) -> dict[str, Any]:
+    """Chat completions: the question, ``max_tokens``, ``reasoning_effort``, the tool."""
+    payload: dict[str, Any] = {
+        "model": question.model,
+        "messages": [{"role": "user", "content": question.prompt}],
+    }
+    if question.max_tokens is not None:
+        payload["max_tokens"] = question.max_tokens
+    if question.effort is not None:
+        payload["reasoning_effort"] = question.effort
+    if question.tool is not None:
+        payload["tools"] = [question.tool]
     return payload
+
+
+def anthropic_first(question: Question) -> dict[str, Any]:
+    """Anthropic's Messages API: ``max_tokens`` always, ``thinking`` with a budget when
+    asked, the tool with ``input_schema``."""
+    payload: dict[str, Any] = {
+        "model": question.model,
+        "messages": [{"role": "user", "content": question.prompt}],
+        "max_tokens": question.max_tokens or default_max_tokens(question.thinking),
+    }
+    if question.thinking is not None:
+        payload["thinking"] = thinking_of(question.thinking)
+    if question.tool is not None:
+        payload["tools"] = [anthropic_tool(question.tool)]
+    return payload
+
+
+def responses_reasoning(effort: str) -> dict[str, Any]:
+    """The Responses API's ``reasoning`` for an effort, with a summary to show (the API
+    streams reasoning only as a summary, and only when one is asked for)."""
+    return {"effort": effort, "summary": "auto"}
+
+
+def responses_first(question: Question) -> dict[str, Any]:
+    """OpenAI's Responses API: the core's body from one user turn (``store`` false; with
+    ``reasoning``, the encrypted reasoning asked for, to send back)."""
+    params: dict[str, Any] = {"max_output_tokens": question.max_tokens}
+    if question.effort is not None:
+        params["reasoning"] = responses_reasoning(question.effort)
+    if question.tool is not None:
+        params["tools"] = [question.tool]
+    ask = Turn(role="user", parts=(TextPart(text=question.prompt),))
+    return responses.responses_body(question.model, [ask], params)
 
 
 def thinking_of(budget: int) -> dict[str, Any]:
@@ -82,12 +148,14 @@ def default_max_tokens(thinking: int | None) -> int:
     return thinking + DEFAULT_MAX_TOKENS
 
 
-def tool_turn(protocol: str, completion: Completion, run_tool: RunTool) -> list[dict[str, Any]]:
-    """The messages that follow an answer with tool calls: the answer itself, and the
-    results of running each call locally."""
+def _result(call: ToolCall, run_tool: RunTool) -> str:
+    return to_json(run_tool(call.name or "", call.arguments)).decode()
+
+
+def chat_next(payload: dict[str, Any], completion: Completion, run_tool: RunTool) -> dict[str, Any]:
+    """The request after an answer with tool calls: the answer (its ``tool_calls``) and one
+    ``tool`` message per result."""
     calls = completion.tool_calls
-    if protocol == ANTHROPIC:
-        return _anthropic_turn(completion, calls, run_tool)
     assistant = {
         "role": "assistant",
         "content": None,
@@ -100,11 +168,7 @@ def tool_turn(protocol: str, completion: Completion, run_tool: RunTool) -> list[
         {"role": "tool", "tool_call_id": call.id, "content": _result(call, run_tool)}
         for call in calls
     ]
-    return [assistant, *results]
-
-
-def _result(call: ToolCall, run_tool: RunTool) -> str:
-    return to_json(run_tool(call.name or "", call.arguments)).decode()
+    return {**payload, "messages": [*payload["messages"], assistant, *results]}
 
 
 def _thinking(block: ReasoningBlock) -> dict[str, Any]:
@@ -123,9 +187,12 @@ def _input(call: ToolCall) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {}
 
 
-def _anthropic_turn(
-    completion: Completion, calls: tuple[ToolCall, ...], run_tool: RunTool
-) -> list[dict[str, Any]]:
+def anthropic_next(
+    payload: dict[str, Any], completion: Completion, run_tool: RunTool
+) -> dict[str, Any]:
+    """The request after an answer with tool calls: the answer as content blocks (thinking
+    first, signed), then one user turn of ``tool_result`` blocks."""
+    calls = completion.tool_calls
     blocks = [_thinking(block) for block in completion.reasoning_blocks]
     if completion.content:
         blocks.append({"type": "text", "text": completion.content})
@@ -134,4 +201,37 @@ def _anthropic_turn(
         {"type": "tool_result", "tool_use_id": call.id, "content": _result(call, run_tool)}
         for call in calls
     ]
-    return [{"role": "assistant", "content": blocks}, {"role": "user", "content": results}]
+    turn = [{"role": "assistant", "content": blocks}, {"role": "user", "content": results}]
+    return {**payload, "messages": [*payload["messages"], *turn]}
+
+
+def responses_next(
+    payload: dict[str, Any], completion: Completion, run_tool: RunTool
+) -> dict[str, Any]:
+    """The request after an answer with tool calls: the input so far, the answer's items as
+    the core's rules send them back (reasoning items whole, text, ``function_call`` items
+    with the arguments as they came), then one ``function_call_output`` per result.
+
+    Raises:
+        ConfigurationError: A rule of the API broken (checked as for the first request).
+    """
+    calls = completion.tool_calls
+    answer: list[Part] = [
+        ReasoningPart(text=block.text, signature=block.signature or "", item=block.item)
+        for block in completion.reasoning_blocks
+    ]
+    if completion.content:
+        answer.append(TextPart(text=completion.content))
+    answer += [ToolUsePart(id=c.id or "", name=c.name or "", input=c.arguments) for c in calls]
+    results = tuple(
+        ToolResultPart(call_id=call.id or "", content=_result(call, run_tool)) for call in calls
+    )
+    turns = [Turn(role="assistant", parts=tuple(answer)), Turn(role="tool", parts=results)]
+    _, items = responses.input_items(
+        turns,
+        store=bool(payload.get("store")),
+        continued=bool(payload.get("previous_response_id")),
+    )
+    body = {**payload, "input": [*payload["input"], *items]}
+    responses.check_request(body)
+    return body

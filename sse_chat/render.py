@@ -23,6 +23,7 @@ from sse_core import (
     Finish,
     GatewayEvent,
     Metadata,
+    ReasoningBlock,
     ReasoningDelta,
     RedactedReasoning,
     RefusalDelta,
@@ -59,6 +60,9 @@ class Renderer:
         #: On a terminal only: never in a file or a pipe.
         self._waiting = WaitIndicator(out) if out.isatty() else None
         self._report: Renderer | None = None
+        #: Each tool call's name by its index, and the index of the call written last.
+        self._calls: dict[int, str] = {}
+        self._call: int | None = None
 
     def _style(self, code: str, text: str, *, color: bool | None = None) -> str:
         on = self.color if color is None else color
@@ -116,13 +120,22 @@ class Renderer:
         self._enter("refusal")
         self._write(self._style("31", text))
 
-    def tool_call(self, name: str | None, arguments: str) -> None:
-        """A tool-call fragment; a name starts a new call on its own line."""
+    def tool_call(self, name: str | None, arguments: str, index: int | None = None) -> None:
+        """A tool-call fragment; a name starts a new call on its own line. A fragment of
+        another call than the one written last (parallel calls whose argument deltas
+        interleave) goes on a line of its own, ``(continued)``, so that no call's arguments
+        are shown spliced into another's."""
         if name:
             self._enter("tool call", again=True)
             self.out.write(self._style("33", name) + " ")
+            if index is not None:
+                self._calls[index] = name
+        elif index is not None and index != self._call and index in self._calls:
+            self._enter("tool call", again=True)
+            self.out.write(self._style("33", self._calls[index]) + " (continued) ")
         elif not self._section:
             self._enter("tool call")
+        self._call = index
         self._write(arguments)
 
     def gateway_event(self, name: str, data: object) -> None:
@@ -168,8 +181,8 @@ class Renderer:
                 self.refusal(text)
             case RedactedReasoning(data=data):
                 self.reasoning(f"(redacted thinking, {len(data)} characters)")
-            case ToolCallDelta(name=name, arguments=arguments):
-                self.tool_call(name, arguments)
+            case ToolCallDelta(name=name, arguments=arguments, index=index):
+                self.tool_call(name, arguments, index)
             case GatewayEvent(name=name, data=data):
                 self.gateway_event(name, data)
             case Citation(citation=citation):
@@ -273,10 +286,8 @@ def _render_choice(
         if text:
             out.write(f"[{label}]\n{text}\n")
     for block in choice.reasoning_blocks:
-        if block.redacted is not None:
-            out.write(f"[redacted thinking] {len(block.redacted)} characters\n")
-        elif block.signature:
-            out.write(f"[thinking signature] {len(block.signature)} characters\n")
+        if said := _block_line(block):
+            out.write(said + "\n")
     for call in choice.tool_calls:
         out.write(f"[tool call {call.index}] {call.name}({call.arguments}) id={call.id}\n")
     for citation in choice.citations:
@@ -287,6 +298,31 @@ def _render_choice(
     if choice.stop_sequence is not None:
         finish += f" (stop_sequence {choice.stop_sequence!r})"
     out.write(finish + "\n")
+
+
+def _block_line(block: ReasoningBlock) -> str | None:
+    """What a closed reasoning block carries to send back: redacted data, a reasoning item
+    kept whole, or a signature; None for plain text."""
+    if block.redacted is not None:
+        return f"[redacted thinking] {len(block.redacted)} characters"
+    if block.item is not None:
+        return _reasoning_item(block.item)
+    if block.signature:
+        return f"[thinking signature] {len(block.signature)} characters"
+    return None
+
+
+def _reasoning_item(item: Mapping[str, Any]) -> str:
+    """A reasoning item kept whole to send back (the Responses API's): its id, and the
+    size of its ``encrypted_content`` (what a stateless client sends back), or that it has
+    none (it goes back only by id, to a gateway that stored it)."""
+    sealed = item.get("encrypted_content")
+    said = (
+        f"encrypted_content {len(sealed)} characters"
+        if isinstance(sealed, str) and sealed
+        else "no encrypted_content"
+    )
+    return f"[reasoning item] {item.get('id') or '-'}: {said}"
 
 
 def render_partial(completion: Completion, view: Renderer) -> None:

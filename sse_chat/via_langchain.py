@@ -82,7 +82,7 @@ def _show(chunk: AIMessageChunk, view: Renderer) -> None:
     if refusal:
         view.refusal(refusal)
     for piece in chunk.tool_call_chunks:
-        view.tool_call(piece.get("name"), piece.get("args") or "")
+        view.tool_call(piece.get("name"), piece.get("args") or "", piece.get("index"))
 
 
 def _turn(model: Any, messages: list[BaseMessage], view: Renderer) -> AIMessage:
@@ -115,16 +115,20 @@ def run_langchain_chat(
     view: Renderer,
     http_client: httpx.Client | None = None,
     timeout: Timeouts | None = None,
+    request_fields: Mapping[str, Any] | None = None,
     **settings: Any,
 ) -> None:
     """Run the demo conversation through ChatSSE (errors propagate to the caller).
 
     ``http_client``: the httpx client to send with (``--record`` passes its recorder);
-    ``path`` None: the protocol's own; ``settings``: more ChatSSE fields (``protocol``,
-    ``auth``; ``max_tokens`` and ``thinking`` when asked for).
+    ``path`` None: the protocol's own; ``request_fields``: body fields sent as given
+    (``model_kwargs``: the Responses API's ``reasoning``); ``settings``: more ChatSSE
+    fields (``protocol``, ``auth``; ``max_tokens`` and ``thinking`` when asked for).
     """
     if path is not None:
         settings["path"] = path
+    if request_fields:
+        settings["model_kwargs"] = dict(request_fields)
     chat = ChatSSE(
         model=model,
         base_url=base_url,

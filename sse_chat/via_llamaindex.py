@@ -128,16 +128,20 @@ def run_llamaindex_chat(
     view: Renderer,
     http_client: httpx.Client | None = None,
     timeout: Timeouts | None = None,
+    request_fields: Mapping[str, Any] | None = None,
     **settings: Any,
 ) -> None:
     """Run the demo conversation through SSELLM (errors propagate to the caller).
 
     ``http_client`` (``chat --record``'s recording client) carries every request;
-    ``path`` None: the protocol's own; ``settings``: more SSELLM fields (``protocol``,
-    ``auth``; ``max_tokens`` and ``thinking`` when asked for).
+    ``path`` None: the protocol's own; ``request_fields``: body fields sent as given
+    (``additional_kwargs``: the Responses API's ``reasoning``); ``settings``: more SSELLM
+    fields (``protocol``, ``auth``; ``max_tokens`` and ``thinking`` when asked for).
     """
     if path is not None:
         settings["path"] = path
+    if request_fields:
+        settings["additional_kwargs"] = dict(request_fields)
     if "thinking" in settings:  # as llama-index's Anthropic LLM names it
         settings["thinking_dict"] = settings.pop("thinking")
     llm = SSELLM(

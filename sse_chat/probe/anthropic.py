@@ -234,9 +234,9 @@ def _settings(target: Target) -> dict[str, Any]:
     settings: dict[str, Any] = {
         "model": target.model,
         "base_url": target.base_url,
-        "protocol": "anthropic",
+        "protocol": target.protocol,
     }
-    if target.path != default_path("anthropic", target.base_url.rstrip("/")):
+    if target.path != default_path(target.protocol, target.base_url.rstrip("/")):
         settings["path"] = target.path
     if target.auth == "bearer":
         settings["auth"] = "bearer"
@@ -261,7 +261,7 @@ def messages_json(
     return {
         "url": public_url(target.base_url + target.path),
         "model": target.model,
-        "protocol": "anthropic",
+        "protocol": target.protocol,
         "requests": requests,
         "content_type": findings.content_type,
         "event_lines": findings.event_lines,

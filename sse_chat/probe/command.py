@@ -1,4 +1,7 @@
-"""``sse-chat probe``: its options, and running it against a gateway or the built-in emulator."""
+"""``sse-chat probe``: its options, and running it against a gateway or the built-in emulator.
+
+Each protocol's report is one entry of :data:`REPORTS` (its requests: :data:`.steps.PLANS`).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +10,13 @@ import contextlib
 import json
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from sse_chat.extras import missing_extra
 from sse_chat.options import (
-    ANTHROPIC,
+    PROTOCOL_NAMES,
     add_gateway_arguments,
     api_key,
     dialect_of,
@@ -24,7 +27,9 @@ from sse_chat.options import (
 from sse_chat.probe.analyse import find
 from sse_chat.probe.anthropic import find_messages, messages_human, messages_json
 from sse_chat.probe.report import as_json, fatal_line, human
+from sse_chat.probe.responses import find_responses, responses_human, responses_json
 from sse_chat.probe.steps import Probe, Target, run_probe_steps
+from sse_chat.protocols import app_protocol
 from sse_core import (
     ConfigurationError,
     GatewayConnectionError,
@@ -44,6 +49,8 @@ examples:
   sse-chat probe --dialect streamchat --json
   sse-chat probe --dialect anthropic              the emulator's Anthropic Messages API
   sse-chat probe --protocol anthropic --base-url https://host --model my-model
+  sse-chat probe --protocol responses             the emulator's OpenAI Responses API
+  sse-chat probe --protocol responses --base-url https://host/v1 --model my-model
   sse-chat probe --base-url https://host/v1 --model my-model --timeout 20
   sse-chat probe --base-url https://host/v1 --model m --header "X-Team: a" --record probe/
 """
@@ -193,8 +200,9 @@ def _elsewhere(error: SSEConnectorError) -> bool:
 
 def _probe(args: argparse.Namespace, base_url: str, root: Path) -> tuple[Probe, Target, str]:
     """Probe with the protocol asked; when none was asked (nor a path) and the gateway has
-    no chat completions where they would be, the Messages API where it would be. The third
-    value says when the protocol was found so (else ``""``).
+    no chat completions where they would be, each other protocol where it would be (the
+    Messages API, then the Responses API), until one answers. The third value says when the
+    protocol was found so (else ``""``).
 
     Raises:
         ConfigurationError: The settings cannot work (a bad URL, key or header).
@@ -205,25 +213,50 @@ def _probe(args: argparse.Namespace, base_url: str, root: Path) -> tuple[Probe, 
     asked = args.protocol or args.path is not None or not args.base_url
     if fatal is None or asked or not _elsewhere(fatal):
         return probe, target, ""
-    other = _target(args, base_url, ANTHROPIC)
-    found = run_probe_steps(other, root / ANTHROPIC)
-    if "plain" in found.errors:
-        return probe, target, ""
     said = f"HTTP {fatal.status_code}" if isinstance(fatal, GatewayHTTPError) else "no stream"
-    detected = (
-        f"no chat completions at {public_url(target.base_url + target.path)} ({said}); "
-        f"Anthropic's Messages API answers at {public_url(other.base_url + other.path)}: "
-        "probed as --protocol anthropic"
-    )
-    return found, other, detected
+    for protocol in PROTOCOL_NAMES[1:]:
+        other = _target(args, base_url, protocol)
+        found = run_probe_steps(other, root / protocol)
+        if "plain" in found.errors:
+            continue
+        detected = (
+            f"no chat completions at {public_url(target.base_url + target.path)} ({said}); "
+            f"{app_protocol(protocol).speaks} answers at "
+            f"{public_url(other.base_url + other.path)}: probed as --protocol {protocol}"
+        )
+        return found, other, detected
+    return probe, target, ""
+
+
+Report = Callable[[Probe, Target], tuple[dict[str, Any], list[str]]]
+
+
+def _chat_report(probe: Probe, target: Target) -> tuple[dict[str, Any], list[str]]:
+    findings = find(probe.exchanges)
+    report = as_json(findings, target, requests=probe.requests, errors=probe.errors)
+    return report, human(report, findings)
+
+
+def _messages_report(probe: Probe, target: Target) -> tuple[dict[str, Any], list[str]]:
+    messages = find_messages(probe.exchanges, probe.ending)
+    report = messages_json(messages, target, requests=probe.requests, errors=probe.errors)
+    return report, messages_human(report, messages)
+
+
+def _responses_report(probe: Probe, target: Target) -> tuple[dict[str, Any], list[str]]:
+    findings = find_responses(probe.exchanges, probe.ending)
+    report = responses_json(findings, target, requests=probe.requests, errors=probe.errors)
+    return report, responses_human(report, findings)
+
+
+#: Each protocol's report: the findings as one JSON-ready object, and as lines for a person.
+REPORTS: dict[str, Report] = {
+    "chat_completions": _chat_report,
+    "anthropic": _messages_report,
+    "responses": _responses_report,
+}
 
 
 def _report(probe: Probe, target: Target) -> tuple[dict[str, Any], list[str]]:
     """The report as one JSON-ready object, and as lines for a person."""
-    if target.protocol == ANTHROPIC:
-        messages = find_messages(probe.exchanges, probe.ending)
-        report = messages_json(messages, target, requests=probe.requests, errors=probe.errors)
-        return report, messages_human(report, messages)
-    findings = find(probe.exchanges)
-    report = as_json(findings, target, requests=probe.requests, errors=probe.errors)
-    return report, human(report, findings)
+    return REPORTS[target.protocol](probe, target)

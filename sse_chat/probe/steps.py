@@ -5,12 +5,14 @@ Every request is small, bounded by the probe's timeout in every phase, and not r
 recording then holds both answers, which is how the probe sees the rejection). An
 Anthropic gateway gets the Messages API's requests (``max_tokens``, ``thinking``, tools with
 ``input_schema``) and one more, ``ending``, that reads on past ``message_stop``
-(:mod:`.ending`).
+(:mod:`.ending`); a Responses API gateway the core's Responses bodies (``reasoning`` with a
+summary, flat tools, ``store`` false) and an ``ending`` past its terminal event. Each
+protocol's plan is one entry of :data:`PLANS`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,15 +20,14 @@ from typing import Any
 from pydantic_core import from_json
 
 from sse_chat.demo_tool import WEATHER_TOOL
-from sse_chat.options import ANTHROPIC
 from sse_chat.probe.analyse import Exchange, exchange, reasoning_field
 from sse_chat.probe.ending import Ending, body_ending
-from sse_chat.protocol_turns import anthropic_tool
+from sse_chat.protocol_turns import Question, anthropic_tool, responses_first, responses_reasoning
 from sse_core import ChatClient, SSEConnectorError, Timeouts
 from sse_core.transport.config import ClientConfig
 from sse_core.transport.recording import recording_client
 
-__all__ = ["Probe", "Step", "Target", "plan", "run_probe_steps"]
+__all__ = ["PLANS", "Probe", "Step", "Target", "plan", "run_probe_steps"]
 
 PROMPT = "Reply with one short sentence: hello."
 TOOL_PROMPT = "What is the weather in Paris? Call the get_weather tool."
@@ -48,12 +49,14 @@ class Target:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Step:
-    """One probe request: its name, its body, whether it asks for stream usage."""
+    """One probe request: its name, its body, whether it asks for stream usage, and for the
+    ``ending`` step, the events that end the stream (read on past them)."""
 
     name: str
     what: str
     payload: dict[str, Any]
     include_usage: bool = False
+    stops: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,10 +69,13 @@ class Probe:
     ending: Ending | None = None
 
 
-def plan(model: str, protocol: str = "chat_completions") -> dict[str, Step]:
-    """The steps by name, in the order they run (``thinking-kwargs`` only when needed)."""
-    if protocol == ANTHROPIC:
-        return plan_messages(model)
+def plan(model: str, protocol: str) -> dict[str, Step]:
+    """The steps by name for ``protocol``, in the order they run."""
+    return PLANS[protocol](model)
+
+
+def plan_chat(model: str) -> dict[str, Step]:
+    """The steps for a chat completions gateway (``thinking-kwargs`` only when needed)."""
     ask = [{"role": "user", "content": PROMPT}]
     steps = [
         Step(name="plain", what="plain text", payload={"model": model, "messages": ask}),
@@ -115,7 +121,12 @@ def plan_messages(model: str) -> dict[str, Step]:
     thinking = {"type": "enabled", "budget_tokens": 1024}
     steps = [
         Step(name="plain", what="plain text", payload=plain),
-        Step(name="ending", what="read past message_stop", payload=plain),
+        Step(
+            name="ending",
+            what="read past message_stop",
+            payload=plain,
+            stops=frozenset({"message_stop"}),
+        ),
         Step(
             name="thinking",
             what="thinking",
@@ -142,6 +153,42 @@ def plan_messages(model: str) -> dict[str, Step]:
         ),
     ]
     return {step.name: step for step in steps}
+
+
+#: The Responses API's terminal events (and ``error``): the ``ending`` step reads past them.
+RESPONSES_ENDS = frozenset(
+    {"response.completed", "response.incomplete", "response.failed", "error"}
+)
+
+
+def plan_responses(model: str) -> dict[str, Step]:
+    """The steps for a Responses API gateway, each body the core's
+    (:func:`~sse_chat.protocol_turns.responses_first`: ``store`` false). ``ending`` is the
+    plain request again, read past the terminal event; ``failure`` continues a response that
+    no gateway stored (the API answers 400 ``previous_response_not_found``, in its error
+    shape; no client rule stops it before)."""
+    plain = responses_first(Question(model=model, prompt=PROMPT, max_tokens=256))
+    thinking = responses_first(Question(model=model, prompt=PROMPT, effort="low"))
+    tools = responses_first(Question(model=model, prompt=TOOL_PROMPT, tool=WEATHER_TOOL))
+    missing = {**plain, "previous_response_id": "resp_sse_chat_probe_not_stored"}
+    steps = [
+        Step(name="plain", what="plain text", payload=plain),
+        Step(
+            name="ending", what="read past the terminal event", payload=plain, stops=RESPONSES_ENDS
+        ),
+        Step(name="thinking", what=f"reasoning {responses_reasoning('low')}", payload=thinking),
+        Step(name="tools", what="a tool to call", payload=tools),
+        Step(name="failure", what="an unknown previous_response_id", payload=missing),
+    ]
+    return {step.name: step for step in steps}
+
+
+#: Each protocol's plan, by the core's name of it.
+PLANS: dict[str, Callable[[str], dict[str, Step]]] = {
+    "chat_completions": plan_chat,
+    "anthropic": plan_messages,
+    "responses": plan_responses,
+}
 
 
 def _load(directory: Path) -> tuple[Exchange, ...]:
@@ -197,7 +244,9 @@ def run_probe_steps(target: Target, root: Path) -> Probe:
         error: SSEConnectorError | None = None
         if step.name == "ending":
             try:
-                ending = body_ending(_config(target), step.payload, directory, target.timeout)
+                ending = body_ending(
+                    _config(target), step.payload, directory, target.timeout, stops=step.stops
+                )
             except SSEConnectorError as failed:
                 error = failed
         else:

@@ -308,7 +308,7 @@ def test_thinking_is_refused_for_chat_completions(capsys: pytest.CaptureFixture[
         2,
         "",
         "sse-chat chat: --thinking is Anthropic's setting (--protocol anthropic); chat "
-        "completions gateways have their own (reasoning_effort, chat_template_kwargs)\n",
+        "completions gateways have their own (reasoning_effort: --effort; chat_template_kwargs)\n",
     )
 
 
