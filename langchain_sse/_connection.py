@@ -59,6 +59,26 @@ _HINTS = {
     "openai_proxy": "set HTTPS_PROXY, or pass http_client=httpx.Client(proxy=...)",
     "openai_api_version": "pass default_query={'api-version': ...}",
     "api_version": "pass default_query={'api-version': ...}",
+    "use_responses_api": "use protocol='responses' (base_url with its /v1; /responses is "
+    "appended)",
+    "use_previous_response_id": "send model_kwargs={'previous_response_id': ..., "
+    "'store': True} with protocol='responses'",
+    "verbosity": "send it as a request field: model_kwargs={'verbosity': ...} on chat "
+    "completions, model_kwargs={'text': {'verbosity': ...}} with protocol='responses'",
+    **dict.fromkeys(
+        ("client", "root_client", "async_client", "root_async_client"),
+        "ChatSSE sends with httpx itself: give http_client / http_async_client",
+    ),
+    **dict.fromkeys(
+        ("openai_organization", "organization"),
+        "send the header: default_headers={'OpenAI-Organization': ...}",
+    ),
+    "stream_chunk_timeout": "use timeout=sse_core.Timeouts(read=...), the longest wait "
+    "between two reads",
+    "http_socket_options": "give http_client=httpx.Client(transport=httpx.HTTPTransport("
+    "socket_options=...))",
+    "tiktoken_model_name": "leave it out: token counts use the model name's tiktoken "
+    "encoding (custom_get_token_ids counts otherwise)",
     # ChatAnthropic's names
     "anthropic_api_key": "use api_key (or set SSE_API_KEY, or ANTHROPIC_API_KEY with "
     "protocol='anthropic')",

@@ -93,6 +93,16 @@ _HINTS = {
     "anthropic_api_key": "use api_key (or set SSE_API_KEY, or ANTHROPIC_API_KEY with "
     "protocol='anthropic')",
     "mcp_servers": "send it as a request field: additional_kwargs={'mcp_servers': [...]}",
+    # llama-index's OpenAIResponses
+    "built_in_tools": "offer them per call: tools=[{'type': 'web_search'}, ...] (dicts are "
+    "sent as given) with protocol='responses'",
+    "call_metadata": "send it as a request field: additional_kwargs={'metadata': {...}}",
+    "max_output_tokens": "use max_tokens (sent as max_output_tokens with protocol='responses')",
+    "reasoning_options": "use reasoning_effort, or additional_kwargs={'reasoning': {...}} with "
+    "protocol='responses'",
+    "track_previous_responses": "send additional_kwargs={'previous_response_id': ..., "
+    "'store': True} with protocol='responses'",
+    "strict": "pass strict= where tools are offered (chat_with_tools, FunctionTool)",
     "tools": "offer tools per call (chat_with_tools, or tools=... in the call's arguments)",
     **dict.fromkeys(
         ("region", "project_id", "aws_region", "aws_access_key_id", "aws_secret_access_key"),
