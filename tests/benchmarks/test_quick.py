@@ -38,6 +38,7 @@ def test_every_benchmark_is_covered() -> None:
         "bench_langchain.py",
         "bench_llamaindex.py",
         "bench_pathological.py",
+        "bench_responses.py",
         "bench_transport.py",
     }
 
