@@ -47,12 +47,12 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 import orjson
 import stream_server
+from bench_anthropic import Expected, Seen
 from llama_index.core.base.llms.types import ChatMessage
 from responses_server import (
     CACHED_TOKENS,
@@ -64,7 +64,7 @@ from responses_server import (
     TOOL_NAME,
     running,
 )
-from stream_server import text_words, tool_arguments
+from stream_server import text_words
 
 import sse_core
 from langchain_sse import ChatSSE
@@ -108,35 +108,7 @@ FIRST_TOKEN_DELTAS = 3
 CC = "chat completions: "
 
 
-@dataclass
-class Expected:
-    """What the server sends: the text or the call's arguments, and the delta count."""
-
-    shape: str
-    deltas: int
-    text: str = ""
-    arguments: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, shape: str, deltas: int) -> Expected:
-        if shape == "tools":
-            return cls(shape, deltas, arguments=json.loads("".join(tool_arguments(deltas))))
-        return cls(shape, deltas, text="".join(text_words(deltas)))
-
-
 # --- the variants: each run returns what the caller saw, checked outside the clock -------------
-
-
-@dataclass
-class Seen:
-    """What a caller keeps of a stream as it reads it: the pieces (text, or arguments) as
-    strings, the call ids and names, and the last chunk, response or event (for ChatClient,
-    the completion); never the chunks themselves."""
-
-    pieces: list[str] = field(default_factory=list)
-    ids: set[str] = field(default_factory=set)
-    names: set[str] = field(default_factory=set)
-    last: Any = None
 
 
 def _langchain_seen(chunks: Iterator[Any]) -> Seen:
