@@ -109,7 +109,6 @@ MAPPINGS: dict[str, ProtocolMapping] = {
         foreign={
             "thinking": THINKING_ELSEWHERE,
             "reasoning_passback": PASSBACK_ELSEWHERE,
-            "stop": "the Responses API has no stop sequences",
         },
     ),
 }

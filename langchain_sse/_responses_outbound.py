@@ -55,7 +55,7 @@ def responses_outbound(
     options = pop_call_options(kwargs)
     params: dict[str, Any] = {
         "max_tokens": model.max_tokens,
-        "stop": stop or None,  # the API has none: the core refuses it by name
+        "stop": (stop if stop is not None else model.stop) or None,  # not sent: a warning
         "temperature": model.temperature,
         "reasoning_effort": model.reasoning_effort,
         **model.model_kwargs,

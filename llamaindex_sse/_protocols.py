@@ -91,12 +91,11 @@ MAPPINGS: dict[str, ProtocolMapping] = {
     ),
     "responses": ProtocolMapping(
         build_request=build_responses_request,
-        settings=("max_tokens", "temperature", "reasoning_effort"),
+        settings=("max_tokens", "temperature", "reasoning_effort", "stop"),
         raw=RESPONSES_RAW,
         foreign={
             "thinking_dict": THINKING_ELSEWHERE,
             "reasoning_passback": PASSBACK_ELSEWHERE,
-            "stop": "the Responses API has no stop sequences",
         },
     ),
 }

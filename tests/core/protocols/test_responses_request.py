@@ -253,10 +253,20 @@ def test_structured_output_is_text_format() -> None:
     }
 
 
-@pytest.mark.parametrize("name", ["stop", "stop_sequences", "seed", "presence_penalty", "logprobs"])
+@pytest.mark.parametrize("name", ["seed", "presence_penalty", "logprobs"])
 def test_a_chat_setting_the_api_does_not_take_is_refused_by_name(name: str) -> None:
     with pytest.raises(ConfigurationError, match=f"{name} is not a parameter of the Responses API"):
-        build(**{name: ["\n"] if name.startswith("stop") else 1})
+        build(**{name: 1})
+
+
+@pytest.mark.parametrize("name", ["stop", "stop_sequences"])
+def test_stop_sequences_are_not_sent_with_a_warning(name: str) -> None:
+    """Agents pass them (langchain-openai drops them unsaid); the API refuses the field."""
+    with pytest.warns(UserWarning, match=f"{name} is not sent: the Responses API has no stop"):
+        sent = build(**{name: ["\n"]})
+    assert name not in sent
+    with pytest.raises(ConfigurationError, match=f"{name} is not a parameter"):  # a raw body
+        responses.check_request({"model": "m", "input": "hi", name: ["\n"]})
 
 
 def test_n_of_one_is_what_the_api_does_more_is_refused() -> None:

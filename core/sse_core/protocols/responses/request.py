@@ -6,6 +6,7 @@ structured output, and the body (:func:`responses_body`), checked by
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -262,11 +263,13 @@ def responses_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any])
     with this model", pydantic/pydantic-ai#2865).
 
     Raises:
-        ConfigurationError: A setting the API does not take (``stop`` and the other
+        ConfigurationError: A setting the API does not take (``stop`` is not sent, with a
+            UserWarning, as agents pass it; ``seed`` and the other
             :data:`~.rules.NOT_TAKEN`, named), a rule of :mod:`.rules` broken, a turn the
             protocol cannot carry, or a tool choice that names none.
     """
     given = {k: v for k, v in params.items() if v is not None}
+    _no_stop(given)
     body: dict[str, Any] = {"model": model}
     store = bool(given.pop("store", False))
     continued = bool(given.get("previous_response_id"))
@@ -287,6 +290,20 @@ def responses_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any])
     _include(body, store)
     check_request(body)
     return body
+
+
+def _no_stop(given: dict[str, Any]) -> None:
+    """Stop sequences, which the API does not take (it refuses the field), are not sent, with
+    a warning: a framework or agent that passes them keeps working, as it does with
+    langchain-openai's Responses client (which drops them unsaid)."""
+    for name in ("stop", "stop_sequences"):
+        if given.pop(name, None):
+            warnings.warn(
+                f"{name} is not sent: the Responses API has no stop sequences (stop on the "
+                "text yourself, or use protocol='chat_completions')",
+                UserWarning,
+                stacklevel=4,
+            )
 
 
 def _developer(text: str) -> dict[str, Any]:
