@@ -348,8 +348,10 @@ class ResponsesDecoder:
 
 
 def responses_usage(raw: Mapping[str, Any]) -> Usage:
-    """The Usage of a Responses ``usage`` object (a chat-shaped one, from a gateway that
-    sends it, as chat completions read it)."""
+    """The Usage of a Responses ``usage`` object: input, output, total, cached
+    (``input_tokens_details.cached_tokens``), cache-write (``cache_write_tokens``, which the
+    openai SDK's types carry) and reasoning tokens; a chat-shaped one, from a gateway that
+    sends it, as chat completions read it."""
     given = _int(raw.get("input_tokens"))
     output = _int(raw.get("output_tokens"))
     if given is None and output is None:
@@ -357,11 +359,13 @@ def responses_usage(raw: Mapping[str, Any]) -> Usage:
     total = _int(raw.get("total_tokens"))
     if total is None and given is not None and output is not None:
         total = given + output
+    inputs = _dict(raw.get("input_tokens_details"))
     return Usage(
         prompt_tokens=given,
         completion_tokens=output,
         total_tokens=total,
-        cached_tokens=_int(_dict(raw.get("input_tokens_details")).get("cached_tokens")),
+        cached_tokens=_int(inputs.get("cached_tokens")),
+        cache_write_tokens=_int(inputs.get("cache_write_tokens")),
         reasoning_tokens=_int(_dict(raw.get("output_tokens_details")).get("reasoning_tokens")),
         raw=raw,
     )

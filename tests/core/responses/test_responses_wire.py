@@ -599,3 +599,14 @@ def test_outcomes_of_every_body() -> None:
         "done-without-terminal": "IncompleteStreamError",
         "cut": "IncompleteStreamError",
     }
+
+
+
+def test_cache_writes_are_counted_when_the_gateway_reports_them() -> None:
+    usage = {**USAGE, "input_tokens_details": {"cached_tokens": 8, "cache_write_tokens": 3}}
+    result = decode(
+        body(created(), added(0, message_item()), text(0, "Hi"), completed(usage=usage)),
+        protocol="responses",
+    )
+    assert result.usage is not None and result.content == "Hi"
+    assert (result.usage.cached_tokens, result.usage.cache_write_tokens) == (8, 3)
