@@ -17,7 +17,7 @@ from langchain_core.messages import content as types
 from langchain_core.messages.block_translators import register_translator
 
 from langchain_sse._inbound import PROVIDER
-from langchain_sse._turns import summary_text
+from langchain_sse._turns import item_text
 
 __all__ = ["register", "translate_content", "translate_content_chunk"]
 
@@ -102,7 +102,7 @@ def _translate_reasoning(message: AIMessage, *, whole: bool) -> list[types.Conte
             blocks.append(_make_block(type="non_standard", value=dict(block)))
             continue
         if block.get("type") == "reasoning":  # a Responses reasoning item, whole in extras
-            thought = summary_text(block) if whole or text else ""
+            thought = item_text(block) if whole or text else ""
             signed += len(thought)
             extras = {"item": dict(block)}
             blocks.append(

@@ -40,6 +40,7 @@ from langchain_core.utils.utils import LC_ID_PREFIX
 
 from langchain_sse._blocks import citations_of
 from langchain_sse._inbound import PROVIDER
+from langchain_sse._turns import item_text
 from sse_core.fast_paths import FastPath, register
 
 if TYPE_CHECKING:
@@ -267,6 +268,8 @@ class Stamp:
         text its citations, as empty blocks of the same numbers, which merging folds into
         them: the merged blocks then equal ``invoke``'s."""
         blocks = cast("list[dict[str, Any]]", message.content)
+        if message.chunk_position == "last":
+            self._fold_items(blocks)
         for block in blocks:
             opened = (block["type"], block["index"])
             if opened[0] in ("reasoning", "text") and opened not in self._opened:
@@ -285,6 +288,18 @@ class Stamp:
         annotations = citations_of(message)
         if text is not None and annotations:  # the citations the text's deltas did not carry
             blocks.append({"type": "text", "text": "", "annotations": annotations, "index": text})
+
+    def _fold_items(self, blocks: list[dict[str, Any]]) -> None:
+        """At the last chunk, give each Responses reasoning item's block (its id and the item
+        in ``extras``, no text: the deltas carried it) the number of the reasoning block its
+        deltas opened, in order, so that merging folds the two into the one block ``invoke``
+        gives; an item no delta carried text for keeps a number of its own."""
+        thoughts = iter([number for kind, number in self._opened if kind == "reasoning"])
+        for block in blocks:
+            extras = block.get("extras")
+            item = extras.get("item") if block["type"] == "reasoning" and extras else None
+            if isinstance(item, dict) and item_text(item):
+                block["index"] = next(thoughts, block["index"])
 
     def token(self, chunk: ChatGenerationChunk) -> Token:
         """Stamp ``chunk``; its token: the stamped content (blocks under v1)."""

@@ -147,12 +147,18 @@ def _document(block: Mapping[str, Any]) -> DocumentPart | None:
     return None
 
 
-def summary_text(item: Mapping[str, Any]) -> str:
-    """The readable text of a Responses reasoning item: its summary parts' texts."""
-    parts = item.get("summary")
-    found = parts if isinstance(parts, list) else []
-    texts = [part.get("text") for part in found if isinstance(part, Mapping)]
-    return "".join(text for text in texts if isinstance(text, str))
+def item_text(item: Mapping[str, Any]) -> str:
+    """The readable text of a Responses reasoning item as its deltas made
+    ``reasoning_content``: its summary parts' texts, then its raw ``reasoning_text`` parts',
+    a blank line between two parts (as the core's decoder joins them)."""
+    texts: list[str] = []
+    for key in ("summary", "content"):
+        parts = item.get(key)
+        for part in parts if isinstance(parts, list) else ():
+            text = part.get("text") if isinstance(part, Mapping) else None
+            if isinstance(text, str) and text:
+                texts.append(text)
+    return "\n\n".join(texts)
 
 
 def _reasoning(block: Mapping[str, Any]) -> Part | None:
@@ -176,7 +182,7 @@ def _reasoning_item(block: Mapping[str, Any]) -> Part:
     the item in ``extras``), or v1's own with its signature in ``extras``."""
     if "summary" in block:
         return ReasoningPart(
-            text=summary_text(block),
+            text=item_text(block),
             signature=str(block.get("encrypted_content") or ""),
             item=dict(block),
         )
@@ -200,7 +206,15 @@ def _assistant_part(block: str | Mapping[str, Any]) -> Part | None:
         return reasoning
     if kind == "text":  # without the stream's bookkeeping (index, id)
         return _text_or_raw({k: v for k, v in block.items() if k not in ("index", "id")})
-    return RawPart(block={k: v for k, v in block.items() if k != "index"})  # tool_use, others
+    if kind == "tool_use" and isinstance(block.get("name"), str):  # Anthropic's shape
+        cache = block.get("cache_control")
+        return ToolUsePart(
+            id=str(block.get("id") or ""),
+            name=block["name"],
+            input=block.get("input", {}),
+            cache_control=cache if isinstance(cache, Mapping) else None,
+        )
+    return RawPart(block={k: v for k, v in block.items() if k != "index"})  # others
 
 
 def _assistant_parts(message: AIMessage) -> tuple[Part, ...]:
@@ -211,11 +225,7 @@ def _assistant_parts(message: AIMessage) -> tuple[Part, ...]:
     if isinstance(kept, list) and kept:  # first, as the model sent them; not twice
         first = [_reasoning(b) or RawPart(block=dict(b)) for b in kept if isinstance(b, Mapping)]
         parts = first + [part for part in parts if not isinstance(part, ReasoningPart)]
-    used = {
-        str(part.block.get("id"))
-        for part in parts
-        if isinstance(part, RawPart) and part.block.get("type") == "tool_use"
-    }
+    used = {part.id for part in parts if isinstance(part, ToolUsePart)}
     parts.extend(
         ToolUsePart(id=call.get("id") or "", name=call["name"], input=call["args"])
         for call in message.tool_calls
