@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +52,9 @@ class Answer:
     text), and ``refused`` what it said doing so (ChatSSE: the invalid call's error, or a
     stream's ToolArgumentsError; SSELLM: the ValueError of ``get_tool_calls_from_response``).
     ``deltas``/``thought``: a stream's text and reasoning pieces joined (``None`` for a whole
-    answer). ``native``: the framework's own message, to pass back in a conversation.
+    answer). ``gateway_events``: the gateway events of the call as (name, data) (ChatSSE:
+    ``response_metadata["gateway_events"]``; SSELLM: the SSEGatewayEvents it dispatched).
+    ``native``: the framework's own message, to pass back in a conversation.
     """
 
     text: str
@@ -70,6 +72,7 @@ class Answer:
     model: str | None
     deltas: str | None
     thought: str | None
+    gateway_events: list[tuple[str, Any]]
     native: Any = field(repr=False)
 
 
@@ -135,6 +138,7 @@ def langchain_answer(message: BaseMessage, chunks: list[Any] | None, refused: st
         thought=None
         if chunks is None
         else "".join(chunk.additional_kwargs.get("reasoning_content", "") for chunk in chunks),
+        gateway_events=[(e["name"], e["data"]) for e in meta.get("gateway_events", [])],
         native=message,
     )
 
@@ -183,8 +187,11 @@ def llamaindex_message(turn: Any) -> Any:
     return ChatMessage(role=role, blocks=blocks)
 
 
-def llamaindex_answer(model: Any, responses: list[ChatResponse], streamed: bool) -> Answer:
-    """The Answer of SSELLM's responses (the last one's, with a stream's deltas joined)."""
+def llamaindex_answer(
+    model: Any, responses: list[ChatResponse], streamed: bool, events: Sequence[Any] = ()
+) -> Answer:
+    """The Answer of SSELLM's responses (the last one's, with a stream's deltas joined;
+    ``events``: the SSEGatewayEvents the call dispatched)."""
     last = responses[-1]
     kwargs, raw = last.additional_kwargs, last.raw
     assert isinstance(raw, dict)
@@ -226,6 +233,7 @@ def llamaindex_answer(model: Any, responses: list[ChatResponse], streamed: bool)
         thought="".join(r.additional_kwargs.get("thinking_delta", "") for r in responses)
         if streamed
         else None,
+        gateway_events=[(event.name, event.data) for event in events],
         native=last.message,
     )
 
@@ -241,8 +249,11 @@ def _thinking_block(block: dict[str, Any]) -> ThinkingBlock:
 
 def _anthropic_block(block: ThinkingBlock) -> dict[str, Any]:
     """Anthropic's block of a ThinkingBlock SSELLM gave: its additional_information (the
-    block's type and signature, or a redacted block's data) with its text, if any."""
+    block's type and signature, or a redacted block's data) with its text, if any; a
+    Responses reasoning item (its additional_information) as it is, to compare as sent."""
     info = dict(block.additional_information)
+    if info.get("type") == "reasoning":
+        return info
     if info.get("type") == "redacted_thinking" and not block.content:
         return info
     return {**info, "thinking": block.content}

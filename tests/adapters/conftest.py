@@ -12,10 +12,10 @@ The protocol axis: a test that also takes ``protocol`` runs for each adapter x p
 with ``on_protocol(**fields)`` (or ``driver.make(protocol=...)``) and reads an answer with
 ``driver.answer(model, how, prompt)``: an ``Answer`` (tests/adapters/answers.py), what the
 answer shows in terms both adapters share (text, reasoning with its signed blocks, tool calls,
-cut tool input, usage, stop reason and sequence, citations), each read where that adapter's
-users read it. A prompt is a text or a conversation (``driver.messages``: neutral turns, or an
-adapter's own answer passed back). What only one framework has stays in ``tests/langchain`` and
-``tests/llamaindex``.
+cut tool input, usage, stop reason and sequence, citations, gateway events), each read where
+that adapter's users read it. A prompt is a text or a conversation (``driver.messages``:
+neutral turns, or an adapter's own answer passed back). What only one framework has stays in
+``tests/langchain`` and ``tests/llamaindex``.
 """
 
 from __future__ import annotations
@@ -403,19 +403,21 @@ class LlamaIndexDriver(Driver):
             kwargs = model._prepare_chat_with_tools(
                 [FunctionTool.from_defaults(tool) for tool in tools], chat_history=messages, **offer
             )
-        if how == "ask":
-            responses = [model.chat(**kwargs)]
-        elif how == "stream":
-            responses = list(model.stream_chat(**kwargs))
-        else:
+        with collect_events() as seen:
+            if how == "ask":
+                responses = [model.chat(**kwargs)]
+            elif how == "stream":
+                responses = list(model.stream_chat(**kwargs))
+            else:
 
-            async def later() -> list[ChatResponse]:
-                if how == "aask":
-                    return [await model.achat(**kwargs)]
-                return [r async for r in await model.astream_chat(**kwargs)]
+                async def later() -> list[ChatResponse]:
+                    if how == "aask":
+                        return [await model.achat(**kwargs)]
+                    return [r async for r in await model.astream_chat(**kwargs)]
 
-            responses = run_how(how, list, later)
-        return llamaindex_answer(model, responses, how.endswith("stream"))
+                responses = run_how(how, list, later)
+        sent = [event for event in seen.events if isinstance(event, SSEGatewayEvent)]
+        return llamaindex_answer(model, responses, how.endswith("stream"), sent)
 
     def partial_answer(self, model: Any, error: BaseException) -> Answer:
         partial = error.partial_response  # type: ignore[attr-defined]
