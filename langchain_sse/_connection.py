@@ -59,8 +59,7 @@ _HINTS = {
     "openai_proxy": "set HTTPS_PROXY, or pass http_client=httpx.Client(proxy=...)",
     "openai_api_version": "pass default_query={'api-version': ...}",
     "api_version": "pass default_query={'api-version': ...}",
-    "use_responses_api": "use protocol='responses' (base_url with its /v1; /responses is "
-    "appended)",
+    "use_responses_api": "use protocol='responses' (base_url with its /v1; /responses is appended)",
     "use_previous_response_id": "send model_kwargs={'previous_response_id': ..., "
     "'store': True} with protocol='responses'",
     "verbosity": "send it as a request field: model_kwargs={'verbosity': ...} on chat "

@@ -32,6 +32,7 @@ from pydantic_core import from_json
 from langchain_sse import _chunks
 from sse_core import (
     Accumulator,
+    Choice,
     Completion,
     GatewayEvent,
     ReadDelta,
@@ -71,6 +72,8 @@ DEFAULT_RESPONSE_HEADERS: tuple[str, ...] = (
     "x-ratelimit-remaining-tokens",
 )
 
+#: A protocol's own words for how an answer ended, from its stop reason (its table entry).
+StopMetadata = Callable[[str], Mapping[str, Any]]
 #: ``llm_output`` keys taken from the final ``response_metadata``.
 _LLM_OUTPUT_KEYS = ("token_usage", "model_name", "id", "system_fingerprint")
 
@@ -154,7 +157,7 @@ class ChunkMapper:
     the others stay in the Completion.
     """
 
-    __slots__ = ("_bare", "_headers", "_message_id", "_model", "_tagged", "read")
+    __slots__ = ("_bare", "_headers", "_message_id", "_model", "_stop_metadata", "_tagged", "read")
 
     def __init__(
         self,
@@ -164,6 +167,7 @@ class ChunkMapper:
         mode: MapMode = MapMode.EACH,
         message_id: str | None = None,
         bare: bool = False,
+        stop_metadata: StopMetadata | None = None,
     ) -> None:
         """Start a response.
 
@@ -175,8 +179,11 @@ class ChunkMapper:
                 to them as they are made (None: chunks without id, stamped later if at all).
             bare: Text deltas as bare ``AIMessageChunk`` messages, no generation around
                 them: for the own loop with no handler (nobody sees a generation) and v0.
+            stop_metadata: The protocol's own words for how the answer ended, from its stop
+                reason, added to the last chunk's ``response_metadata`` (its table entry).
         """
         self._model = model
+        self._stop_metadata = stop_metadata
         self._message_id = message_id
         self._headers = headers
         self._tagged = False
@@ -247,7 +254,11 @@ class ChunkMapper:
                 chunk_position="last",
                 usage_metadata=map_usage(completion.usage) if completion.usage else None,
                 response_metadata=_build_response_metadata(
-                    completion, choice=followed, model=self._model, headers=self._headers
+                    completion,
+                    choice=followed,
+                    model=self._model,
+                    headers=self._headers,
+                    stop_metadata=self._stop_metadata,
                 ),
             )
         )
@@ -267,7 +278,12 @@ class ChunkMapper:
                 whose tool-call arguments may be cut).
         """
         return build_whole_chunk(
-            completion, choice=followed, model=self._model, headers=self._headers, last=last
+            completion,
+            choice=followed,
+            model=self._model,
+            headers=self._headers,
+            last=last,
+            stop_metadata=self._stop_metadata,
         )
 
 
@@ -299,6 +315,7 @@ def build_whole_chunk(
     model: str | None = None,
     headers: Sequence[str] = DEFAULT_RESPONSE_HEADERS,
     last: bool = True,
+    stop_metadata: StopMetadata | None = None,
 ) -> AIMessageChunk:
     """One ``choice`` of a Completion as one chunk (``chunk_position="last"`` if ``last``)."""
     followed = next((c for c in completion.choices if c.index == choice), None)
@@ -320,7 +337,7 @@ def build_whole_chunk(
         **fields,
         usage_metadata=map_usage(completion.usage) if completion.usage else None,
         response_metadata=_build_response_metadata(
-            completion, choice=choice, model=model, headers=headers
+            completion, choice=choice, model=model, headers=headers, stop_metadata=stop_metadata
         ),
         chunk_position="last" if last else None,
     )
@@ -401,6 +418,7 @@ def _build_response_metadata(
     choice: int | None = None,
     model: str | None = None,
     headers: Sequence[str] = DEFAULT_RESPONSE_HEADERS,
+    stop_metadata: StopMetadata | None = None,
 ) -> dict[str, Any]:
     """The ``response_metadata`` of the final chunk (and of a whole message)."""
     meta: dict[str, Any] = {"model_provider": PROVIDER}
@@ -409,8 +427,7 @@ def _build_response_metadata(
     if finish is not None:
         meta["finish_reason"] = finish
     if followed is not None and followed.stop_reason is not None:
-        meta["stop_reason"] = followed.stop_reason
-        meta["stop_sequence"] = followed.stop_sequence
+        meta.update(_stop_fields(followed, stop_metadata))
     name = completion.model or model
     if name:
         meta["model_name"] = name
@@ -429,6 +446,16 @@ def _build_response_metadata(
     if picked:
         meta["headers"] = picked
     return meta
+
+
+def _stop_fields(followed: Choice, stop_metadata: StopMetadata | None) -> dict[str, Any]:
+    """The protocol's own stop reason and sequence, and its words for them (if it has)."""
+    stop_reason = followed.stop_reason
+    assert stop_reason is not None
+    fields = {"stop_reason": stop_reason, "stop_sequence": followed.stop_sequence}
+    if stop_metadata is not None:
+        fields.update(stop_metadata(stop_reason))
+    return fields
 
 
 def _pick_headers(received: Mapping[str, str], wanted: Sequence[str]) -> dict[str, str]:

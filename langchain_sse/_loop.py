@@ -37,7 +37,7 @@ from langchain_sse._custom_events import LINK_KEY, is_invoke, make_async_emitter
 from langchain_sse._hooks import streams_invoke
 from langchain_sse._inbound import ChunkMapper, MapMode
 from langchain_sse._outbound import Outbound
-from langchain_sse._protocols import model_request
+from langchain_sse._protocols import mapping_of, model_request
 from langchain_sse._run import OWN_LOOP, BlockStamp, RunPlan, Stamp, Unstamped
 from sse_core import ClientConfig, Timeouts
 from sse_core.fast_paths import is_on
@@ -121,6 +121,7 @@ def plan_call(
         mode=mode,
         message_id=stamp.id,
         bare=bare,
+        stop_metadata=mapping_of(model.protocol).stop_metadata,
     )
     return CallPlan(
         outbound=outbound,

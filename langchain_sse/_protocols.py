@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, BaseMessage
 
 from langchain_sse._anthropic_outbound import anthropic_outbound, bind_anthropic_tools
+from langchain_sse._inbound import StopMetadata
 from langchain_sse._outbound import Outbound, model_outbound
-from langchain_sse._responses_outbound import responses_outbound
+from langchain_sse._responses_outbound import responses_outbound, responses_status
 from langchain_sse._tools import ToolLike, bind_chat_tools
 from sse_core import ConfigurationError
 
@@ -66,6 +67,9 @@ class ProtocolMapping:
         foreign: ChatSSE's request fields this protocol cannot carry, each with what to use
             instead: set to anything but its default, the field is refused by name at
             construction (never dropped in silence).
+        stop_metadata: The protocol's own ``response_metadata`` for how an answer ended, from
+            its stop reason (the Responses API's ``status`` and ``incomplete_details``, as
+            ChatOpenAI gives them); None: ``stop_reason`` says it.
     """
 
     outbound: OutboundBuilder
@@ -73,6 +77,7 @@ class ProtocolMapping:
     json_mode: bool
     identity: tuple[str, ...] = ()
     foreign: Mapping[str, str] = field(default_factory=dict)
+    stop_metadata: StopMetadata | None = None
 
 
 #: Why ``thinking`` is refused on a protocol without Anthropic's field.
@@ -110,6 +115,7 @@ MAPPINGS: dict[str, ProtocolMapping] = {
             "thinking": THINKING_ELSEWHERE,
             "reasoning_passback": PASSBACK_ELSEWHERE,
         },
+        stop_metadata=responses_status,
     ),
 }
 
