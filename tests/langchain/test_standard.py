@@ -262,3 +262,32 @@ class TestStandardAnthropic(_Integration):
     def invoke_with_reasoning_output(self, *, stream: bool = False) -> AIMessage:
         thinking = {"type": "enabled", "budget_tokens": 1024}
         return self._ask(stream, "Why is the sky blue?", thinking=thinking)
+
+
+# The API has no stop sequences: test_stop_sequence's are not sent, with this warning (its
+# own test: tests/core/protocols/test_responses_request.py).
+@pytest.mark.filterwarnings("ignore:stop is not sent:UserWarning")
+class TestStandardResponses(_Integration):
+    """OpenAI's Responses API (``protocol="responses"``): reasoning summaries with their
+    encrypted items, flat function tools, usage from the terminal event (cached and reasoning
+    tokens), structured output as ``text.format``."""
+
+    dialect = "responses"
+    model_name = "gpt-emulator"
+    usage_details = ("cache_read_input", "reasoning_output")
+
+    @property
+    def chat_model_params(self) -> dict[str, Any]:
+        return {**super().chat_model_params, "protocol": "responses"}
+
+    @property
+    def supports_audio_inputs(self) -> bool:
+        return False  # the Responses API's input has no audio part
+
+    @property
+    def model_override_value(self) -> str:
+        return "gpt-emulator-2"
+
+    def invoke_with_reasoning_output(self, *, stream: bool = False) -> AIMessage:
+        reasoning = {"effort": "high", "summary": "auto"}
+        return self._ask(stream, "Why is the sky blue?", model_kwargs={"reasoning": reasoning})
