@@ -10,6 +10,12 @@ tests/core/anthropic/test_captures.py checks against the captures by hand; a few
 also read off the captures here. (How each framework shows the blocks and citations:
 tests/langchain/test_anthropic_real_captures.py and
 tests/llamaindex/test_ssellm_real_captures.py.)
+
+The same on ``protocol="responses"`` with the real OpenAI Responses captures of
+``tests/fixtures/responses/real/`` (checked by hand in
+tests/core/responses/test_real_captures.py): the reasoning item comes back as its
+``output_item.done`` gave it, hosted tools as gateway events, the ``error`` event as a
+GatewayStreamError with its code.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from sse_core import Completion
 from tests.adapters.answers import Answer, Usage
 from tests.adapters.conftest import HOWS, Driver
 from tests.core.anthropic.test_captures import CAPTURES, CUT_ARGUMENTS
+from tests.core.responses.test_real_captures import CAPTURES as RESPONSES
+from tests.core.responses.test_real_captures import ERROR as RESPONSES_ERROR
 from tests.raw_server import response, serving
 
 pytestmark = pytest.mark.timeout(60)
@@ -172,3 +180,61 @@ def test_real_web_search_citations_are_kept_as_sent(driver: Driver, how: str) ->
     assert answer.text.startswith("Based on my search results")
     assert answer.text.endswith("their first international retail expansion.")
     assert answer.usage is not None and answer.usage.prompt == 15665
+
+
+# --- OpenAI Responses captures ---
+
+
+def served_responses(driver: Driver, name: str, how: str) -> Answer:
+    """The answer ``driver``'s model reads ``how`` from the Responses capture ``name``."""
+    body = RESPONSES[name]
+    with serving(lambda n, request: response(body)) as server:
+        model = driver.make(model="gpt-test", base_url=server.url, api_key="sk-test",
+                            protocol="responses", max_retries=0, timeout=10)  # fmt: skip
+        return driver.answer(model, how)
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("name", sorted(set(RESPONSES) - {RESPONSES_ERROR}))
+def test_nothing_the_core_decodes_of_a_real_responses_stream_is_lost(
+    driver: Driver, name: str, how: str
+) -> None:
+    reference = sse_core.decode(RESPONSES[name], protocol="responses")
+    answer = served_responses(driver, name, how)
+    assert answer.text == reference.content
+    assert answer.reasoning == reference.reasoning
+    assert answer.reasoning_blocks == [b.item for b in reference.reasoning_blocks]
+    assert answer.tool_calls == [
+        (t.id, t.name, json.loads(t.arguments)) for t in reference.tool_calls
+    ]
+    assert (answer.cut_calls, answer.refused) == ([], "")
+    expected = reference.usage
+    assert expected is not None
+    assert answer.usage == Usage(
+        prompt=expected.prompt_tokens,
+        completion=expected.completion_tokens,
+        total=expected.total_tokens,
+        cached=expected.cached_tokens,
+        cache_write=expected.cache_write_tokens,
+        reasoning=expected.reasoning_tokens,
+    )
+    assert (answer.stop_reason, answer.finish_reason) == (
+        reference.stop_reason,
+        reference.finish_reason,
+    )
+    assert (answer.id, answer.model) == (reference.id, reference.model)
+    assert answer.citations == list(reference.citations)
+    assert [n for n, _ in answer.gateway_events] == [e.name for e in reference.events]
+    if how.endswith("stream"):
+        assert answer.deltas == reference.content
+        assert answer.thought == reference.reasoning
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_a_real_responses_error_event_raises_with_its_code(driver: Driver, how: str) -> None:
+    with pytest.raises(driver.error("GatewayStreamError")) as caught:
+        served_responses(driver, RESPONSES_ERROR, how)
+    error = caught.value
+    assert isinstance(error, sse_core.GatewayStreamError)
+    assert error.code == "insufficient_quota"
+    assert "You exceeded your current quota" in str(error)
