@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from sse_chat.probe.analyse import Findings
+from sse_chat.probe.analyse import Failure, Findings
 from sse_chat.probe.steps import Target
 from sse_core import (
     GatewayConnectionError,
@@ -27,6 +27,7 @@ __all__ = [
     "one_line",
     "recommended",
     "recommended_llamaindex",
+    "report_lines",
 ]
 
 _SECRET_NAME = re.compile(r"key|token|secret|password|auth", re.I)
@@ -176,10 +177,19 @@ def human(report: Mapping[str, Any], findings: Findings) -> list[str]:
         ("tool calls", TOOLS[findings.tool_calls]),
         ("named events", ", ".join(findings.named_events) or "none"),
     ]
+    return report_lines(report, rows, failure)
+
+
+def report_lines(
+    report: Mapping[str, Any], rows: list[tuple[str, str]], failure: Failure | None
+) -> list[str]:
+    """A probe's report for a person, whatever the protocol: the URL and model, the rows of
+    findings, the bad request's answer and each step's error, then the recommended
+    settings."""
     if failure is not None:
         said = f": {failure.message}" if failure.message else ""
-        rows.append(("a bad request", f"HTTP {failure.status} {failure.content_type}{said}"))
-    rows += [
+        rows = [*rows, ("a bad request", f"HTTP {failure.status} {failure.content_type}{said}")]
+    rows = rows + [
         (f"{step} request", said)
         for step, said in report["step_errors"].items()
         if step != "failure"

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from sse_chat.probe.analyse import Exchange, Failure, failure
 from sse_chat.probe.anthropic import EVENT_LINES, EventLines, event_lines
 from sse_chat.probe.ending import Ending
-from sse_chat.probe.report import call, headers_worth_keeping, one_line
+from sse_chat.probe.report import headers_worth_keeping, one_line, report_lines
 from sse_chat.probe.steps import RESPONSES_ENDS, Target
 from sse_chat.protocol_turns import responses_reasoning
 from sse_core import SSEConnectorError
@@ -315,16 +315,4 @@ def responses_human(report: Mapping[str, Any], findings: ResponsesFindings) -> l
         ("tool calls", ARGUMENTS[findings.tool_arguments]),
         ("other events", ", ".join(findings.other_events) or "none"),
     ]
-    if findings.failure is not None:
-        failed = findings.failure
-        said = f": {failed.message}" if failed.message else ""
-        rows.append(("a bad request", f"HTTP {failed.status} {failed.content_type}{said}"))
-    rows += [(f"{step} request", said) for step, said in report["step_errors"].items()]
-    lines = [f"probed {report['url']} (model {report['model']}, {report['requests']} requests)"]
-    lines += [f"  {label:<14} {text}" for label, text in rows]
-    lines += [
-        "recommended settings (the key: api_key=... or SSE_API_KEY):",
-        "  " + call("ChatSSE", report["recommended"]),
-        "  " + call("SSELLM", report["recommended_llamaindex"]),
-    ]
-    return lines
+    return report_lines(report, rows, findings.failure)
