@@ -4,52 +4,21 @@ ReActAgent and AgentWorkflow, and structured output through a forced tool."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 from llama_index.core.agent.workflow import (
-    AgentStream,
     AgentWorkflow,
     FunctionAgent,
     ReActAgent,
-    ToolCallResult,
 )
-from llama_index.core.prompts import PromptTemplate
 from llama_index.core.tools import FunctionTool
-from llama_index.core.workflow.handler import WorkflowHandler
-from pydantic import BaseModel
 
 from sse_emulator import Emulator
+from tests.llamaindex.agent_support import PERSON, Person, add, get_weather, run
 from tests.llamaindex.anthropic_support import THINK, anthropic_llm
 
 pytestmark = pytest.mark.timeout(60)
-RUN_LIMIT = 30.0
-
-
-def get_weather(city: str) -> str:
-    """Get the current weather for a city."""
-    return f"sunny and 21 C in {city}"
-
-
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-async def run(handler: WorkflowHandler) -> tuple[Any, list[ToolCallResult], list[AgentStream]]:
-    results: list[ToolCallResult] = []
-    streamed: list[AgentStream] = []
-
-    async def drain() -> Any:
-        async for event in handler.stream_events():
-            if isinstance(event, ToolCallResult):
-                results.append(event)
-            elif isinstance(event, AgentStream):
-                streamed.append(event)
-        return await handler
-
-    return await asyncio.wait_for(drain(), RUN_LIMIT), results, streamed
 
 
 async def test_function_agent_passes_signed_thinking_back_in_its_tool_loop(
@@ -118,16 +87,6 @@ async def test_agent_workflow_tool_round_trip(emulator: Emulator) -> None:
     assert [r.tool_kwargs for r in calls] == [{"city": "Berlin"}]
     assert "Berlin" in str(result.response.content)
     assert any(s.thinking_delta for s in streamed) and any(s.delta for s in streamed)
-
-
-class Person(BaseModel):
-    """A person."""
-
-    name: str
-    age: int
-
-
-PERSON = PromptTemplate("Describe the person Alice Smith, who is 30 years old.")
 
 
 def test_structured_predict_forces_the_tool(emulator: Emulator) -> None:
