@@ -15,11 +15,10 @@ from typing import Any, Literal
 
 from sse_chat.probe.analyse import Exchange, Failure, failure
 from sse_chat.probe.ending import Ending
-from sse_chat.probe.report import headers_worth_keeping, one_line, report_lines
+from sse_chat.probe.report import one_line, protocol_settings, report_lines
 from sse_chat.probe.steps import Target
 from sse_core import SSEConnectorError
 from sse_core.transport.config import public_url
-from sse_core.transport.wire import default_path
 
 __all__ = ["MessagesFindings", "find_messages", "messages_human", "messages_json"]
 
@@ -228,23 +227,6 @@ def _last(answers: Sequence[Exchange] | None) -> Exchange | None:
 THINKING = {"type": "enabled", "budget_tokens": 1024}
 
 
-def _settings(target: Target) -> dict[str, Any]:
-    """The ``ChatSSE`` and ``SSELLM`` keyword arguments for this gateway they share (the key
-    aside)."""
-    settings: dict[str, Any] = {
-        "model": target.model,
-        "base_url": target.base_url,
-        "protocol": target.protocol,
-    }
-    if target.path != default_path(target.protocol, target.base_url.rstrip("/")):
-        settings["path"] = target.path
-    if target.auth == "bearer":
-        settings["auth"] = "bearer"
-    if headers := headers_worth_keeping(target):
-        settings["default_headers"] = headers
-    return settings
-
-
 def messages_json(
     findings: MessagesFindings,
     target: Target,
@@ -254,7 +236,7 @@ def messages_json(
 ) -> dict[str, Any]:
     """The findings as one JSON-ready object."""
     failed = findings.failure
-    settings = _settings(target)
+    settings = protocol_settings(target)
     # each adapter's name for the request's thinking (SSELLM's is llama-index's Anthropic's)
     thinking = {"thinking": THINKING} if findings.thinking_on_request else {}
     thinking_dict = {"thinking_dict": THINKING} if findings.thinking_on_request else {}

@@ -16,7 +16,9 @@ from sse_core import (
     StreamTimeoutError,
     UnexpectedResponseError,
 )
+from sse_core.protocols import request_shape
 from sse_core.transport.config import SECRET_HEADERS, public_url
+from sse_core.transport.wire import default_path
 
 __all__ = [
     "as_json",
@@ -25,6 +27,7 @@ __all__ = [
     "headers_worth_keeping",
     "human",
     "one_line",
+    "protocol_settings",
     "recommended",
     "recommended_llamaindex",
     "report_lines",
@@ -55,6 +58,24 @@ def headers_worth_keeping(target: Target) -> dict[str, str]:
         for name, value in target.headers.items()
         if name.lower() not in SECRET_HEADERS | _NOT_SETTINGS and not _SECRET_NAME.search(name)
     }
+
+
+def protocol_settings(target: Target) -> dict[str, Any]:
+    """The ``ChatSSE`` and ``SSELLM`` keyword arguments a gateway of a protocol other than
+    the default needs, which both adapters share (the key aside): its protocol, and its path
+    and auth where they are not the protocol's own."""
+    settings: dict[str, Any] = {
+        "model": target.model,
+        "base_url": target.base_url,
+        "protocol": target.protocol,
+    }
+    if target.path != default_path(target.protocol, target.base_url.rstrip("/")):
+        settings["path"] = target.path
+    if target.auth is not None and target.auth != request_shape(target.protocol).auth:
+        settings["auth"] = target.auth
+    if headers := headers_worth_keeping(target):
+        settings["default_headers"] = headers
+    return settings
 
 
 def _common(findings: Findings, target: Target) -> dict[str, Any]:

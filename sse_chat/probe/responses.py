@@ -18,12 +18,11 @@ from typing import Any, Literal
 from sse_chat.probe.analyse import Exchange, Failure, failure
 from sse_chat.probe.anthropic import EVENT_LINES, EventLines, event_lines
 from sse_chat.probe.ending import Ending
-from sse_chat.probe.report import headers_worth_keeping, one_line, report_lines
+from sse_chat.probe.report import one_line, protocol_settings, report_lines
 from sse_chat.probe.steps import RESPONSES_ENDS, Target
 from sse_chat.protocol_turns import responses_reasoning
 from sse_core import SSEConnectorError
 from sse_core.transport.config import public_url
-from sse_core.transport.wire import default_path
 
 __all__ = ["ResponsesFindings", "find_responses", "responses_human", "responses_json"]
 
@@ -194,22 +193,6 @@ def _last(answers: Sequence[Exchange] | None) -> Exchange | None:
 REASONING = responses_reasoning("low")
 
 
-def _settings(target: Target) -> dict[str, Any]:
-    """The ``ChatSSE`` and ``SSELLM`` keyword arguments they share (the key aside)."""
-    settings: dict[str, Any] = {
-        "model": target.model,
-        "base_url": target.base_url,
-        "protocol": target.protocol,
-    }
-    if target.path != default_path(target.protocol, target.base_url.rstrip("/")):
-        settings["path"] = target.path
-    if target.auth == "x-api-key":
-        settings["auth"] = "x-api-key"
-    if headers := headers_worth_keeping(target):
-        settings["default_headers"] = headers
-    return settings
-
-
 #: ``ending`` in the Responses API's words (``--json``).
 _ENDING_NAMES = {"no_message_stop": "no_terminal_event"}
 
@@ -223,7 +206,7 @@ def responses_json(
 ) -> dict[str, Any]:
     """The findings as one JSON-ready object."""
     failed = findings.failure
-    settings = _settings(target)
+    settings = protocol_settings(target)
     reasoning = {"reasoning": REASONING} if findings.reasoning_on_request else {}
     ending = findings.ending
     return {
