@@ -21,9 +21,10 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_sse._anthropic_outbound import anthropic_outbound, bind_anthropic_tools
 from langchain_sse._inbound import StopMetadata
 from langchain_sse._outbound import Outbound, model_outbound
-from langchain_sse._responses_outbound import responses_outbound, responses_status
+from langchain_sse._responses_outbound import responses_outbound
 from langchain_sse._tools import ToolLike, bind_chat_tools
 from sse_core import ConfigurationError
+from sse_core.protocols import responses
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput
@@ -115,7 +116,7 @@ MAPPINGS: dict[str, ProtocolMapping] = {
             "thinking": THINKING_ELSEWHERE,
             "reasoning_passback": PASSBACK_ELSEWHERE,
         },
-        stop_metadata=responses_status,
+        stop_metadata=responses.how_it_ended,
     ),
 }
 

@@ -26,7 +26,7 @@ from sse_core.protocols import responses
 if TYPE_CHECKING:
     from langchain_sse.model import ChatSSE
 
-__all__ = ["responses_outbound", "responses_status"]
+__all__ = ["responses_outbound"]
 
 
 def _tool(tool: Any) -> Any:
@@ -65,12 +65,3 @@ def responses_outbound(
         params["tools"] = [_tool(tool) for tool in params["tools"]]
     payload = responses.responses_body(model.model_name, to_turns(messages), params)
     return turns_outbound(model, payload, options)
-
-
-def responses_status(stop_reason: str) -> dict[str, Any]:
-    """The Responses API's ``status`` and ``incomplete_details`` of an answer that ended for
-    ``stop_reason`` (the core's: ``completed``, or the raw reason it is incomplete for), as
-    ChatOpenAI's ``response_metadata`` gives them."""
-    if stop_reason == "completed":
-        return {"status": "completed", "incomplete_details": None}
-    return {"status": "incomplete", "incomplete_details": {"reason": stop_reason}}

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sse_core import Completion, Metadata, Usage
+from sse_core.protocols import responses
 
 __all__ = ["ANTHROPIC_RAW", "RESPONSES_RAW", "RawShape"]
 
@@ -94,10 +95,11 @@ def _anthropic_streamed(meta: Metadata, usage: Usage | None, stop: Mapping[str, 
     }
 
 
-def _status(stop_reason: str | None) -> str:
+def _ended(stop_reason: str | None) -> dict[str, Any]:
+    """``status`` and ``incomplete_details`` (the core's), ``in_progress`` before the end."""
     if stop_reason is None:
-        return "in_progress"
-    return "completed" if stop_reason == "completed" else "incomplete"
+        return {"status": "in_progress", "incomplete_details": None}
+    return responses.how_it_ended(stop_reason)
 
 
 def responses_object(completion: Completion) -> Raw:
@@ -127,14 +129,12 @@ def responses_object(completion: Completion) -> Raw:
         }
         for call in completion.tool_calls
     )
-    status = _status(stop_reason)
     return {
         "id": completion.id,
         "object": "response",
         "created_at": completion.created,
         "model": completion.model,
-        "status": status,
-        "incomplete_details": {"reason": stop_reason} if status == "incomplete" else None,
+        **_ended(stop_reason),
         "output": output,
         "usage": _usage(completion.usage),
     }
@@ -145,7 +145,7 @@ def _responses_streamed(meta: Metadata, usage: Usage | None, stop: Mapping[str, 
         "id": meta.id,
         "object": "response",
         "model": meta.model,
-        "status": _status(stop.get("stop_reason")),
+        "status": _ended(stop.get("stop_reason"))["status"],
         "usage": _usage(usage),
     }
 

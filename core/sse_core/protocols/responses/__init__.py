@@ -58,6 +58,7 @@ __all__ = [
     "SUMMARIES",
     "TOOL_CHOICES",
     "check_request",
+    "how_it_ended",
     "input_items",
     "reasoning_model",
     "request_body",
@@ -67,6 +68,15 @@ __all__ = [
     "tool_choice",
     "tools",
 ]
+
+
+def how_it_ended(stop_reason: str) -> dict[str, Any]:
+    """The API's ``status`` and ``incomplete_details`` of an answer that ended for
+    ``stop_reason`` (the decoder's: ``completed``, or the raw reason it is incomplete for),
+    as the API's response object and ChatOpenAI's ``response_metadata`` give them."""
+    if stop_reason == "completed":
+        return {"status": "completed", "incomplete_details": None}
+    return {"status": "incomplete", "incomplete_details": {"reason": stop_reason}}
 
 
 def request_body(
