@@ -49,12 +49,12 @@ the model will automatically have access to all previously produced reasoning it
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sse_core.errors import ConfigurationError
+from sse_core.protocols.chat_completions import reasoning_model as openai_reasoning_model
 
 __all__ = [
     "EFFORTS",
@@ -100,18 +100,13 @@ NOT_TAKEN: Mapping[str, str] = {
     "frequency_penalty": "the Responses API takes no frequency_penalty",
     "presence_penalty": "the Responses API takes no presence_penalty",
 }
-_REASONING_MODEL = re.compile(r"(?:.*/)?(?:o1|o3|o4|gpt-5)(?:$|[-.:_])", re.IGNORECASE)
 _RANGES = {"temperature": (0.0, 2.0), "top_p": (0.0, 1.0)}
 
 
 def reasoning_model(model: object) -> bool:
     """Whether ``model`` names an OpenAI reasoning model (the o1, o3, o4 and gpt-5 families,
     also behind a gateway's ``provider/`` prefix; not the ``gpt-5-chat`` models)."""
-    return (
-        isinstance(model, str)
-        and _REASONING_MODEL.match(model) is not None
-        and "-chat" not in model.lower()
-    )
+    return openai_reasoning_model(model) and "-chat" not in str(model).lower()
 
 
 def check_request(body: dict[str, Any], given: Mapping[str, Any] | None = None) -> None:
