@@ -181,9 +181,9 @@ def check(name: str, seen: Seen, expected: Expected) -> list[str]:
     """What is wrong with one run's output (nothing: an empty list)."""
     try:
         if ADAPTER[name] == "LangChain":
-            errors = _check_langchain(seen, expected)
+            errors = check_pieces(seen, expected)
         else:
-            errors = _check_llamaindex(seen, expected)
+            errors = check_llamaindex(seen, expected)
         if name in (LC_OURS, LI_OURS):
             errors += _check_usage(name, seen.last, expected)
     except Exception as error:  # a malformed output is a failed check, not a crash
@@ -191,17 +191,19 @@ def check(name: str, seen: Seen, expected: Expected) -> list[str]:
     return [f"{name} ({expected.shape}, {expected.deltas}): {error}" for error in errors]
 
 
-def _check_langchain(seen: Seen, expected: Expected) -> list[str]:
+def check_pieces(seen: Seen, expected: Expected, call_id: str = TOOL_ID) -> list[str]:
+    """The streamed pieces (text, or one call's arguments) against the server's answer."""
     joined = "".join(seen.pieces)
     if expected.shape == "text":
         return [] if joined == expected.text else [f"text of {len(joined)} chars, not the server's"]
     errors = [] if json.loads(joined) == expected.arguments else ["tool input is not the server's"]
-    if seen.ids - {""} != {TOOL_ID} or seen.names - {""} != {TOOL_NAME}:
+    if seen.ids - {""} != {call_id} or seen.names - {""} != {TOOL_NAME}:
         errors.append(f"tool call ids {seen.ids}, names {seen.names}")
     return errors
 
 
-def _check_llamaindex(seen: Seen, expected: Expected) -> list[str]:
+def check_llamaindex(seen: Seen, expected: Expected, call_id: str = TOOL_ID) -> list[str]:
+    """A LlamaIndex stream's deltas and last message against the server's answer."""
     last = seen.last.message
     if expected.shape == "text":
         deltas = "".join(seen.pieces)
@@ -216,7 +218,7 @@ def _check_llamaindex(seen: Seen, expected: Expected) -> list[str]:
     kwargs = call.tool_kwargs
     kwargs = kwargs if isinstance(kwargs, dict) else json.loads(kwargs)
     errors = [] if kwargs == expected.arguments else ["tool input is not the server's"]
-    if (call.tool_call_id, call.tool_name) != (TOOL_ID, TOOL_NAME):
+    if (call.tool_call_id, call.tool_name) != (call_id, TOOL_NAME):
         errors.append(f"tool call {call.tool_call_id!r} {call.tool_name!r}")
     return errors
 

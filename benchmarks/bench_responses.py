@@ -52,7 +52,7 @@ from typing import Any
 import httpx
 import orjson
 import stream_server
-from bench_anthropic import Expected, Seen
+from bench_anthropic import Expected, Seen, check_llamaindex, check_pieces
 from llama_index.core.base.llms.types import ChatMessage
 from responses_server import (
     CACHED_TOKENS,
@@ -191,9 +191,9 @@ def check(name: str, seen: Seen, expected: Expected) -> list[str]:
     try:
         adapter = ADAPTER[name]
         if adapter == "LlamaIndex":
-            errors = _check_llamaindex(seen, expected)
+            errors = check_llamaindex(seen, expected, CALL_ID)
         else:
-            errors = _check_pieces(seen, expected)
+            errors = check_pieces(seen, expected, CALL_ID)
         if name in OURS:
             errors += _check_usage(name, seen.last, expected)
         elif name == CORE_ANCHOR:
@@ -201,36 +201,6 @@ def check(name: str, seen: Seen, expected: Expected) -> list[str]:
     except Exception as error:  # a malformed output is a failed check, not a crash
         errors = [f"{type(error).__name__}: {error}"]
     return [f"{name} ({expected.shape}, {expected.deltas}): {error}" for error in errors]
-
-
-def _check_pieces(seen: Seen, expected: Expected) -> list[str]:
-    joined = "".join(seen.pieces)
-    if expected.shape == "text":
-        return [] if joined == expected.text else [f"text of {len(joined)} chars, not the server's"]
-    errors = [] if json.loads(joined) == expected.arguments else ["arguments are not the server's"]
-    if seen.ids - {""} != {CALL_ID} or seen.names - {""} != {TOOL_NAME}:
-        errors.append(f"call ids {seen.ids}, names {seen.names}")
-    return errors
-
-
-def _check_llamaindex(seen: Seen, expected: Expected) -> list[str]:
-    last = seen.last.message
-    if expected.shape == "text":
-        deltas = "".join(seen.pieces)
-        errors = [] if deltas == expected.text else [f"deltas of {len(deltas)} chars"]
-        if str(last.content) != expected.text:
-            errors.append("the last message's text is not the server's")
-        return errors
-    calls = [b for b in last.blocks if type(b).__name__ == "ToolCallBlock"]
-    if len(calls) != 1:
-        return [f"{len(calls)} ToolCallBlocks in the last message"]
-    call = calls[0]
-    kwargs = call.tool_kwargs
-    kwargs = kwargs if isinstance(kwargs, dict) else json.loads(kwargs)
-    errors = [] if kwargs == expected.arguments else ["arguments are not the server's"]
-    if (call.tool_call_id, call.tool_name) != (CALL_ID, TOOL_NAME):
-        errors.append(f"call {call.tool_call_id!r} {call.tool_name!r}")
-    return errors
 
 
 def _check_usage(name: str, last: Any, expected: Expected) -> list[str]:
