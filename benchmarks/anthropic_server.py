@@ -36,7 +36,7 @@ import asyncio
 import contextlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from stream_server import chunked, raise_open_files, serving, text_words, tool_arguments
@@ -129,7 +129,7 @@ def _refusal(request: bytes, body: bytes) -> bytes | None:
         status, kind, text = "401 Unauthorized", "authentication_error", "no key"
     elif "anthropic-version" not in headers:
         status, kind, text = "400 Bad Request", "invalid_request_error", "no anthropic-version"
-    elif not _streams(body):
+    elif not streams_requested(body):
         status, kind, text = "400 Bad Request", "invalid_request_error", "stream is not true"
     else:
         return None
@@ -138,7 +138,8 @@ def _refusal(request: bytes, body: bytes) -> bytes | None:
     return _HEAD.format(status=status, kind="application/json", length=length).encode() + error
 
 
-def _streams(body: bytes) -> bool:
+def streams_requested(body: bytes) -> bool:
+    """Whether a request's JSON body asks for a stream (``"stream": true``)."""
     try:
         request = json.loads(body)
     except ValueError:
@@ -146,10 +147,15 @@ def _streams(body: bytes) -> bool:
     return isinstance(request, dict) and request.get("stream") is True
 
 
-async def serve(
-    port: int, deltas: int, lifetime: float, shape: str = "text", framing: str = "length"
+Refusal = Callable[[bytes, bytes], "bytes | None"]
+
+
+async def serve_answer(
+    port: int, lifetime: float, first: bytes, rest: list[bytes], refusal: Refusal
 ) -> None:
-    first, rest = _prepare(deltas, shape, framing)
+    """Serve one prepared answer (``first``, then ``rest``) to every request on ``port``, or
+    the error ``refusal`` makes of a request's head and body; print the port, stop when stdin
+    closes or after ``lifetime`` seconds."""
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -160,8 +166,8 @@ async def serve(
                     if line.lower().startswith(b"content-length:"):
                         length = int(line.split(b":")[1])
                 body = await reader.readexactly(length)
-                refusal = _refusal(request, body)
-                for part in [refusal] if refusal is not None else [first, *rest]:
+                refused = refusal(request, body)
+                for part in [refused] if refused is not None else [first, *rest]:
                     writer.write(part)
                     await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
@@ -175,6 +181,13 @@ async def serve(
     stdin_closed = loop.run_in_executor(None, sys.stdin.read)
     await asyncio.wait([stdin_closed], timeout=lifetime)
     server.close()
+
+
+async def serve(
+    port: int, deltas: int, lifetime: float, shape: str = "text", framing: str = "length"
+) -> None:
+    first, rest = _prepare(deltas, shape, framing)
+    await serve_answer(port, lifetime, first, rest, _refusal)
 
 
 @contextlib.contextmanager

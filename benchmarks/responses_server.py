@@ -48,10 +48,10 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import sys
 from collections.abc import Iterator
 from typing import Any
 
+from anthropic_server import serve_answer, streams_requested
 from stream_server import chunked, raise_open_files, serving, text_words, tool_arguments
 
 SHAPES = ("text", "tools")
@@ -197,7 +197,7 @@ def _refusal(request: bytes, body: bytes) -> bytes | None:
     elif "authorization" not in headers:
         status, code = "401 Unauthorized", None
         text = "You didn't provide an API key. (an Authorization: Bearer header)"
-    elif not _streams(body):
+    elif not streams_requested(body):
         status, code, param = "400 Bad Request", "invalid_value", "stream"
         text = "This benchmark server only streams: send 'stream': true."
     else:
@@ -208,43 +208,11 @@ def _refusal(request: bytes, body: bytes) -> bytes | None:
     return _HEAD.format(status=status, kind="application/json", length=length).encode() + data
 
 
-def _streams(body: bytes) -> bool:
-    try:
-        request = json.loads(body)
-    except ValueError:
-        return False
-    return isinstance(request, dict) and request.get("stream") is True
-
-
 async def serve(
     port: int, deltas: int, lifetime: float, shape: str = "text", framing: str = "length"
 ) -> None:
     first, rest = _prepare(deltas, shape, framing)
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                request = await reader.readuntil(b"\r\n\r\n")
-                length = 0
-                for line in request.split(b"\r\n"):
-                    if line.lower().startswith(b"content-length:"):
-                        length = int(line.split(b":")[1])
-                body = await reader.readexactly(length)
-                refusal = _refusal(request, body)
-                for part in [refusal] if refusal is not None else [first, *rest]:
-                    writer.write(part)
-                    await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
-            pass  # the client went, or the server is stopping with this connection open
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(handle, "127.0.0.1", port, backlog=4096)
-    print(server.sockets[0].getsockname()[1], flush=True)
-    loop = asyncio.get_running_loop()
-    stdin_closed = loop.run_in_executor(None, sys.stdin.read)
-    await asyncio.wait([stdin_closed], timeout=lifetime)
-    server.close()
+    await serve_answer(port, lifetime, first, rest, _refusal)
 
 
 @contextlib.contextmanager
