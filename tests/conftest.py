@@ -8,10 +8,18 @@ bundle (certifi's or the system's, 140-odd roots) into a new SSL context for eac
 start) names a bundle of one of those roots: no test speaks TLS. What does reach the network,
 pip and the wheel build in the install tests, runs with the environment's own CA settings
 (the ``network_env`` fixture).
+
+Every emulator of the session is strict (docs/emulator.md, "What it validates"): each request
+is checked against the request types the openai and anthropic SDKs publish, so a request an
+adapter builds that the real API would refuse fails the test that made it.
+``SSE_EMULATOR_STRICT=1`` (inherited by the emulators the tests start as processes) makes an
+emulator without those SDKs an error, not a quiet unchecked one; only the core-only lowest
+set, which installs no ``dev`` extra, runs without them.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -32,6 +40,8 @@ _OWN_CERT_FILE: list[str | None] = []
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if all(importlib.util.find_spec(sdk) for sdk in ("openai", "anthropic")):
+        os.environ.setdefault("SSE_EMULATOR_STRICT", "1")
     bundle = Path(certifi.where()).read_text()
     first = re.search(r"-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----\n", bundle, re.S)
     assert first is not None, f"no certificate in {certifi.where()}"
@@ -74,8 +84,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory, network_env: dict[str, str])
     if given:
         return Path(given)
     dist = tmp_path_factory.mktemp("dist")
+    # No build isolation: the build backend is the locked hatchling of this venv.
     subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", dist, ROOT],
         check=True,
         capture_output=True,
         timeout=300,
@@ -83,3 +94,16 @@ def wheel(tmp_path_factory: pytest.TempPathFactory, network_env: dict[str, str])
     )
     (built,) = dist.glob("sse_connectors-*.whl")
     return built
+
+
+@pytest.fixture(scope="session")
+def locked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """requirements/newest.txt's pins without their hashes: ``pip install -c`` of it installs
+    what CI installs (pip takes no hashes in a constraints file)."""
+    pins = []
+    for line in (ROOT / "requirements" / "newest.txt").read_text().splitlines():
+        if re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*==", line):
+            pins.append(line.split(" \\")[0].rstrip(" \\"))
+    path = tmp_path_factory.mktemp("locked") / "constraints.txt"
+    path.write_text("\n".join(pins) + "\n")
+    return path

@@ -13,13 +13,13 @@ import pytest
 
 @pytest.mark.slow
 def test_wheel_installs_into_a_fresh_venv_and_imports(
-    tmp_path: Path, wheel: Path, network_env: dict[str, str]
+    tmp_path: Path, wheel: Path, network_env: dict[str, str], locked: Path
 ) -> None:
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
     subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", str(wheel)],
+        [str(python), "-m", "pip", "install", "--quiet", "-c", str(locked), str(wheel)],
         check=True,
         capture_output=True,
         timeout=300,

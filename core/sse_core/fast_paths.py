@@ -53,6 +53,7 @@ __all__ = [
     "registered",
     "report",
     "reset",
+    "stand_in",
     "switched_off",
     "unassigned",
 ]
@@ -197,8 +198,31 @@ def in_range(version: str, spec: str) -> str | None:
     return None
 
 
+#: The module a distribution is imported as, where it is not its name with ``_`` for ``-``.
+_MODULES = {"llama-index-core": "llama_index.core"}
+
+
+def stand_in(distribution: str) -> str | None:
+    """What runs under ``distribution``'s import name when it is another package, or None.
+
+    ``httpx2.alias_httpx()`` makes ``import httpx`` give the module ``httpx2`` (and
+    ``httpcore`` ``httpcore2``) while the distribution ``httpx`` may still be installed: its
+    version says nothing of the code that runs. The module loaded is judged, not the
+    distribution of the same name."""
+    name = _MODULES.get(distribution, distribution.replace("-", "_"))
+    module = sys.modules.get(name)
+    actual = getattr(module, "__name__", name) if module is not None else name
+    if actual == name:
+        return None
+    version = getattr(module, "__version__", None)
+    return f"{actual} {version}" if isinstance(version, str) else actual
+
+
 def _outside(distribution: str, spec: str) -> str | None:
     """Why ``distribution``'s installed version is outside ``spec`` (None: inside)."""
+    other = stand_in(distribution)
+    if other is not None:
+        return f"{distribution} is {other} here (an alias): not the tested {distribution}"
     version = installed_version(distribution)
     if version is None:
         return f"{distribution} is not installed"

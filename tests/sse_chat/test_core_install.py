@@ -20,7 +20,10 @@ CLI = "pip install 'sse-connectors[cli]'"
 
 @pytest.fixture(scope="module")
 def bin_dir(
-    tmp_path_factory: pytest.TempPathFactory, wheel: Path, network_env: dict[str, str]
+    tmp_path_factory: pytest.TempPathFactory,
+    wheel: Path,
+    network_env: dict[str, str],
+    locked: Path,
 ) -> Path:
     """A fresh virtualenv holding the wheel (the session's) with its two dependencies and
     no extra."""
@@ -29,7 +32,7 @@ def bin_dir(
     python = home / "venv" / "bin" / "python"
     for packages in (["--no-deps", str(wheel)], ["httpx", "pydantic"]):
         subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", *packages],
+            [str(python), "-m", "pip", "install", "--quiet", "-c", str(locked), *packages],
             check=True,
             capture_output=True,
             timeout=300,
