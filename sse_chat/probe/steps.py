@@ -144,10 +144,12 @@ def plan_messages(model: str) -> dict[str, Step]:
         ),
         Step(
             name="failure",
-            what="max_tokens 0",  # the API refuses it; no client rule stops it before
+            # The API refuses it; no client rule stops it before. (0 is taken: it warms the
+            # prompt cache without generating.)
+            what="max_tokens -1",
             payload={
                 "model": model,
-                "max_tokens": 0,
+                "max_tokens": -1,
                 "messages": [{"role": "user", "content": "hi"}],
             },
         ),

@@ -456,7 +456,7 @@ def test_stream_false_is_the_whole_message(client: httpx.Client) -> None:
         ({"messages": None}, "messages: Field required"),
         ({"messages": []}, "messages: at least one message is required"),
         ({"messages": [{"role": "system", "content": "x"}]}, "messages.0.role: Input should be"),
-        ({"max_tokens": 0}, "max_tokens: Input should be an integer greater than or equal to 1"),
+        ({"max_tokens": -1}, "max_tokens: Input should be greater than or equal to 0"),
         ({"thinking": {"type": "enabled", "budget_tokens": 10}}, "thinking.enabled.budget_tokens"),
         (
             {"thinking": {"type": "enabled", "budget_tokens": 4096}},

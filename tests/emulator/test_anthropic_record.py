@@ -83,7 +83,7 @@ def test_a_recorded_messages_stream_replays_byte_for_byte(
         url = emulator.url + PATH
         recorded = record(http, url, stream, tmp_path, 1)
         live_id = emulator.requests[0]
-        record(http, url, body_of("hi") | {"max_tokens": 0}, tmp_path, 2)  # a 400
+        record(http, url, body_of("hi") | {"max_tokens": -1}, tmp_path, 2)  # a 400
         replay = emulator_replay(tmp_path)
         first = http.post(replay.url + "/v1/messages", json=body_of("anything"), headers=HEADERS)
         second = http.post(replay.url + PATH, json=body_of("anything"), headers=HEADERS)

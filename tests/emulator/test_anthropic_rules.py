@@ -205,15 +205,24 @@ def _changed(turn: dict[str, Any], **fields: Any) -> dict[str, Any]:
 
 def _unsigned(turn: dict[str, Any]) -> list[dict[str, Any]]:
     signature = turn["content"][0]["signature"]
-    cases = [
+    return [
         _changed(turn, thinking=turn["content"][0]["thinking"] + " "),
         _changed(turn, signature=signature[:-4] + "AAA="),
         _changed(turn, signature=""),
         _changed(turn, signature="EqQBCkgIARABGAIiQL2ZZ3rFzLr0DYD2ZQ5t6HjJwC1TnO6aYEcp"),
     ]
+
+
+def _without_signature(turn: dict[str, Any]) -> dict[str, Any]:
     missing = copy.deepcopy(turn)
     del missing["content"][0]["signature"]
-    return [*cases, missing]
+    return missing
+
+
+MODIFIED = (
+    "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant "
+    "message cannot be modified. These blocks must remain as they were in the original response."
+)
 
 
 @pytest.mark.parametrize("thinking", [THINKING, {"type": "adaptive"}])
@@ -221,14 +230,25 @@ def test_a_thinking_block_the_emulator_did_not_sign_is_refused(
     client: httpx.Client, thinking: dict[str, Any]
 ) -> None:
     for case in _unsigned(first_turn(client)):
+        # The latest assistant message's thinking: "cannot be modified", as the API says it.
         found = refused(client, body_of(loop(case), tools=[WEATHER], thinking=thinking))
-        assert found == "messages.1.content.0: Invalid `signature` in `thinking` block"
+        assert found == MODIFIED
         # Not only in a tool loop: every thinking block passed back is checked.
         later = [*loop(first_turn(client)), {"role": "assistant", "content": "Sunny."}]
         later[1] = case
         later += [QUESTION]
         found = refused(client, body_of(later, tools=[WEATHER], thinking=thinking))
         assert found == "messages.1.content.0: Invalid `signature` in `thinking` block"
+
+
+@pytest.mark.parametrize("thinking", [THINKING, None])
+def test_a_thinking_block_without_its_signature_is_refused(
+    client: httpx.Client, thinking: dict[str, Any] | None
+) -> None:
+    """The published ``ThinkingBlockParam`` requires ``signature``, thinking on or off."""
+    case = _without_signature(first_turn(client))
+    found = refused(client, body_of(loop(case), tools=[WEATHER], thinking=thinking))
+    assert found == "messages.1.content.0.thinking.signature: Field required"
 
 
 def test_with_thinking_off_thinking_passed_back_is_not_checked(client: httpx.Client) -> None:
@@ -354,7 +374,8 @@ CLOSED = {**OPEN, "additionalProperties": False}
             {"type": "json_schema", "schema": {"type": "array", "items": OPEN}},
             "'additionalProperties' must be explicitly",
         ),
-        ({"type": "json", "schema": CLOSED}, "output_config.format.type: Input should be"),
+        # the published type's tagged union refuses the type first (A19 without the SDK)
+        ({"type": "json", "schema": CLOSED}, "output_config.format: Input tag 'json' found"),
     ],
     ids=["open-object", "open-object-inside", "wrong-type"],
 )

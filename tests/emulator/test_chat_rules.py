@@ -132,14 +132,14 @@ def test_tool_messages_for_the_calls_before_them_are_answered(client: httpx.Clie
 def test_an_unknown_reasoning_effort_is_refused(client: httpx.Client) -> None:
     assert refused(client, body_of(reasoning_effort="maximum")) == {
         "message": "Invalid value: 'maximum'. Supported values are: 'none', 'minimal', 'low', "
-        "'medium', 'high', and 'xhigh'.",
+        "'medium', 'high', 'xhigh', and 'max'.",
         "type": "invalid_request_error",
         "param": "reasoning_effort",
         "code": "invalid_value",
     }
 
 
-@pytest.mark.parametrize("effort", ["none", "minimal", "low", "medium", "high", "xhigh"])
+@pytest.mark.parametrize("effort", ["none", "minimal", "low", "medium", "high", "xhigh", "max"])
 def test_each_reasoning_effort_openai_takes_is_answered(client: httpx.Client, effort: str) -> None:
     answered(client, body_of(reasoning_effort=effort))
 

@@ -113,7 +113,8 @@ def test_an_observation_in_a_tool_message_is_refused_as_openai_refuses_it(
     client: httpx.Client,
 ) -> None:
     """LlamaIndex's ``observation_role=TOOL`` sends a ``tool`` message that answers no
-    ``tool_calls``: OpenAI's API refuses it, so the emulator does (it used to answer)."""
+    ``tool_calls`` (and names none): OpenAI's API refuses it, so the emulator does: the
+    published type wants its ``tool_call_id``, and C6 wants a call before it."""
     action = ActionReasoningStep(
         thought="I need a tool.", action="get_weather", action_input={"city": "Paris"}
     )
@@ -123,7 +124,13 @@ def test_an_observation_in_a_tool_message_is_refused_as_openai_refuses_it(
     response = client.post(f"/v1{CHAT}", json=body)
     assert response.status_code == 400
     error = response.json()["error"]
-    assert error["param"] == f"messages.[{len(conversation) - 1}].role"
+    last = len(conversation) - 1
+    assert error["param"] == f"messages[{last}].tool_call_id"
+    assert error["message"] == f"Missing required parameter: 'messages[{last}].tool_call_id'."
+    conversation[-1]["tool_call_id"] = "call_1"
+    response = client.post(f"/v1{CHAT}", json=body)
+    error = response.json()["error"]
+    assert error["param"] == f"messages.[{last}].role"
     assert "must be a response to a preceeding message with 'tool_calls'" in error["message"]
 
 

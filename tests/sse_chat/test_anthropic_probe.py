@@ -59,7 +59,7 @@ DOCUMENTED: dict[str, Any] = {
         "status": 400,
         "content_type": "application/json",
         "json_error": True,
-        "message": "max_tokens: Input should be an integer greater than or equal to 1",
+        "message": "max_tokens: Input should be greater than or equal to 0",
     },
     "step_errors": {},
 }
@@ -163,8 +163,8 @@ def test_the_report_for_people(emulator: Emulator, capsys: pytest.CaptureFixture
         "  pings          sent",
         "  tool calls     tool_use blocks, input in pieces",
         "  other events   none",
-        "  a bad request  HTTP 400 application/json: max_tokens: Input should be an integer "
-        "greater than or equal to 1",
+        "  a bad request  HTTP 400 application/json: max_tokens: Input should be greater than "
+        "or equal to 0",
         "recommended settings (the key: api_key=... or SSE_API_KEY):",
         f"  ChatSSE(model='m', base_url='{base}', protocol='anthropic', thinking={THINKING})",
         f"  SSELLM(model='m', base_url='{base}', protocol='anthropic', thinking_dict={THINKING})",

@@ -37,8 +37,8 @@ from sse_core.protocols.registry import RequestShape, WireProtocol, register_pro
 
 __all__ = ["CHAT_COMPLETIONS", "EFFORTS", "chat_body", "check_request", "reasoning_model"]
 
-#: The ``reasoning_effort`` values OpenAI takes.
-EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh")
+#: The ``reasoning_effort`` values OpenAI takes (openai-python's ``ReasoningEffort``).
+EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 _REASONING_MODEL = re.compile(r"(?:.*/)?(?:o1|o3|o4|gpt-5)(?:$|[-.:_])", re.IGNORECASE)
 
 

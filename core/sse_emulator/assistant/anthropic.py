@@ -19,6 +19,8 @@ from sse_emulator.assistant.messages_rules import MIN_BUDGET, check_rules
 from sse_emulator.assistant.reply import Reply
 from sse_emulator.assistant.respond import respond
 from sse_emulator.assistant.tokens import content_text, text_pieces
+from sse_emulator.schemas import first_issue
+from sse_emulator.schemas.wording import anthropic_message
 
 #: The API's documented test string: a user message holding it gets its thinking redacted.
 REDACTED_TRIGGER = "ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING"
@@ -49,11 +51,13 @@ class MessagesAnswer:
     redacted: bool = False
 
 
-def check_body(body: Any) -> str | None:
+def check_body(body: Any, *, strict: bool = False) -> str | None:
     """What is wrong with a Messages body, as the API words it, or ``None``.
 
     Args:
         body: The decoded JSON body.
+        strict: Check it against anthropic-python's ``MessageCreateParams`` too (after the
+            shape checks here, before the rules no type can say).
     """
     if not isinstance(body, dict):
         return "the request body must be a JSON object"
@@ -64,11 +68,13 @@ def check_body(body: Any) -> str | None:
         wrong = f"{missing[0]}: Field required"
     elif not isinstance(body["model"], str) or not body["model"]:
         wrong = "model: Input should be a valid string"
-    elif type(max_tokens) is not int or max_tokens < 1:
-        wrong = "max_tokens: Input should be an integer greater than or equal to 1"
+    elif type(max_tokens) is not int or max_tokens < 0:
+        # 0 is taken: it fills the prompt cache without generating ("Prompt caching", pre-warming)
+        wrong = "max_tokens: Input should be greater than or equal to 0"
     else:
         wrong = _check_messages(body["messages"])
-    return wrong or check_rules(body)
+    issue = first_issue("messages", body) if strict and wrong is None else None
+    return wrong or (anthropic_message(issue) if issue else None) or check_rules(body)
 
 
 #: The content block types the API takes in a request (others are refused, as it does:

@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-#: The ``reasoning_effort`` values OpenAI takes, in its own order.
-EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+#: The ``reasoning_effort`` values OpenAI takes, in its own order (openai-python's
+#: ``ReasoningEffort``).
+EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 #: Reasoning models, which take ``max_completion_tokens`` and refuse ``max_tokens``.
 _REASONING_MODEL = re.compile(r"(?:.*/)?(?:o1|o3|o4|gpt-5)(?:$|[-.:_])", re.IGNORECASE)
 
@@ -44,6 +45,7 @@ def check_chat_rules(body: dict[str, Any]) -> Refusal | None:
         or _check_effort(body.get("reasoning_effort"))
         or _check_max_tokens(body)
         or _check_tool_messages(body["messages"])
+        or _check_answered(body["messages"])
     )
 
 
@@ -104,5 +106,29 @@ def _check_tool_messages(messages: list[dict[str, Any]]) -> Refusal | None:
                 f"Invalid parameter: 'tool_call_id' of '{message.get('tool_call_id')}' not "
                 "found in 'tool_calls' of previous message.",
                 f"messages.[{i}].tool_call_id",
+            )
+    return None
+
+
+def _check_answered(messages: list[dict[str, Any]]) -> Refusal | None:
+    """Each call of an assistant message with ``tool_calls`` is answered by a ``tool``
+    message in the run right after it (one may end the conversation unanswered)."""
+    for i, message in enumerate(messages):
+        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+        if not isinstance(calls, list) or not calls or i == len(messages) - 1:
+            continue
+        answered = set()
+        for later in messages[i + 1 :]:
+            if later.get("role") != "tool":
+                break
+            answered.add(later.get("tool_call_id"))
+        missing = [str(c.get("id")) for c in calls if isinstance(c, dict)]
+        missing = [call_id for call_id in missing if call_id not in answered]
+        if missing:
+            return Refusal(
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                f"response messages: {', '.join(missing)}",
+                f"messages.[{i}].role",
             )
     return None

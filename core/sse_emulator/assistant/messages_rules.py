@@ -37,6 +37,16 @@ BUDGET_TOO_SMALL = (
 )
 BUDGET_TOO_BIG = "`max_tokens` must be greater than `thinking.budget_tokens`"
 THINKING_TYPES = ("thinking", "redacted_thinking")
+EMPTY_MESSAGE = (
+    "messages.{i}: all messages must have non-empty content except for the optional final "
+    "assistant message"
+)
+EMPTY_TEXT = "messages: text content blocks must be non-empty"
+WHITESPACE_TEXT = "messages: text content blocks must contain non-whitespace text"
+MODIFIED = (
+    "`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be "
+    "modified. These blocks must remain as they were in the original response."
+)
 FORMAT_TYPE = "output_config.format.type: Input should be 'json_schema'"
 OPEN_OBJECT = (
     "output_config.format.schema: For 'object' type, 'additionalProperties' must be "
@@ -52,7 +62,9 @@ def check_rules(body: dict[str, Any]) -> str | None:
     """
     messages: list[dict[str, Any]] = body["messages"]
     return (
-        _check_budget(body.get("thinking"), body["max_tokens"])
+        _check_ranges(body)
+        or _check_contents(messages)
+        or _check_budget(body.get("thinking"), body["max_tokens"])
         or _check_cache_blocks(body)
         or _check_with_thinking(body)
         or _check_tool_results(messages)
@@ -60,6 +72,38 @@ def check_rules(body: dict[str, Any]) -> str | None:
         or (_check_thinking_turns(messages) if thinking_on(body) else None)
         or _check_output_format(body.get("output_config"))
     )
+
+
+def _check_ranges(body: dict[str, Any]) -> str | None:
+    """``temperature`` and ``top_p`` between 0 and 1 (pydantic's bounds, as the API says)."""
+    for name in ("temperature", "top_p"):
+        value = body.get(name)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        if value > 1:
+            return f"{name}: Input should be less than or equal to 1"
+        if value < 0:
+            return f"{name}: Input should be greater than or equal to 0"
+    return None
+
+
+def _check_contents(messages: list[dict[str, Any]]) -> str | None:
+    """Text blocks hold text: none empty, and a message's text not whitespace alone; no
+    message is empty but a final assistant one (a prefill)."""
+    for i, message in enumerate(messages):
+        content = message.get("content")
+        texts = (
+            [content]
+            if isinstance(content, str)
+            else [b.get("text") for b in _blocks(message) if b.get("type") == "text"]
+        )
+        if content in ("", []) and not (i == len(messages) - 1 and message["role"] == "assistant"):
+            return EMPTY_MESSAGE.format(i=i)
+        if any(text == "" for text in texts) and not isinstance(content, str):
+            return EMPTY_TEXT
+        if texts and all(isinstance(t, str) and not t.strip() for t in texts) and content != "":
+            return WHITESPACE_TEXT
+    return None
 
 
 def _check_output_format(config: Any) -> str | None:
@@ -183,7 +227,9 @@ def _check_tool_uses(messages: list[dict[str, Any]]) -> str | None:
 
 
 def _check_signatures(messages: list[dict[str, Any]]) -> str | None:
-    """Every ``thinking`` block sent back carries the signature issued for its text."""
+    """Every ``thinking`` block sent back carries the signature issued for its text; one of
+    the latest assistant message is said to be modified, as the API says it."""
+    latest = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
     for i, message in enumerate(messages):
         if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
             continue
@@ -191,7 +237,8 @@ def _check_signatures(messages: list[dict[str, Any]]) -> str | None:
             if not isinstance(block, dict) or block.get("type") != "thinking":
                 continue
             if not verify(block.get("thinking"), block.get("signature")):
-                return f"messages.{i}.content.{j}: Invalid `signature` in `thinking` block"
+                wrong = MODIFIED if i == latest else "Invalid `signature` in `thinking` block"
+                return f"messages.{i}.content.{j}: {wrong}"
     return None
 
 

@@ -96,7 +96,7 @@ def thinking_effort(body: dict[str, Any]) -> str | None:
             return None
         effort = reasoning.get("effort", effort or "medium")
     if isinstance(effort, str) and effort != "none":
-        if effort in ("minimal", "xhigh"):
+        if effort in ("minimal", "xhigh", "max"):
             return "low" if effort == "minimal" else "high"
         return effort if effort in ("low", "high") else "medium"
     return "medium" if "think" in str(body.get("model") or "").lower() else None

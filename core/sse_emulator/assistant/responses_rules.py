@@ -2,19 +2,20 @@
 
 A broken rule is a :class:`Refusal`: the HTTP status and the ``invalid_request_error``'s
 message, ``param`` and ``code``, which the server sends in OpenAI's error body.
-docs/emulator.md lists each rule (R1-R16) with its source. The checks run in that order;
+docs/emulator.md lists each rule (R1-R19) with its source. The checks run in that order;
 the first rule broken is the one reported.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
 from typing import Any
 
 from sse_emulator.assistant.conversations import ResponseStore, StoredResponse
-from sse_emulator.assistant.responses import input_call_ids
-from sse_emulator.assistant.sealing import shown, unseal
+from sse_emulator.assistant.responses_input_rules import Refusal, check_input_items
+from sse_emulator.schemas import first_issue
+from sse_emulator.schemas.wording import openai_refusal
 
 #: Every body parameter of ``POST /v1/responses`` (the API reference; openai-python 2.54's
 #: ``ResponseCreateParams``); any other is refused as unknown.
@@ -91,47 +92,35 @@ MIN_OUTPUT_TOKENS = 16
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
 
 
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """What the API answers a request that breaks a rule.
-
-    Attributes:
-        message: The error's ``message``.
-        param: The error's ``param`` (the field at fault).
-        code: The error's ``code``.
-        status: The HTTP status.
-    """
-
-    message: str
-    param: str | None = None
-    code: str | None = None
-    status: int = 400
-
-
-def check_responses_rules(body: dict[str, Any], store: ResponseStore) -> Refusal | None:
+def check_responses_rules(
+    body: dict[str, Any], store: ResponseStore, *, strict: bool = False
+) -> Refusal | None:
     """The first rule a Responses body breaks, or ``None``.
 
     Args:
         body: The decoded JSON object.
         store: The stored responses (``previous_response_id`` and items sent by id).
+        strict: Check the body against openai-python's ``ResponseCreateParams`` too (after
+            R4, before the rules no type can say).
     """
     history = store.get(body.get("previous_response_id"))
     return (
         _check_parameters(body)
         or _check_model(body)
         or _check_input(body.get("input"))
+        or (_check_schema(body) if strict else None)
         or _check_stream_options(body)
         or _check_max_output_tokens(body.get("max_output_tokens"))
         or _check_range(body, "temperature", 2)
         or _check_range(body, "top_p", 1)
         or _check_reasoning(body.get("reasoning"))
+        or _check_effort_taken(body)
         or _check_include(body.get("include"))
         or _check_format(body.get("text"))
         or _check_tool_choice(body)
+        or _check_one_conversation(body)
         or _check_previous(body, history)
-        or _check_outputs(body, history)
-        or _check_calls(body)
-        or _check_reasoning_items(body, store)
+        or check_input_items(body, history, store)
     )
 
 
@@ -301,6 +290,47 @@ def _check_tool_choice(body: dict[str, Any]) -> Refusal | None:
     )
 
 
+def _check_schema(body: dict[str, Any]) -> Refusal | None:
+    issue = first_issue("responses", body)
+    if issue is None:
+        return None
+    message, param, code = openai_refusal(issue)
+    return Refusal(message, param, code)
+
+
+#: Models that do not reason (OpenAI's GPT-4 and GPT-3.5 families, ChatGPT's and GPT-5's chat
+#: models), which refuse ``reasoning.effort``; a name of another family (a gateway's own
+#: model) may reason, so it is not refused.
+_NOT_REASONING = re.compile(
+    r"(?:.*/)?(?:gpt-3\.5|gpt-4|chatgpt-|gpt-5(?:\.\d+)?-chat)", re.IGNORECASE
+)
+
+
+def _check_effort_taken(body: dict[str, Any]) -> Refusal | None:
+    """A model that does not reason takes no ``reasoning.effort``."""
+    reasoning, model = body.get("reasoning"), body.get("model")
+    effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
+    if effort is None or not isinstance(model, str) or not _NOT_REASONING.match(model):
+        return None
+    return Refusal(
+        "Unsupported parameter: 'reasoning.effort' is not supported with this model.",
+        "reasoning.effort",
+        "unsupported_parameter",
+    )
+
+
+def _check_one_conversation(body: dict[str, Any]) -> Refusal | None:
+    """``previous_response_id`` or ``conversation``, not both."""
+    if body.get("previous_response_id") is None or body.get("conversation") is None:
+        return None
+    return Refusal(
+        "Mutually exclusive parameters: Ensure you are only providing one of: "
+        "'previous_response_id' or 'conversation'.",
+        None,
+        "mutually_exclusive_parameters",
+    )
+
+
 def _check_previous(body: dict[str, Any], history: StoredResponse | None) -> Refusal | None:
     previous = body.get("previous_response_id")
     if previous is None or history is not None:
@@ -310,61 +340,3 @@ def _check_previous(body: dict[str, Any], history: StoredResponse | None) -> Ref
         "previous_response_id",
         "previous_response_not_found",
     )
-
-
-def _items(body: dict[str, Any]) -> list[dict[str, Any]]:
-    items = body.get("input")
-    return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
-
-
-def _check_outputs(body: dict[str, Any], history: StoredResponse | None) -> Refusal | None:
-    """Every ``function_call_output`` answers a ``function_call`` of the conversation."""
-    asked = input_call_ids(body) | (set(history.call_ids) if history else set())
-    for item in _items(body):
-        if item.get("type") == "function_call_output" and item.get("call_id") not in asked:
-            return Refusal(
-                f"No tool call found for function call output with call_id {item.get('call_id')}.",
-                "input",
-            )
-    return None
-
-
-def _check_calls(body: dict[str, Any]) -> Refusal | None:
-    """Every ``function_call`` in ``input`` is answered by a later ``function_call_output``."""
-    items = _items(body)
-    for i, item in enumerate(items):
-        if item.get("type") != "function_call":
-            continue
-        later = items[i + 1 :]
-        if not any(
-            o.get("type") == "function_call_output" and o.get("call_id") == item.get("call_id")
-            for o in later
-        ):
-            return Refusal(
-                f"No tool output found for function call {item.get('call_id')}.", "input"
-            )
-    return None
-
-
-def _check_reasoning_items(body: dict[str, Any], store: ResponseStore) -> Refusal | None:
-    """A reasoning item sent back verifies (its ``encrypted_content``) or was stored."""
-    for item in _items(body):
-        if item.get("type") != "reasoning":
-            continue
-        content = item.get("encrypted_content")
-        if content is not None:
-            if unseal(content) is None:
-                return Refusal(
-                    f"The encrypted content {shown(str(content))} could not be verified.",
-                    None,
-                    "invalid_encrypted_content",
-                )
-        elif not store.has_item(item.get("id")):
-            return Refusal(
-                f"Item with id '{item.get('id')}' not found. Items are not persisted when "
-                "`store` is set to false. Try again with `store` set to true, or remove this "
-                "item from your input.",
-                "input",
-                status=404,
-            )
-    return None

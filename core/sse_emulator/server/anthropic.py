@@ -31,6 +31,7 @@ async def answer_messages(
     *,
     api_key: str | None,
     counters: FaultCounters,
+    strict: bool = False,
 ) -> None:
     """Answer a Messages request: an HTTP error, the whole message, or a stream.
 
@@ -40,9 +41,10 @@ async def answer_messages(
         watcher: Notices the client leaving; sleeps end when it does.
         api_key: The key the client must present, if any.
         counters: The status-fault counters.
+        strict: Check the body against the published request type.
     """
     dialect = request.dialect
-    checked = check_request(request.headers, request.raw, api_key)
+    checked = check_request(request.headers, request.raw, api_key, strict=strict)
     if isinstance(checked, Problem):
         await send_problem(send, dialect, checked, request_id=request.request_id)
         return
@@ -61,7 +63,7 @@ async def answer_messages(
 
 
 def check_request(
-    headers: Mapping[str, str], raw: bytes, api_key: str | None
+    headers: Mapping[str, str], raw: bytes, api_key: str | None, *, strict: bool = False
 ) -> tuple[dict[str, Any], tuple[Fault, ...]] | Problem:
     """Check a Messages request before answering it.
 
@@ -69,6 +71,7 @@ def check_request(
         headers: Lowercased request headers.
         raw: The raw body.
         api_key: The key the client must present, if any.
+        strict: Check the body against the published request type too.
 
     Returns:
         The decoded body and the requested faults, or the :class:`Problem` to answer.
@@ -82,7 +85,7 @@ def check_request(
         body = json.loads(raw)
     except ValueError as error:
         return _invalid(f"There was an error parsing the body: {error}")
-    wrong = check_body(body)
+    wrong = check_body(body, strict=strict)
     return _invalid(wrong) if wrong is not None else (body, faults)
 
 

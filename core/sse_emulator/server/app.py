@@ -48,6 +48,7 @@ class EmulatorApp:
         api_key: str | None = None,
         replay: Recording | None = None,
         replay_timing: bool = False,
+        strict: bool = False,
     ) -> None:
         """Create the app.
 
@@ -57,12 +58,15 @@ class EmulatorApp:
             api_key: When set, chat requests must send ``Authorization: Bearer <key>``.
             replay: Answer chat requests with this recording instead of the assistant.
             replay_timing: Keep the recording's timing (else as fast as possible).
+            strict: Check each request against its provider's published request type
+                (:mod:`sse_emulator.schemas`).
         """
         self.state: EmulatorState = state or EmulatorState()
         self.default: Dialect = DIALECTS[default_dialect]
         self.api_key = api_key
         self.replay = replay
         self.replay_timing = replay_timing
+        self.strict = strict
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection scope (``http``; ``lifespan`` is acknowledged)."""
@@ -133,11 +137,19 @@ class EmulatorApp:
         elif request.dialect.protocol == "responses":
             stored = self.state.stored
             await answer_responses(
-                send, request, watcher, api_key=self.api_key, counters=counters, stored=stored
+                send,
+                request,
+                watcher,
+                api_key=self.api_key,
+                counters=counters,
+                stored=stored,
+                strict=self.strict,
             )
         else:
             answer = answer_messages if anthropic else answer_chat
-            await answer(send, request, watcher, api_key=self.api_key, counters=counters)
+            await answer(
+                send, request, watcher, api_key=self.api_key, counters=counters, strict=self.strict
+            )
 
     async def _replay(
         self,

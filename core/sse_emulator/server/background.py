@@ -17,6 +17,7 @@ from collections.abc import Callable
 from types import TracebackType
 
 from sse_emulator.replay.recording import Recording, load_recording
+from sse_emulator.schemas.published import resolve_strict
 from sse_emulator.server.app import EmulatorApp
 from sse_emulator.server.chat import ConnectionAbort
 from sse_emulator.server.record import RequestRecord
@@ -109,6 +110,7 @@ class Emulator:
         replay: str | os.PathLike[str] | None = None,
         replay_timing: bool = False,
         on_finished: FinishedHook | None = None,
+        strict: bool | None = None,
     ) -> None:
         """Configure (not start) an emulator.
 
@@ -123,9 +125,15 @@ class Emulator:
             replay_timing: Send a replayed response at its recorded times.
             on_finished: Called on the server's thread with each request's record once
                 the emulator is done with it (``--log`` prints it).
+            strict: Check every request against its provider's published request type
+                (openai-python's and anthropic-python's, docs/emulator.md): True requires
+                those SDKs, False turns the checks off, None (the default) lets
+                ``SSE_EMULATOR_STRICT`` decide (``1`` or ``0``), else checks when the SDKs
+                are installed and warns that it does not when they are not.
 
         Raises:
             ValueError: For an unknown dialect or a replay path that is not a recording.
+            ImportError: ``strict`` required and an SDK not installed.
         """
         if dialect not in DIALECTS:  # anthropic has its own path, /v1/messages
             raise ValueError(f"unknown dialect {dialect!r}; expected one of {sorted(DIALECTS)}")
@@ -137,11 +145,17 @@ class Emulator:
             api_key=api_key,
             replay=recording,
             replay_timing=replay_timing,
+            strict=resolve_strict(strict),
         )
         self._wanted_port = port
         self._port: int | None = None
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
+
+    @property
+    def strict(self) -> bool:
+        """Whether requests are checked against the providers' published request types."""
+        return self.app.strict
 
     @property
     def running(self) -> bool:

@@ -78,6 +78,7 @@ async def answer_chat(
     *,
     api_key: str | None,
     counters: FaultCounters,
+    strict: bool = False,
 ) -> None:
     """Answer a chat request: an HTTP error, a JSON completion, or a stream.
 
@@ -87,9 +88,12 @@ async def answer_chat(
         watcher: Notices the client leaving; sleeps end when it does.
         api_key: The key the client must present, if any.
         counters: The status-fault counters.
+        strict: Check the body against the published request type.
     """
     dialect = request.dialect
-    parsed = parse_request(dialect, request.headers, request.query, request.raw, api_key)
+    parsed = parse_request(
+        dialect, request.headers, request.query, request.raw, api_key, strict=strict
+    )
     if isinstance(parsed, Problem):
         await send_problem(send, dialect, parsed)
         return

@@ -15,6 +15,8 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from sse_emulator.assistant.chat_rules import check_chat_rules
+from sse_emulator.schemas import first_issue
+from sse_emulator.schemas.wording import openai_refusal
 from sse_emulator.server.responses import Problem
 from sse_emulator.wire.dialects import Dialect
 from sse_emulator.wire.faults import (
@@ -29,7 +31,13 @@ SPASS_USER_HEADER = "spass-user-id"
 
 
 def parse_request(
-    dialect: Dialect, headers: Mapping[str, str], query: str, raw: bytes, api_key: str | None
+    dialect: Dialect,
+    headers: Mapping[str, str],
+    query: str,
+    raw: bytes,
+    api_key: str | None,
+    *,
+    strict: bool = False,
 ) -> tuple[dict[str, Any], tuple[Fault, ...]] | Problem:
     """Validate a chat request.
 
@@ -39,6 +47,7 @@ def parse_request(
         query: The raw query string.
         raw: The raw body.
         api_key: The key the client must present as a bearer token, if any.
+        strict: Check the body against the published request type too.
 
     Returns:
         The decoded body and the requested faults, or the :class:`Problem` to answer.
@@ -46,7 +55,7 @@ def parse_request(
     faults = check_access(headers, api_key)
     if isinstance(faults, Problem):
         return faults
-    body = parse_body(dialect, headers, query, raw)
+    body = parse_body(dialect, headers, query, raw, strict=strict)
     return body if isinstance(body, Problem) else (body, faults)
 
 
@@ -76,15 +85,17 @@ def check_access(
 
 
 def parse_body(
-    dialect: Dialect, headers: Mapping[str, str], query: str, raw: bytes
+    dialect: Dialect, headers: Mapping[str, str], query: str, raw: bytes, *, strict: bool = False
 ) -> dict[str, Any] | Problem:
-    """Decode the body: a JSON object with a non-empty ``messages`` list (and SPASS's rules).
+    """Decode the body: a JSON object with a non-empty ``messages`` list (and SPASS's rules),
+    of the published request type when ``strict``, that keeps OpenAI's rules.
 
     Args:
         dialect: The dialect serving the path.
         headers: Lowercased request headers.
         query: The raw query string.
         raw: The raw body.
+        strict: Check the body against openai-python's ``CompletionCreateParams``.
 
     Returns:
         The decoded body, or the :class:`Problem` to answer.
@@ -102,6 +113,12 @@ def parse_body(
         message = "expected 'messages' to be a non-empty list of message objects"
         return Problem(
             status=400, message=message, kind="invalid_request_error", code="invalid_messages"
+        )
+    issue = first_issue("chat", body) if strict else None
+    if issue is not None:
+        message, param, code = openai_refusal(issue)
+        return Problem(
+            status=400, message=message, kind="invalid_request_error", code=code, param=param
         )
     refusal = check_chat_rules(body)
     if refusal is not None:

@@ -33,6 +33,7 @@ async def answer_responses(
     api_key: str | None,
     counters: FaultCounters,
     stored: ResponseStore,
+    strict: bool = False,
 ) -> None:
     """Answer a Responses request: an HTTP error, the whole response, or a stream.
 
@@ -44,9 +45,10 @@ async def answer_responses(
         counters: The status-fault counters.
         stored: The stored responses (read by ``previous_response_id``, written unless
             ``store`` is false).
+        strict: Check the body against the published request type.
     """
     dialect = request.dialect
-    checked = check_request(request.headers, request.raw, api_key, stored)
+    checked = check_request(request.headers, request.raw, api_key, stored, strict=strict)
     if isinstance(checked, Problem):
         await send_problem(send, dialect, checked)
         return
@@ -72,7 +74,12 @@ async def answer_responses(
 
 
 def check_request(
-    headers: Mapping[str, str], raw: bytes, api_key: str | None, stored: ResponseStore
+    headers: Mapping[str, str],
+    raw: bytes,
+    api_key: str | None,
+    stored: ResponseStore,
+    *,
+    strict: bool = False,
 ) -> tuple[dict[str, Any], tuple[Fault, ...]] | Problem:
     """Check a Responses request before answering it.
 
@@ -81,6 +88,7 @@ def check_request(
         raw: The raw body.
         api_key: The key the client must present, if any.
         stored: The stored responses.
+        strict: Check the body against the published request type too.
 
     Returns:
         The decoded body and the requested faults, or the :class:`Problem` to answer.
@@ -100,7 +108,7 @@ def check_request(
         return Problem(
             status=400, message=message, kind="invalid_request_error", code="invalid_json"
         )
-    refusal = check_responses_rules(body, stored)
+    refusal = check_responses_rules(body, stored, strict=strict)
     if refusal is not None:
         return Problem(
             status=refusal.status,
