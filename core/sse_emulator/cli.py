@@ -97,6 +97,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --replay: send each recorded read at its recorded time",
     )
+    parser.add_argument(
+        "--strict",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="check every request against the request types the openai and anthropic SDKs "
+        "publish (--no-strict: only the emulator's own rules; default: checked when those "
+        "SDKs are installed, or as SSE_EMULATOR_STRICT=1/0 says)",
+    )
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
@@ -117,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
 
     Returns:
         The exit status: 0 after a clean shutdown, 1 when the port cannot be bound or
-        the recording became unreadable, 2 for ``--replay-timing`` without ``--replay``.
+        the recording became unreadable, 2 for ``--replay-timing`` without ``--replay`` or
+        ``--strict`` without the SDKs.
     """
     if args.replay_timing and args.replay is None:
         print("--replay-timing needs --replay PATH", file=sys.stderr)
@@ -130,7 +139,11 @@ def run(args: argparse.Namespace) -> int:
             on_finished=_log_line if args.log else None,
             replay=args.replay,
             replay_timing=args.replay_timing,
+            strict=getattr(args, "strict", None),
         )
+    except ImportError as error:  # --strict without the SDKs
+        print(f"cannot check requests: {error}", file=sys.stderr)
+        return 2
     except OSError as error:
         print(f"cannot serve on 127.0.0.1:{args.port}: {error}", file=sys.stderr)
         return 1

@@ -40,6 +40,8 @@ class MessagesAnswer:
         cache_read: Prompt tokens read from the cache.
         cache_write: Prompt tokens written to the cache.
         redacted: The thinking is sent encrypted, as a ``redacted_thinking`` block.
+        warm: ``max_tokens`` 0: the prompt is read (and cached) and nothing is generated, no
+            content block at all ("Prompt caching": pre-warming the cache).
     """
 
     reply: Reply
@@ -49,6 +51,7 @@ class MessagesAnswer:
     cache_read: int
     cache_write: int
     redacted: bool = False
+    warm: bool = False
 
 
 def check_body(body: Any, *, strict: bool = False) -> str | None:
@@ -145,6 +148,13 @@ def answer(body: dict[str, Any]) -> MessagesAnswer:
     """
     chat = chat_body(body)
     reply = respond(chat)
+    warm = body["max_tokens"] == 0
+    if warm:  # nothing generated: the stop is the token limit, 0 output tokens
+        usage = dataclasses.replace(reply.usage, completion_tokens=0, reasoning_tokens=0)
+        reply = dataclasses.replace(
+            reply, reasoning=(), content=(), refusal=(), tool_calls=(), usage=usage
+        )
+        reply = dataclasses.replace(reply, finish_reason="length")
     users = [m["content"] for m in chat["messages"] if m["role"] == "user"]
     reply, sequence = _cut_at_stop(reply, body.get("stop_sequences"))
     if sequence is not None:
@@ -166,6 +176,7 @@ def answer(body: dict[str, Any]) -> MessagesAnswer:
         cache_read=read,
         cache_write=write,
         redacted=bool(reply.reasoning) and REDACTED_TRIGGER in (users[-1] if users else ""),
+        warm=warm,
     )
 
 

@@ -17,7 +17,6 @@ message), where api.openai.com would refuse them.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import importlib.metadata
 import importlib.util
@@ -33,7 +32,17 @@ from typing_extensions import Required
 
 from sse_emulator.schemas.walker import Compiler, Issue, Node
 
-__all__ = ["API", "ENV", "SOURCES", "Validator", "resolve_strict", "validator", "versions"]
+__all__ = [
+    "API",
+    "ENV",
+    "SOURCES",
+    "Validator",
+    "resolve_strict",
+    "source",
+    "validator",
+    "versions",
+    "warm",
+]
 
 API = Literal["chat", "responses", "messages"]
 #: The environment variable that decides a strict emulator's default: ``1`` requires the
@@ -52,6 +61,7 @@ SOURCES: dict[str, tuple[str, str, str]] = {
 #: The APIs that refuse a field their type does not declare (see the module's docstring).
 _FORBID_EXTRA = {"chat": False, "responses": True, "messages": True}
 _LOCK = threading.Lock()
+_BUILT: dict[str, Validator | None] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,27 +94,49 @@ def _body_key(name: str, hint: Any) -> str | None:
     return name
 
 
-@functools.cache
 def validator(api: str) -> Validator | None:
-    """The validator of ``api``, compiled on first use; None when its SDK is not installed
-    (or too old to publish the type)."""
+    """The validator of ``api``, compiled once (the first caller compiles it, later ones wait
+    for it); None when its SDK is not installed (or too old to publish the type)."""
+    with _LOCK:
+        if api not in _BUILT:
+            _BUILT[api] = _build(api)
+        return _BUILT[api]
+
+
+def _build(api: str) -> Validator | None:
     distribution, module_name, name = SOURCES[api]
     try:
         base = getattr(importlib.import_module(module_name), name)
     except (ImportError, AttributeError):
         return None
-    amend = _responses_amendments() if api == "responses" else {}
-    with _LOCK:
-        compiler = Compiler(
-            forbid_extra=_FORBID_EXTRA[api],
-            body_key=_body_key,
-            amend=amend,
-            null_is_default=distribution == "openai",
-        )
-        # ``stream`` is in the SDK's two subclasses of the base (streaming or not), one field.
-        root = compiler.root(base, {"stream": bool | None})
-    version = importlib.metadata.version(distribution)
-    return Validator(api=api, source=f"{distribution} {version}: {module_name}.{name}", root=root)
+    compiler = Compiler(
+        forbid_extra=_FORBID_EXTRA[api],
+        body_key=_body_key,
+        amend=_responses_amendments() if api == "responses" else {},
+        null_is_default=distribution == "openai",
+    )
+    # ``stream`` is in the SDK's two subclasses of the base (streaming or not), one field.
+    root = compiler.root(base, {"stream": bool | None})
+    return Validator(api=api, source=str(source(api)), root=root)
+
+
+def warm() -> threading.Thread:
+    """Compile every API's validator in a daemon thread (importing an SDK takes about half a
+    second, better spent while the server starts than on its first request)."""
+    thread = threading.Thread(
+        target=lambda: [validator(api) for api in SOURCES], name="sse-emulator-schemas", daemon=True
+    )
+    thread.start()
+    return thread
+
+
+def source(api: str) -> str | None:
+    """The published type ``api`` is checked against, with its SDK's installed version
+    (``openai 2.54.0: openai.types...ResponseCreateParamsBase``), read without importing the
+    SDK; None when it is not installed."""
+    distribution, module_name, name = SOURCES[api]
+    version = versions()[distribution]
+    return None if version is None else f"{distribution} {version}: {module_name}.{name}"
 
 
 def _responses_amendments() -> dict[Any, Any]:
@@ -146,7 +178,11 @@ def versions() -> dict[str, str | None]:
 
 
 def _installed() -> bool:
-    return all(importlib.util.find_spec(sdk) is not None for sdk in ("openai", "anthropic"))
+    """Whether both SDKs can be imported (found, not imported: that costs a second)."""
+    try:
+        return all(importlib.util.find_spec(sdk) is not None for sdk in ("openai", "anthropic"))
+    except (ImportError, ValueError):  # a module blocked with sys.modules[name] = None
+        return False
 
 
 def resolve_strict(strict: bool | None) -> bool:

@@ -88,7 +88,7 @@ class EmulatorApp:
     async def _route(self, scope: Scope, receive: Receive, send: Send, raw: bytes) -> None:
         """Serve the control endpoints unrecorded; record everything else, then answer it."""
         if scope["path"].startswith("/_emulator/"):
-            await control(send, scope["path"], scope["method"], self.state)
+            await control(send, scope["path"], scope["method"], self.state, strict=self.strict)
             return
         dialect = route(scope["path"], default=self.default)
         request = ChatRequest(

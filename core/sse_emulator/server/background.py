@@ -17,7 +17,7 @@ from collections.abc import Callable
 from types import TracebackType
 
 from sse_emulator.replay.recording import Recording, load_recording
-from sse_emulator.schemas.published import resolve_strict
+from sse_emulator.schemas.published import resolve_strict, warm
 from sse_emulator.server.app import EmulatorApp
 from sse_emulator.server.chat import ConnectionAbort
 from sse_emulator.server.record import RequestRecord
@@ -197,6 +197,8 @@ class Emulator:
         """
         if self.running:
             return self
+        if self.strict:
+            warm()
         sock = _bind(self._wanted_port)
         self._port = sock.getsockname()[1]
         self.state.stopping.clear()

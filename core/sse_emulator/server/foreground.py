@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from sse_emulator.schemas.published import versions
 from sse_emulator.server.background import Emulator
 from sse_emulator.server.state import FinishedHook
 from sse_emulator.wire.dialects import ALL_DIALECTS
@@ -33,6 +34,7 @@ def serve(
     on_finished: FinishedHook | None = None,
     replay: str | os.PathLike[str] | None = None,
     replay_timing: bool = False,
+    strict: bool | None = None,
 ) -> None:
     """Serve the emulator in the foreground until Ctrl-C, SIGTERM or ``stop`` is set.
 
@@ -45,10 +47,12 @@ def serve(
         on_finished: Called with each request's record once it is done (``--log``).
         replay: A recording to answer chat requests with (see :class:`Emulator`).
         replay_timing: Send replayed responses at their recorded times.
+        strict: Check requests against the published request types (see :class:`Emulator`).
 
     Raises:
         OSError: When the port cannot be bound.
         ValueError: When ``replay`` is not a recording.
+        ImportError: ``strict`` and the SDKs are not installed.
     """
     stop = stop or threading.Event()
     with _signals_set(stop):
@@ -59,6 +63,7 @@ def serve(
             on_finished=on_finished,
             replay=replay,
             replay_timing=replay_timing,
+            strict=strict,
         )
         if stop.is_set():  # a signal came while the recording was loading
             return
@@ -75,6 +80,8 @@ def serve(
 def _banner(emulator: Emulator, replay: str | os.PathLike[str] | None) -> str:
     bases = ", ".join(f"{name} {emulator.base_url(name)}" for name in ALL_DIALECTS)
     line = f"sse-connectors gateway emulator on {emulator.url} (base URLs: {bases})"
+    sdks = ", ".join(f"{name} {version}" for name, version in versions().items())
+    line += f"; requests checked against {sdks}" if emulator.strict else "; schema checks off"
     return line if replay is None else f"{line}; replaying {os.fspath(replay)}"
 
 

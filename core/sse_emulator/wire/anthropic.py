@@ -138,7 +138,7 @@ class MessagesWriter:
         if reply.reasoning:
             content.append(self._thinking_block(whole=True))
         text = reply.refusal_text or reply.text
-        if text or not (reply.reasoning or reply.tool_calls):
+        if text or not (reply.reasoning or reply.tool_calls or self.answer.warm):
             content.append({"type": "text", "text": text})
         for call in reply.tool_calls:
             tool = {"type": "tool_use", "id": self.tool_id(call.id), "name": call.name}
@@ -224,7 +224,7 @@ class MessagesWriter:
             deltas.append({"type": "signature_delta", "signature": self.signature})
             blocks.append((self._thinking_block(whole=False), deltas))
         pieces = reply.refusal or reply.content
-        if pieces or not (reply.reasoning or reply.tool_calls):
+        if pieces or not (reply.reasoning or reply.tool_calls or self.answer.warm):
             text = [{"type": "text_delta", "text": p} for p in pieces]
             blocks.append(({"type": "text", "text": ""}, text))
         for call in reply.tool_calls:
