@@ -30,6 +30,10 @@ from langchain_core.messages import (
     is_data_content_block,
 )
 
+from langchain_sse._turns import to_turns
+from sse_core.protocols.history import reasoning_name, signed, warn_left_out
+from sse_core.protocols.turns import ReasoningPart
+
 if TYPE_CHECKING:
     from langchain_sse.model import ChatSSE
 
@@ -133,6 +137,8 @@ def build_outbound(
         "model": model,
         "messages": convert_messages(messages, reasoning_passback=reasoning_passback),
     }
+    if not reasoning_passback:
+        warn_left_out("chat completions", _signed_left_out(messages))
     payload.update((key, value) for key, value in settings.items() if value not in (None, []))
     payload.update(model_kwargs)
     payload.update(call_kwargs)
@@ -292,7 +298,7 @@ def _convert_message(message: BaseMessage, *, passback: bool) -> dict[str, Any]:
 
 
 def _convert_assistant(message: AIMessage, *, passback: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": "assistant", "content": _convert_content(message.content)}
+    out: dict[str, Any] = {"role": "assistant", "content": _answer_text(message.content)}
     calls = [
         _format_call(call["id"], call["name"], json.dumps(call["args"], ensure_ascii=False))
         for call in message.tool_calls
@@ -309,6 +315,39 @@ def _convert_assistant(message: AIMessage, *, passback: bool) -> dict[str, Any]:
     if passback and (reasoning := _find_reasoning(message)):
         out["reasoning_content"] = reasoning
     return out
+
+
+def _answer_text(content: str | list[str | dict[str, Any]]) -> str:
+    """An earlier answer's text, which is what chat completions takes of it: its other blocks
+    (reasoning, tool calls, which go as ``tool_calls``, server tools' calls and results,
+    another protocol's output items) are the answer's, not content the API takes back."""
+    if isinstance(content, str):
+        return content
+    texts = []
+    for item in content:
+        block = (
+            item.get("value")
+            if isinstance(item, dict) and item.get("type") == "non_standard"
+            else item
+        )
+        if isinstance(block, str):
+            texts.append(block)
+        elif isinstance(block, dict) and block.get("type") in ("text", "output_text"):
+            texts.append(str(block.get("text") or ""))
+    return "".join(texts)
+
+
+def _signed_left_out(messages: Sequence[BaseMessage]) -> list[str]:
+    """The signed or encrypted reasoning of the AI messages, which chat completions takes none
+    of back (another protocol's: Anthropic's thinking, a Responses reasoning item)."""
+    lost: list[str] = []
+    for message in messages:
+        if isinstance(message, AIMessage):
+            (turn,) = to_turns([message])
+            lost += [
+                reasoning_name(p) for p in turn.parts if isinstance(p, ReasoningPart) and signed(p)
+            ]
+    return lost
 
 
 def _format_call(call_id: str | None, name: str | None, arguments: str) -> dict[str, Any]:

@@ -14,13 +14,23 @@ request for the same conversation. What is read here is LangChain's, in all its 
   ``additional_kwargs["reasoning_blocks"]`` (Anthropic's own ``thinking`` /
   ``redacted_thinking`` dicts, put first); ChatAnthropic's messages hold them in ``content``;
   v1 content holds ``reasoning`` blocks with the signature in ``extras`` and redacted ones as
-  ``non_standard``;
-- an AI message's tool calls (a ``tool_use`` block already in the content is not sent twice);
+  ``non_standard``; ChatOpenAI's Responses reasoning item is in ``content`` (``responses/v1``),
+  a v1 ``reasoning`` block with its ``id`` and ``encrypted_content`` (v1), or
+  ``additional_kwargs["reasoning"]`` (v0);
+- an AI message's text is its text: the answer's bookkeeping on a text block (ChatOpenAI's
+  ``id`` and ``annotations``, ChatAnthropic's ``citations``, the stream's ``index``) is not
+  sent back, as SSELLM sends no citations back (no API needs them to go on);
+- an AI message's tool calls, once each: its ``tool_calls``, with a ``tool_use`` block (the
+  Anthropic shape) or a ``function_call`` block (ChatOpenAI's ``responses/v1``) of the same id
+  read as that call, not a second one;
+- a block in a protocol's own shape is passed as given, without LangChain's stream bookkeeping
+  (``index``; a server tool's ``partial_json``, read as its input as ChatAnthropic reads it);
 - a ``ToolMessage`` is a tool turn (``is_error`` from its ``status``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -52,6 +62,8 @@ __all__ = ["to_turns"]
 _NOT_SENT = frozenset(
     {"tool_call", "tool_call_chunk", "invalid_tool_call", "server_tool_call_chunk", "refusal"}
 )
+#: LangChain's stream bookkeeping on a block, never part of the block the API sent.
+_BOOKKEEPING = ("index", "partial_json")
 #: The keys of a text block that a text part carries (others: the block goes as given).
 _TEXT_KEYS = frozenset({"type", "text", "cache_control"})
 #: The roles of a ``ChatMessage`` that a turn has.
@@ -191,8 +203,14 @@ def _reasoning_item(block: Mapping[str, Any]) -> Part:
     item = extras.get("item")
     if isinstance(item, Mapping) and "summary" in item:
         return _reasoning_item(item)
+    text = str(block.get("reasoning") or "")
+    encrypted = block.get("encrypted_content") or extras.get("encrypted_content")
+    if str(block.get("id") or "").startswith("rs_") and encrypted:  # ChatOpenAI's v1 item
+        summary = [{"type": "summary_text", "text": text}] if text else []
+        rebuilt = {"type": "reasoning", "id": block["id"], "summary": summary}
+        return _reasoning_item(rebuilt | {"encrypted_content": encrypted})
     signature = extras.get("signature")
-    return ReasoningPart(text=str(block.get("reasoning") or ""), signature=signature or "")
+    return ReasoningPart(text=text, signature=signature or "")
 
 
 def _assistant_part(block: str | Mapping[str, Any]) -> Part | None:
@@ -204,17 +222,51 @@ def _assistant_part(block: str | Mapping[str, Any]) -> Part | None:
     reasoning = _reasoning(block)
     if reasoning is not None:
         return reasoning
-    if kind == "text":  # without the stream's bookkeeping (index, id)
-        return _text_or_raw({k: v for k, v in block.items() if k not in ("index", "id")})
-    if kind == "tool_use" and isinstance(block.get("name"), str):  # Anthropic's shape
+    if kind in ("text", "output_text"):  # its text; the answer's bookkeeping is not sent
+        cache = block.get("cache_control")
+        text = block.get("text")
+        return TextPart(
+            text=text if isinstance(text, str) else "",
+            cache_control=cache if isinstance(cache, Mapping) else None,
+        )
+    return _call(block) or RawPart(block=_native(block))  # others as given
+
+
+def _call(block: Mapping[str, Any]) -> ToolUsePart | None:
+    """A tool call block: Anthropic's ``tool_use``, ChatOpenAI's ``function_call``."""
+    kind, name = block.get("type"), block.get("name")
+    if kind == "tool_use" and isinstance(name, str):
         cache = block.get("cache_control")
         return ToolUsePart(
             id=str(block.get("id") or ""),
-            name=block["name"],
+            name=name,
             input=block.get("input", {}),
             cache_control=cache if isinstance(cache, Mapping) else None,
         )
-    return RawPart(block={k: v for k, v in block.items() if k != "index"})  # others
+    if kind == "function_call" and isinstance(name, str):
+        return ToolUsePart(
+            id=str(block.get("call_id") or ""), name=name, input=_arguments(block.get("arguments"))
+        )
+    return None
+
+
+def _arguments(given: object) -> Any:
+    """A call's arguments: a JSON text parsed (an unreadable one as an empty object)."""
+    if not isinstance(given, str):
+        return given if given is not None else {}
+    try:
+        return json.loads(given or "{}")
+    except ValueError:
+        return {}
+
+
+def _native(block: Mapping[str, Any]) -> dict[str, Any]:
+    """A block in a protocol's own shape without LangChain's stream bookkeeping; a streamed
+    server tool's ``partial_json`` read as its input (as ChatAnthropic reads it back)."""
+    native = {k: v for k, v in block.items() if k not in _BOOKKEEPING}
+    if block.get("input") == {} and isinstance(block.get("partial_json"), str):
+        native["input"] = _arguments(block["partial_json"])
+    return native
 
 
 def _assistant_parts(message: AIMessage) -> tuple[Part, ...]:
@@ -222,6 +274,9 @@ def _assistant_parts(message: AIMessage) -> tuple[Part, ...]:
     given = [content] if isinstance(content, str) else content
     parts = [part for block in given if (part := _assistant_part(block)) is not None]
     kept = message.additional_kwargs.get("reasoning_blocks")
+    item = message.additional_kwargs.get("reasoning")  # ChatOpenAI's v0: the Responses item
+    if not (isinstance(kept, list) and kept) and isinstance(item, Mapping):
+        kept = [item]
     if isinstance(kept, list) and kept:  # first, as the model sent them; not twice
         first = [_reasoning(b) or RawPart(block=dict(b)) for b in kept if isinstance(b, Mapping)]
         parts = first + [part for part in parts if not isinstance(part, ReasoningPart)]

@@ -29,9 +29,11 @@ from llama_index.core.base.llms.types import (
 )
 from pydantic import ValidationError
 
+from llamaindex_sse._reasoning import signed_reasoning
 from llamaindex_sse._tools import to_call_dict
 from sse_core import ConfigurationError
 from sse_core._choices import refuse_choices
+from sse_core.protocols.history import warn_left_out
 
 __all__ = ["Headers", "as_message", "build_request", "to_openai_messages"]
 
@@ -197,10 +199,13 @@ def build_request(
         refuse_choices(call_kwargs, "the call's keyword arguments")
     else:
         refuse_choices(settings, "SSELLM's additional_kwargs")
+    given = [as_message(message) for message in messages]
     body: dict[str, Any] = {
         "model": model,
-        "messages": to_openai_messages(messages, reasoning_passback=reasoning_passback),
+        "messages": to_openai_messages(given, reasoning_passback=reasoning_passback),
     }
+    if not reasoning_passback:  # chat completions takes no signed reasoning back: said
+        warn_left_out("chat completions", signed_reasoning(given))
     for key, value in settings.items():
         if value is not None:
             body[key] = value

@@ -42,13 +42,13 @@ from llama_index.core.base.llms.types import (
 )
 
 from llamaindex_sse._outbound import Headers, as_message
+from llamaindex_sse._reasoning import reasoning_part
 from llamaindex_sse._tools import parse_arguments, to_call_dict
 from sse_core import ConfigurationError
 from sse_core.protocols.turns import (
     DocumentPart,
     ImagePart,
     Part,
-    ReasoningPart,
     TextPart,
     ToolResultPart,
     ToolUsePart,
@@ -126,7 +126,7 @@ def _part(block: ContentBlock, assistant: bool) -> Part | None:
     if isinstance(block, TextBlock):
         return TextPart(text=block.text) if block.text else None
     if isinstance(block, ThinkingBlock):
-        return _reasoning(block) if assistant else None
+        return reasoning_part(block) if assistant else None
     if isinstance(block, CitationBlock):
         return None
     if isinstance(block, ImageBlock):
@@ -136,26 +136,6 @@ def _part(block: ContentBlock, assistant: bool) -> Part | None:
     raise ConfigurationError(
         f"a {type(block).__name__} cannot be sent in a request; expected text, image, "
         "document, tool-call or thinking blocks"
-    )
-
-
-def _reasoning(block: ThinkingBlock) -> ReasoningPart:
-    info = block.additional_information
-    if info.get("type") == "reasoning":  # the Responses API's reasoning item, sent back whole
-        item = {"summary": [], **info} if "summary" not in info else dict(info)
-        if not item["summary"] and block.content:  # llama-index's OpenAIResponses drops it
-            item["summary"] = [{"type": "summary_text", "text": block.content}]
-        encrypted = info.get("encrypted_content")
-        return ReasoningPart(
-            text=block.content or "",
-            signature=encrypted if isinstance(encrypted, str) else "",
-            item=item,
-        )
-    if info.get("type") == "redacted_thinking" and isinstance(info.get("data"), str):
-        return ReasoningPart(redacted=info["data"])
-    signature = info.get("signature")
-    return ReasoningPart(
-        text=block.content or "", signature=signature if isinstance(signature, str) else ""
     )
 
 

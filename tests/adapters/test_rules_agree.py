@@ -15,6 +15,7 @@ import pytest
 from sse_core import ConfigurationError
 from sse_core.protocols.anthropic import messages_body
 from sse_core.protocols.chat_completions import chat_body
+from sse_core.protocols.responses import responses_body
 from sse_core.protocols.turns import TextPart, Turn
 from sse_emulator import Emulator
 
@@ -26,11 +27,19 @@ OPEN = {"type": "object", "properties": {"a": {"type": "string"}}}
 
 #: id: (the chat request as the caller gives it, refused by the emulator as it is)
 CHAT: dict[str, dict[str, Any]] = {
-    "unknown-effort": {"model": "gpt-4o", "messages": ASK, "reasoning_effort": "max"},
+    "unknown-effort": {"model": "gpt-4o", "messages": ASK, "reasoning_effort": "maximum"},
     "max-tokens-on-a-reasoning-model": {"model": "o3-mini", "messages": ASK, "max_tokens": 50},
     "orphan-tool-message": {
         "model": "gpt-4o",
         "messages": [*ASK, {"role": "tool", "tool_call_id": "call_9", "content": "1"}],
+    },
+    "tool-calls-without-their-tool-messages": {  # an interrupted answer, then a new question
+        "model": "gpt-4o",
+        "messages": [
+            *ASK,
+            {"role": "assistant", "content": "Let me see.", "tool_calls": [CALL]},
+            *ASK,
+        ],
     },
     "tool-message-for-another-call": {
         "model": "gpt-4o",
@@ -52,6 +61,8 @@ MESSAGES: dict[str, dict[str, Any]] = {
     "open-object-in-the-format": {
         "output_config": {"format": {"type": "json_schema", "schema": OPEN}}
     },
+    "temperature-above-one": {"temperature": 1.5},
+    "forced-tool-without-its-name": {"tools": [TOOL], "tool_choice": {"type": "tool"}},
 }
 
 
@@ -66,7 +77,9 @@ def test_chat_requests_the_api_refuses(emulator: Emulator, case: str) -> None:
     with httpx.Client(base_url=emulator.url, timeout=10) as client:
         assert _post(client, "/v1/chat/completions", {**given, "stream": True}) == 400
         try:
-            built = chat_body(given, None, streaming=True, include_usage=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # what is left out is said
+                built = chat_body(given, None, streaming=True, include_usage=True)
         except ConfigurationError:
             return  # refused before it was sent
         assert _post(client, "/v1/chat/completions", built) == 200
@@ -78,7 +91,7 @@ def test_messages_requests_the_api_refuses(emulator: Emulator, case: str) -> Non
     raw = {"model": "claude", "max_tokens": 4096, "messages": ASK, **settings}
     if raw.get("tools"):
         raw["tools"] = [{"name": "f", "input_schema": {"type": "object"}}]
-        raw["tool_choice"] = {"type": "any"}
+        raw["tool_choice"] = {"type": "any"} if raw.get("thinking") else raw["tool_choice"]
     with httpx.Client(base_url=emulator.url, timeout=10) as client:
         assert _post(client, "/v1/messages", raw) == 400
         turns = [Turn(role="user", parts=(TextPart(text="hi"),))]
@@ -89,3 +102,33 @@ def test_messages_requests_the_api_refuses(emulator: Emulator, case: str) -> Non
         except ConfigurationError:
             return  # refused before it was sent
         assert _post(client, "/v1/messages", {**built, "stream": False}) == 200
+
+
+#: id: (the Responses request's settings, given to the core's builder with one user turn, and
+#: the model)
+RESPONSES: dict[str, tuple[str, dict[str, Any]]] = {
+    "previous-response-id-with-conversation": (
+        "gpt-5",
+        {"previous_response_id": "resp_1", "conversation": "conv_1", "store": True},
+    ),
+    "effort-to-a-model-that-does-not-reason": ("gpt-4o", {"reasoning": {"effort": "low"}}),
+    "reasoning-effort-to-gpt-5-chat": ("gpt-5-chat-latest", {"reasoning_effort": "low"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RESPONSES))
+def test_responses_requests_the_api_refuses(emulator: Emulator, case: str) -> None:
+    model, settings = RESPONSES[case]
+    raw = {"model": model, "input": "hi", **settings}
+    if "reasoning_effort" in raw:
+        raw["reasoning"] = {"effort": raw.pop("reasoning_effort")}
+    with httpx.Client(base_url=emulator.url, timeout=10) as client:
+        assert _post(client, "/v1/responses", raw) == 400
+        turns = [Turn(role="user", parts=(TextPart(text="hi"),))]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # a mended setting is said
+                built = responses_body(model, turns, settings)
+        except ConfigurationError:
+            return  # refused before it was sent
+        assert _post(client, "/v1/responses", built) == 200

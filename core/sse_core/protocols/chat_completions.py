@@ -18,7 +18,9 @@ The rules OpenAI documents for a request, applied to every body before it is sen
   ``max_tokens``: ``max_tokens`` is sent as ``max_completion_tokens`` to those models, as
   langchain-openai sends it;
 - a ``tool`` message answers a call of the assistant message before its run of tool
-  messages (an orphan result is refused before it is sent, naming the message).
+  messages (an orphan result is refused before it is sent, naming the message);
+- a tool call no ``tool`` message answers, in a conversation that goes on after it (an
+  interrupted answer), is left out with a warning (:mod:`sse_core.protocols.history`).
 
 The messages themselves are OpenAI's, which both frameworks already speak: each adapter maps
 its own (its table's chat-completions entry).
@@ -33,6 +35,7 @@ from typing import Any
 from sse_core._choices import check_choices
 from sse_core.errors import ConfigurationError
 from sse_core.pipeline.chunks import ChunkDecoder
+from sse_core.protocols.history import warn_left_out
 from sse_core.protocols.registry import RequestShape, WireProtocol, register_protocol
 
 __all__ = ["CHAT_COMPLETIONS", "EFFORTS", "chat_body", "check_request", "reasoning_model"]
@@ -72,7 +75,44 @@ def check_request(body: dict[str, Any], extra_body: Mapping[str, Any] | None = N
         body["max_completion_tokens"] = body.pop("max_tokens")
     messages = body.get("messages")
     if isinstance(messages, list):
+        lost: list[str] = []
+        if "messages" not in given:
+            body["messages"] = messages = _settled(messages, lost)
         _check_tool_messages(messages)
+        warn_left_out("chat completions", lost, stacklevel=3)
+
+
+def _settled(messages: list[Any], lost: list[str]) -> list[Any]:
+    """The messages with each tool call no ``tool`` message right after answers left out, when
+    the conversation goes on after it (an interrupted answer kept in a thread: the API refuses
+    it, "An assistant message with 'tool_calls' must be followed by tool messages responding to
+    each 'tool_call_id'"), each named in ``lost`` (:mod:`sse_core.protocols.history`); an
+    assistant message left with nothing is left out."""
+    kept: list[Any] = []
+    for at, message in enumerate(messages):
+        calls = message.get("tool_calls") if isinstance(message, Mapping) else None
+        if not calls or message.get("role") != "assistant" or at == len(messages) - 1:
+            kept.append(message)
+            continue
+        answered = set()
+        for later in messages[at + 1 :]:
+            if not isinstance(later, Mapping) or later.get("role") != "tool":
+                break
+            answered.add(later.get("tool_call_id"))
+        left = [c for c in calls if isinstance(c, Mapping) and c.get("id") in answered]
+        lost += [_call_name(c) for c in calls if c not in left]
+        mended = {k: v for k, v in message.items() if k != "tool_calls"}
+        if left:
+            kept.append({**mended, "tool_calls": left})
+        elif mended.get("content"):
+            kept.append(mended)
+    return kept
+
+
+def _call_name(call: Any) -> str:
+    function = call.get("function") if isinstance(call, Mapping) else None
+    name = function.get("name") if isinstance(function, Mapping) else None
+    return f"the tool call {call.get('id')!r} ({name}), which no tool result answers"
 
 
 def _check_tool_messages(messages: list[Any]) -> None:

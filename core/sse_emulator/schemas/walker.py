@@ -148,9 +148,11 @@ class Compiler:
             the body (an SDK parameter sent as a header).
         amend: Annotations to read in place of others (a shape the API takes that its
             published type leaves out).
-        null_is_default: A required field that may be null may be left out (OpenAI's
-            OpenAPI documents mark such fields required, ``strict`` of a function tool; its
-            APIs default them to null).
+        null_is_default: Null is the default of an optional field (null given is the field
+            left out: llama-index's OpenAIResponses sends ``"user": null``, and the API takes
+            it), and a required field that may be null may be left out (OpenAI's OpenAPI
+            documents mark such fields required, ``strict`` of a function tool; its APIs
+            default them to null).
     """
 
     def __init__(
@@ -229,7 +231,7 @@ class Compiler:
                 fields.append((key, required, value))
         node.keyed = {key: n.tags for key, _, n in fields if n.tags}
         node.required = frozenset(key for key, req, _ in fields if req)
-        node.check = _object(tuple(fields), forbid=self.forbid_extra)
+        node.check = _object(tuple(fields), forbid=self.forbid_extra, nulls=self.null_is_default)
         return node
 
 
@@ -292,30 +294,35 @@ def _mapping(values: Node) -> Node:
     return Node(kinds=frozenset({"object"}), check=check)
 
 
-def _object(fields: tuple[tuple[str, bool, Node], ...], *, forbid: bool) -> Check:
+def _object(fields: tuple[tuple[str, bool, Node], ...], *, forbid: bool, nulls: bool) -> Check:
     declared = frozenset(key for key, _, _ in fields)
 
     def check(value: Any, path: Path) -> Issue | None:
         if not isinstance(value, dict):
             return Issue(path=path, kind="type", expected=("object",), got=value)
         for key, required, node in fields:
-            if key in value:
-                issue = node.check(value[key], (*path, key))
-                if issue is not None:
-                    return issue
-            elif required:
-                return Issue(path=(*path, key), kind="missing")
-        if forbid:
-            for key in value:
-                if key not in declared:
-                    return Issue(path=(*path, str(key)), kind="extra")
-        return None
+            issue = _field(value, key, required, node, path, nulls=nulls)
+            if issue is not None:
+                return issue
+        extra = next((key for key in value if key not in declared), None) if forbid else None
+        return None if extra is None else Issue(path=(*path, str(extra)), kind="extra")
 
     return check
 
 
 #: The keys that tell the members of a union of objects apart, in the order tried.
 _DISCRIMINATORS = ("type", "role")
+
+
+def _field(
+    value: dict[str, Any], key: str, required: bool, node: Node, path: Path, *, nulls: bool
+) -> Issue | None:
+    """The issue of one declared field of an object, if any."""
+    if key not in value:
+        return Issue(path=(*path, key), kind="missing") if required else None
+    if nulls and not required and value[key] is None:
+        return None  # null given: the field's default
+    return node.check(value[key], (*path, key))
 
 
 def _union(members: list[Node]) -> Node:

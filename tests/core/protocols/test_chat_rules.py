@@ -29,9 +29,9 @@ def test_every_documented_effort_is_sent(effort: str) -> None:
 
 
 def test_an_unknown_effort_is_refused_by_name_unless_given_as_extra_body() -> None:
-    with pytest.raises(ConfigurationError, match=r"reasoning_effort must be one of .* got 'max'"):
-        body(reasoning_effort="max")
-    assert body({"reasoning_effort": "max"})["reasoning_effort"] == "max"
+    with pytest.raises(ConfigurationError, match=r"reasoning_effort must be one of .* 'maximum'"):
+        body(reasoning_effort="maximum")
+    assert body({"reasoning_effort": "maximum"})["reasoning_effort"] == "maximum"
 
 
 @pytest.mark.parametrize(

@@ -135,9 +135,21 @@ def test_a_reasoning_item_decoded_from_a_stream_goes_back_byte_exact() -> None:
     stream = body(created(), added(0, ITEM), item_done(0, SEALED_ITEM), completed())
     (block,) = decode(stream, protocol="responses").reasoning_blocks
     part = ReasoningPart(text=block.text, signature=block.signature or "", item=block.item)
-    sent = build(ASK, Turn(role="assistant", parts=(part,)), ASK, model="gpt-5")
+    answer = Turn(role="assistant", parts=(part, TextPart(text="Four.")))
+    sent = build(ASK, answer, ASK, model="gpt-5")
     assert sent["input"][1] == {**SEALED_ITEM, "status": "completed"}
     assert sent["input"][1]["encrypted_content"] == SEALED
+
+
+def test_a_reasoning_item_without_the_answer_that_followed_it_is_left_out() -> None:
+    """A stream cut after its reasoning item: the API refuses the item alone ("... was
+    provided without its required following item"), so it is left out, and said."""
+    cut = Turn(
+        role="assistant", parts=(ReasoningPart(text="t", signature=SEALED, item=SEALED_ITEM),)
+    )
+    with pytest.warns(UserWarning, match=r"the reasoning item 'rs_.*', without the answer"):
+        sent = build(ASK, cut, ASK, model="gpt-5")
+    assert [item.get("type") for item in sent["input"]] == ["message", "message"]
 
 
 @pytest.mark.parametrize(
@@ -223,10 +235,24 @@ def test_settings_in_the_apis_names() -> None:
     assert build(max_completion_tokens=64)["max_output_tokens"] == 64
 
 
+@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4.1-mini", "gpt-5-chat-latest"])
+def test_an_effort_for_a_model_that_does_not_reason_is_not_sent(model: str) -> None:
+    """The API refuses it ("Unsupported parameter: 'reasoning.effort' is not supported with
+    this model."): not sent, with a warning, as stop is not; a wrong value is still refused."""
+    with pytest.warns(UserWarning, match=f"reasoning_effort 'low' is not sent: {model} does not"):
+        sent = build(model=model, reasoning_effort="low")
+    assert "reasoning" not in sent and "include" not in sent
+    with pytest.warns(UserWarning, match="reasoning_effort 'high' is not sent"):
+        sent = build(model=model, reasoning={"effort": "high", "summary": "auto"})
+    assert sent["reasoning"] == {"summary": "auto"}
+    with pytest.raises(ConfigurationError, match="reasoning_effort|reasoning.effort"):
+        build(model=model, reasoning_effort="extreme")
+
+
 def test_store_is_false_and_a_reasoning_request_asks_for_its_encrypted_content() -> None:
     assert build(model="gpt-5")["store"] is False
     assert build(model="gpt-5")["include"] == ["reasoning.encrypted_content"]
-    assert build(model="gpt-4o", reasoning={"effort": "low"})["include"] == [
+    assert build(model="emulator", reasoning={"effort": "low"})["include"] == [
         "reasoning.encrypted_content"
     ]
     given = build(model="gpt-5", include=["web_search_call.action.sources"])["include"]

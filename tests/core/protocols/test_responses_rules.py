@@ -63,7 +63,17 @@ def test_a_tool_result_answers_a_call_of_the_input() -> None:
 def test_a_call_needs_its_result_after_it() -> None:
     call = Turn(role="assistant", parts=(ToolUsePart(id="call_1", name="add", input={}),))
     with pytest.raises(ConfigurationError, match="no function_call_output answers"):
-        build(turns=[*ASK, call, *ASK])
+        build(turns=[*ASK, call])  # the conversation ends on it: the caller's to answer
+
+
+def test_an_interrupted_call_the_conversation_goes_on_after_is_left_out() -> None:
+    """A cut answer's call, then a new question: the API refuses the call without its
+    output (R14), so it is left out, and said (sse_core.protocols.history)."""
+    said = ToolUsePart(id="call_1", name="add", input={})
+    call = Turn(role="assistant", parts=(TextPart(text="Adding."), said))
+    with pytest.warns(UserWarning, match=r"the tool call 'call_1' \(add\), which no tool result"):
+        sent = build(turns=[*ASK, call, *ASK])
+    assert [item.get("type") for item in sent["input"]] == ["message"] * 3
 
 
 @pytest.mark.parametrize("model", ["gpt-5", "o3-mini", "openai/o4-mini", "gpt-5.1-codex"])

@@ -11,6 +11,7 @@ from typing import Any
 from sse_core.errors import ConfigurationError
 from sse_core.protocols.anthropic.rules import check_request, default_max_tokens
 from sse_core.protocols.anthropic.structured import NO_JSON_MODE, output_format
+from sse_core.protocols.history import reasoning_name, settle, signed, warn_left_out
 from sse_core.protocols.turns import (
     DocumentPart,
     ImagePart,
@@ -36,6 +37,30 @@ _CHOICES = {"auto": "auto", "none": "none", "any": "any", "required": "any"}
 _DEFAULT_CHOICE = {"type": "auto"}
 #: Settings the API names otherwise.
 _NAMES = {"stop": "stop_sequences"}
+#: The content block types the API takes (anthropic-python's ``ContentBlockParam``): a block
+#: of another type an earlier answer holds (another protocol's output item) is left out.
+BLOCK_TYPES = frozenset(
+    {
+        "text",
+        "image",
+        "document",
+        "search_result",
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "tool_search_tool_result",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "container_upload",
+    }
+)
 
 
 def tool(spec: Mapping[str, Any]) -> Block:
@@ -70,7 +95,8 @@ def tool_choice(choice: object, parallel: bool | None = None) -> Block | None:
     given). None: no choice is sent.
 
     Raises:
-        ConfigurationError: A value that names no choice.
+        ConfigurationError: A value that names no choice, or a forced ``tool`` without its
+            name.
     """
     result: Block
     if choice is None:
@@ -90,6 +116,11 @@ def tool_choice(choice: object, parallel: bool | None = None) -> Block | None:
         result = {"type": kind} if kind else {"type": "tool", "name": choice}
     else:
         raise ConfigurationError(f"tool_choice must name a choice or a tool, got {choice!r}")
+    if result.get("type") == "tool" and not isinstance(result.get("name"), str):
+        raise ConfigurationError(
+            f"tool_choice {result!r} forces a tool but names none (the API refuses it: "
+            "'tool_choice.tool.name: Field required'); give the tool's name"
+        )
     if parallel is False and result.get("type") != "none":
         result["disable_parallel_tool_use"] = True
     return result
@@ -242,7 +273,8 @@ def messages_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any]) 
             :mod:`.structured`), a turn the protocol cannot carry, or a
             tool choice that names none.
     """
-    system, turned = messages(turns)
+    kept, lost = settle(turns)
+    system, turned = messages(_taken(kept, lost))
     body: dict[str, Any] = {"model": model}
     body.update((_NAMES.get(k, k), v) for k, v in params.items() if v is not None)
     _structured(body)
@@ -258,7 +290,29 @@ def messages_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any]) 
         body["stop_sequences"] = [body["stop_sequences"]]
     _tools_and_choice(body)
     check_request(body)
+    warn_left_out("Anthropic Messages", lost)
     return body
+
+
+def _taken(turns: Sequence[Turn], lost: list[str]) -> list[Turn]:
+    """An earlier answer as Messages takes it back: another protocol's reasoning (a Responses
+    reasoning item) and output items (a type Messages has no block for) are left out, and
+    named in ``lost`` (:mod:`sse_core.protocols.history`)."""
+    taken: list[Turn] = []
+    for turn in turns:
+        if turn.role != "assistant":
+            taken.append(turn)
+            continue
+        parts: list[Part] = []
+        for part in turn.parts:
+            if isinstance(part, ReasoningPart) and part.item is not None:
+                lost += [reasoning_name(part)] if signed(part) else []
+            elif isinstance(part, RawPart) and part.block.get("type") not in BLOCK_TYPES:
+                lost.append(f"a {part.block.get('type')!r} block, which Messages has no type for")
+            else:
+                parts.append(part)
+        taken.append(Turn(role=turn.role, parts=tuple(parts)))
+    return taken
 
 
 def _structured(body: dict[str, Any]) -> None:

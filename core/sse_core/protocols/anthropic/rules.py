@@ -59,16 +59,29 @@ def check_request(body: dict[str, Any]) -> None:
     LLM and langchain-anthropic do the same); what cannot be mended is refused.
 
     Raises:
-        ConfigurationError: A thinking budget below :data:`MIN_THINKING_BUDGET`
+        ConfigurationError: A ``temperature`` or ``top_p`` outside 0 to 1; a thinking budget
+            below :data:`MIN_THINKING_BUDGET`
             or not below ``max_tokens``; a tool result that answers no tool call of the
             message before it; more than :data:`MAX_CACHE_BREAKPOINTS` ``cache_control``
             blocks.
     """
+    _check_ranges(body)
     thinking = body.get("thinking")
     if isinstance(thinking, Mapping) and thinking_on(thinking):
         _check_thinking(body, thinking)
     _check_tool_results(body["messages"])
     _check_cache_breakpoints(body)
+
+
+def _check_ranges(body: Mapping[str, Any]) -> None:
+    """``temperature`` and ``top_p`` from 0 to 1 (the "Messages" reference: "Ranges from 0.0 to
+    1.0"; OpenAI's ``temperature`` goes to 2, so a setting carried over is refused by name)."""
+    for name in ("temperature", "top_p"):
+        value = body.get(name)
+        if value is not None and not (isinstance(value, (int, float)) and 0 <= value <= 1):
+            raise ConfigurationError(
+                f"{name} must be between 0 and 1 on the Anthropic Messages API, got {value!r}"
+            )
 
 
 def _adjusted(what: str) -> None:

@@ -12,6 +12,8 @@ answers quoted in the issues named.
   the Responses API, which answers ``Unknown parameter: 'stop'. Did you mean 'store'?``
   (openJiuwen-ai/agent-core#768): refused by name, saying what to do instead
   (:data:`NOT_TAKEN`);
+- R17: ``previous_response_id`` and ``conversation`` are not both sent (API reference,
+  ``previous_response_id``: "Cannot be used in conjunction with ``conversation``"): refused;
 - R6: ``max_output_tokens`` is an integer of at least :data:`MIN_OUTPUT_TOKENS` (the API's
   ``integer_below_min_value``, quoted in vectorize-io/hindsight#58): refused;
 - R7: ``temperature`` between 0 and 2, ``top_p`` between 0 and 1 (API reference): refused;
@@ -31,6 +33,11 @@ answers quoted in the issues named.
 - R14: each ``function_call`` of the input has its ``function_call_output`` after it
   (Azure/azure-sdk-for-python#46092: ``No tool output found for function call ...``):
   refused;
+- models that do not reason (gpt-4o, gpt-4.1, gpt-5-chat-latest: :func:`does_not_reason`)
+  refuse ``reasoning.effort`` ("Unsupported parameter: 'reasoning.effort' is not supported
+  with this model.", as chat completions answers ``reasoning_effort`` with "Unrecognized
+  request argument supplied", coroot/coroot#698): not sent, with a warning
+  (:func:`taken_effort`);
 - reasoning models (o1, o3, o4 and gpt-5 families, not ``gpt-5-chat``) take only the default
   ``temperature`` and ``top_p`` (the API's ``Unsupported value: 'temperature' does not
   support 0 with this model. Only the default (1) value is supported.``,
@@ -49,6 +56,7 @@ the model will automatically have access to all previously produced reasoning it
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -65,7 +73,9 @@ __all__ = [
     "SUMMARIES",
     "TOOL_CHOICES",
     "check_request",
+    "does_not_reason",
     "reasoning_model",
+    "taken_effort",
 ]
 
 #: The smallest ``max_output_tokens`` the API takes (R6).
@@ -109,6 +119,44 @@ def reasoning_model(model: object) -> bool:
     return openai_reasoning_model(model) and "-chat" not in str(model).lower()
 
 
+#: Models that do not reason (OpenAI's GPT-3.5 and GPT-4 families, ChatGPT's and GPT-5's chat
+#: models), which refuse ``reasoning.effort`` ("Unsupported parameter: 'reasoning.effort' is
+#: not supported with this model."); another name (a gateway's own model) may reason.
+_NOT_REASONING = re.compile(r"(?:.*/)?(?:gpt-3\.5|gpt-4|chatgpt-|gpt-5(?:\.\d+)?-chat)", re.I)
+
+
+def does_not_reason(model: object) -> bool:
+    """Whether ``model`` names an OpenAI model known not to reason (gpt-4o, gpt-4.1,
+    gpt-5-chat-latest, ...), which refuses ``reasoning.effort``."""
+    return isinstance(model, str) and _NOT_REASONING.match(model) is not None
+
+
+def taken_effort(model: str, given: dict[str, Any]) -> None:
+    """``reasoning_effort`` (or ``reasoning.effort``) for a model that does not reason is not
+    sent, with a warning: the API refuses it, and a framework or agent that sets an effort for
+    every model keeps working (as with ``stop``)."""
+    if not does_not_reason(model):
+        return
+    reasoning = given.get("reasoning")
+    if given.get("reasoning_effort") not in (None, *EFFORTS):
+        return  # a value no model takes: refused by name (R8)
+    effort = given.pop("reasoning_effort", None)
+    if isinstance(reasoning, Mapping) and reasoning.get("effort") in EFFORTS:
+        effort = reasoning["effort"]
+        rest = {k: v for k, v in reasoning.items() if k != "effort"}
+        given.pop("reasoning")
+        if rest:
+            given["reasoning"] = rest
+    if effort is not None:
+        warnings.warn(
+            f"reasoning_effort {effort!r} is not sent: {model} does not reason and the "
+            "Responses API refuses reasoning.effort for it (choose a reasoning model, such as "
+            "gpt-5 or o4-mini, to reason)",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 def check_request(body: dict[str, Any], given: Mapping[str, Any] | None = None) -> None:
     """Make ``body`` one the API accepts, or refuse it (see the module's docstring); what the
     caller put in ``given`` (``extra_body``) is sent as given.
@@ -126,6 +174,12 @@ def check_request(body: dict[str, Any], given: Mapping[str, Any] | None = None) 
             )
     if "n" not in given:
         body.pop("n", None)  # n=1: what the API does anyway
+    if body.get("previous_response_id") and body.get("conversation"):
+        raise ConfigurationError(
+            "previous_response_id and conversation cannot both be sent (the API reference: "
+            "previous_response_id 'cannot be used in conjunction with conversation'): "
+            "continue one of them"
+        )
     _check_numbers(body, given)
     _check_reasoning(body.get("reasoning"))
     _check_include(body.get("include"))

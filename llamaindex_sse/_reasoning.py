@@ -1,0 +1,48 @@
+"""A LlamaIndex ``ThinkingBlock`` as the reasoning the model sent (the core's
+:class:`~sse_core.protocols.turns.ReasoningPart`), for every protocol's request: what each
+takes back of it is the core's rule (:mod:`sse_core.protocols.history`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from llama_index.core.base.llms.types import ChatMessage, ThinkingBlock
+
+from sse_core.protocols.history import reasoning_name, signed
+from sse_core.protocols.turns import ReasoningPart
+
+__all__ = ["reasoning_part", "signed_reasoning"]
+
+
+def reasoning_part(block: ThinkingBlock) -> ReasoningPart:
+    """A ThinkingBlock as the core's reasoning part: a Responses reasoning item (sent back
+    whole), Anthropic's redacted thinking (its data), or thinking with its signature."""
+    info = block.additional_information
+    if info.get("type") == "reasoning":  # the Responses API's reasoning item, sent back whole
+        item = {"summary": [], **info} if "summary" not in info else dict(info)
+        if not item["summary"] and block.content:  # llama-index's OpenAIResponses drops it
+            item["summary"] = [{"type": "summary_text", "text": block.content}]
+        encrypted = info.get("encrypted_content")
+        return ReasoningPart(
+            text=block.content or "",
+            signature=encrypted if isinstance(encrypted, str) else "",
+            item=item,
+        )
+    if info.get("type") == "redacted_thinking" and isinstance(info.get("data"), str):
+        return ReasoningPart(redacted=info["data"])
+    signature = info.get("signature")
+    return ReasoningPart(
+        text=block.content or "", signature=signature if isinstance(signature, str) else ""
+    )
+
+
+def signed_reasoning(messages: Sequence[ChatMessage]) -> list[str]:
+    """The signed or encrypted reasoning (Anthropic's thinking, a Responses reasoning item) of
+    the assistant messages, named: what chat completions takes none of back."""
+    return [
+        reasoning_name(part)
+        for message in messages
+        for block in message.blocks
+        if isinstance(block, ThinkingBlock) and signed(part := reasoning_part(block))
+    ]
