@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-import httpx
 from langchain_core.language_models import BaseChatModel
 from langchain_core.utils import from_env, secret_from_env
 from pydantic import ConfigDict, Field, SecretStr
@@ -20,6 +19,7 @@ from langchain_sse._inbound import DEFAULT_RESPONSE_HEADERS
 from sse_core import Timeouts
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS
+from sse_core.transport.packages import AsyncHttpClient, HttpClient
 
 __all__ = ["ChatSSEFields"]
 
@@ -72,10 +72,11 @@ class ChatSSEFields(BaseChatModel):
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     """The most streams at once per client (its connections; more wait, within
     ``Timeouts.connect``). httpx's own default is 100."""
-    http_client: httpx.Client | None = Field(default=None, exclude=True, repr=False)
-    """An ``httpx.Client`` to send with (proxies, mTLS, transports); not closed here."""
-    http_async_client: httpx.AsyncClient | None = Field(default=None, exclude=True, repr=False)
-    """An ``httpx.AsyncClient`` to send with; not closed here."""
+    http_client: HttpClient | None = Field(default=None, exclude=True, repr=False)
+    """An ``httpx.Client`` or ``httpx2.Client`` to send with (proxies, mTLS, transports), as
+    openai 3 takes either; not closed here. Anything else is a ``ConfigurationError``."""
+    http_async_client: AsyncHttpClient | None = Field(default=None, exclude=True, repr=False)
+    """An ``httpx.AsyncClient`` or ``httpx2.AsyncClient`` to send with; not closed here."""
 
     # --- the request ---
 

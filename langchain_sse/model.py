@@ -103,7 +103,9 @@ class ChatSSE(ChatSSEFields):
 
     @model_validator(mode="after")
     def _make_pool(self) -> Self:
-        self._pool = ClientPool(self.http_client, self.http_async_client)
+        self._pool = ClientPool(
+            self.http_client, self.http_async_client, fields=("http_client", "http_async_client")
+        )
         return self
 
     def _resolve_config(self) -> ClientConfig:

@@ -16,7 +16,6 @@ import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-import httpx
 from llama_index.core.base.llms.generic_utils import (
     achat_to_completion_decorator,
     astream_chat_response_to_completion_response,
@@ -74,6 +73,7 @@ from llamaindex_sse._tools import (
 from sse_core import ChatClient, ClientConfig, ClientPool, ConfigurationError
 from sse_core._names import validation_summary
 from sse_core.protocols import wire_protocol
+from sse_core.transport.packages import AsyncHttpClient, HttpClient
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Generator
@@ -105,8 +105,10 @@ class SSELLM(SSELLMFields):
     info or query: after unpickling, give them again (``api_key`` falls back to SSE_API_KEY).
 
     Args:
-        http_client: An ``httpx.Client`` for sync calls (proxies, mTLS); not closed here.
-        async_http_client: An ``httpx.AsyncClient`` for async calls; not closed here.
+        http_client: An ``httpx.Client`` or ``httpx2.Client`` for sync calls (proxies, mTLS),
+            as openai 3 takes either; not closed here.
+        async_http_client: An ``httpx.AsyncClient`` or ``httpx2.AsyncClient`` for async
+            calls; not closed here.
         **data: The fields below.
 
     Raises:
@@ -124,8 +126,8 @@ class SSELLM(SSELLMFields):
     def __init__(
         self,
         *,
-        http_client: httpx.Client | None = None,
-        async_http_client: httpx.AsyncClient | None = None,
+        http_client: HttpClient | None = None,
+        async_http_client: AsyncHttpClient | None = None,
         **data: Any,
     ) -> None:
         # Checked before pydantic sees the data, so a bad setting raises the core's
@@ -137,7 +139,9 @@ class SSELLM(SSELLMFields):
         except ValidationError as exc:
             raise ConfigurationError(validation_summary(type(self).__name__, exc)) from None
         check_foreign(self.__dict__)
-        self._pool = ClientPool(http_client, async_http_client)
+        self._pool = ClientPool(
+            http_client, async_http_client, fields=("http_client", "async_http_client")
+        )
 
     @model_validator(mode="before")
     @classmethod

@@ -9,7 +9,8 @@ The sets are files of ``requirements/``, each pin with its hashes, resolved by u
 Python the project supports (``--universal``):
 
 - ``newest.txt``: the ``dev`` extra (every extra and every tool) at the newest versions that
-  fit, and hatchling (the editable install builds without isolation, from the lock too);
+  fit, and hatchling with editables (the editable install builds without isolation, from
+  the lock too);
 - ``lowest.txt``: every extra's runtime dependencies at the lowest versions pyproject allows
   (``--resolution lowest-direct``, httpx forced to its floor as an override, since a test
   tool asks for more), the test tools at their newest that fit around them;
@@ -47,6 +48,9 @@ CORE_TOOLS = [
     "orjson",
     "httpx-sse",
 ]
+#: What the editable install builds with, without isolation (hatchling's editable wheels of
+#: packages in subfolders need editables).
+BUILD = ["hatchling", "editables"]
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 
 
@@ -87,7 +91,7 @@ def newest(out: Path, *, keep: bool) -> None:
     pyproject's ranges force)."""
     with tempfile.TemporaryDirectory() as work:
         build = Path(work) / "build.in"
-        build.write_text("hatchling\n")
+        build.write_text("\n".join(BUILD) + "\n")
         upgrade = [] if keep else ["--upgrade"]
         _uv_compile(["pyproject.toml", str(build)], out, "--extra", "dev", *upgrade)
     _drop_self(out)
@@ -128,7 +132,7 @@ def _lowest_set(extras: list[str], tools: list[str], out: Path) -> None:
         httpx = [pin for pin in pins if pin.lower().startswith("httpx==")]
         (work / "overrides.txt").write_text("\n".join(httpx) + "\n")
         wanted = work / "wanted.in"
-        wanted.write_text("\n".join([f"-e .[{','.join(extras)}]", "hatchling", *tools]) + "\n")
+        wanted.write_text("\n".join([f"-e .[{','.join(extras)}]", *BUILD, *tools]) + "\n")
         _uv_compile(
             [str(wanted)], out, "-c", str(work / "pins.txt"),
             "--override", str(work / "overrides.txt"),

@@ -18,8 +18,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-import httpx
-
 from sse_chat.demo_tool import WEATHER_TOOL, run_tool
 from sse_chat.extras import missing_extra
 from sse_chat.options import (
@@ -46,6 +44,7 @@ from sse_core import (
     Timeouts,
 )
 from sse_core.protocols.responses import EFFORTS
+from sse_core.transport.packages import HttpClient
 from sse_core.transport.recording import recording_client
 
 __all__ = ["add_chat_arguments", "run_chat"]
@@ -230,7 +229,7 @@ def _turn(client: ChatClient, payload: dict[str, Any], view: Renderer) -> Comple
 
 
 def _run_core(
-    args: argparse.Namespace, settings: dict[str, Any], view: Renderer, http: httpx.Client | None
+    args: argparse.Namespace, settings: dict[str, Any], view: Renderer, http: HttpClient | None
 ) -> None:
     protocol = app_protocol(settings["protocol"])
     question = Question(
@@ -254,7 +253,7 @@ def _run_core(
 
 
 def _run_framework(
-    args: argparse.Namespace, settings: dict[str, Any], view: Renderer, http: httpx.Client | None
+    args: argparse.Namespace, settings: dict[str, Any], view: Renderer, http: HttpClient | None
 ) -> None:
     extra: dict[str, Any] = {} if http is None else {"http_client": http}
     if args.max_tokens is not None:
@@ -277,7 +276,7 @@ def _run_framework(
     )
 
 
-def _converse(args: argparse.Namespace, view: Renderer, http: httpx.Client | None) -> None:
+def _converse(args: argparse.Namespace, view: Renderer, http: HttpClient | None) -> None:
     with _gateway(args, view) as base_url, _showing_retries(view):
         settings: dict[str, Any] = {
             "base_url": base_url,
@@ -299,11 +298,12 @@ def _why_cut(error: IncompleteStreamError, protocol: str) -> str:
     return f"the gateway ended it without {app_protocol(protocol).ends}"
 
 
-def _recorder(args: argparse.Namespace) -> httpx.Client | None:
+def _recorder(args: argparse.Namespace) -> HttpClient | None:
     if not args.record:
         return None
     key = api_key(args, emulated=not args.base_url)
-    return recording_client(args.record, secrets=[key] if key else [])
+    client: HttpClient = recording_client(args.record, secrets=[key] if key else [])
+    return client
 
 
 def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import httpx
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import (
     AIMessage,
@@ -32,6 +31,7 @@ from pydantic_core import to_json
 from langchain_sse import ChatSSE
 from sse_chat.render import Renderer, usage_line
 from sse_core import Timeouts, Usage
+from sse_core.transport.packages import HttpClient
 
 __all__ = ["run_langchain_chat", "usage_of"]
 
@@ -113,7 +113,7 @@ def run_langchain_chat(
     tool: dict[str, Any] | None,
     run_tool: Callable[[str, str], Any],
     view: Renderer,
-    http_client: httpx.Client | None = None,
+    http_client: HttpClient | None = None,
     timeout: Timeouts | None = None,
     request_fields: Mapping[str, Any] | None = None,
     **settings: Any,

@@ -15,7 +15,6 @@ import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-import httpx
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
@@ -26,6 +25,7 @@ from pydantic_core import to_json
 from llamaindex_sse import SSELLM, SSEGatewayEvent
 from sse_chat.render import Renderer, usage_line
 from sse_core import Timeouts, Usage
+from sse_core.transport.packages import HttpClient
 
 __all__ = ["run_llamaindex_chat", "usage_of"]
 
@@ -126,7 +126,7 @@ def run_llamaindex_chat(
     tool: dict[str, Any] | None,
     run_tool: Callable[[str, str], Any],
     view: Renderer,
-    http_client: httpx.Client | None = None,
+    http_client: HttpClient | None = None,
     timeout: Timeouts | None = None,
     request_fields: Mapping[str, Any] | None = None,
     **settings: Any,

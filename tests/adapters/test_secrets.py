@@ -140,7 +140,7 @@ async def _watched(
     driver: Driver, model: Any, how: str, prompt: str, caplog: pytest.LogCaptureFixture
 ) -> tuple[BaseException | None, dict[str, str]]:
     """One call with DEBUG logging on; the error (if any) and everything observed."""
-    for name in ("httpx", "httpcore", "sse_core"):
+    for name in ("httpx", "httpcore", "httpx2", "httpcore2", "sse_core"):
         caplog.set_level(logging.DEBUG, logger=name)
     texts: list[str] = []
     error: BaseException | None = None

@@ -89,7 +89,7 @@ def logged(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 @pytest.fixture(autouse=True)
 def debug_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
-    for name in ("httpx", "httpcore", "sse_core"):
+    for name in ("httpx", "httpcore", "httpx2", "httpcore2", "sse_core"):
         caplog.set_level(logging.DEBUG, logger=name)
     yield
     assert logged(caplog) == []

@@ -22,6 +22,7 @@ from sse_core import IncompleteStreamError, fast_paths
 from sse_core.transport.keepalive import REUSE
 from sse_emulator import Emulator
 from tests.counting_server import Behaviour, serving, wait_until
+from tests.http_packages import kept_alive
 
 MESSAGES = [ChatMessage(role="user", content="hi")]
 
@@ -60,6 +61,7 @@ def test_close_ends_the_pooled_connections(name: str, reuse: bool) -> None:
     without it (httpx's public API only) each call's connection ends with its answer."""
     behaviour = Behaviour()
     with fast_paths.forced(REUSE.name, reuse), serving(behaviour) as url:
+        reuse = kept_alive(reuse)
         adapter = Adapter(name, url)
         assert adapter.call() == adapter.call() == "hello"
         if reuse:
@@ -94,6 +96,7 @@ def test_aclose_ends_the_loops_pooled_connections(name: str, reuse: bool) -> Non
         await adapter.model.aclose()
 
     with fast_paths.forced(REUSE.name, reuse), serving(behaviour) as url:
+        reuse = kept_alive(reuse)
         asyncio.run(run(Adapter(name, url)))
         assert wait_until(lambda: behaviour.ended == 3 - reuse)
 

@@ -53,13 +53,13 @@ def gateway() -> Iterator[Emulator]:
 
 @pytest.fixture(autouse=True)
 def debug_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
-    for name in ("httpx", "httpcore", "sse_core"):
+    for name in ("httpx", "httpcore", "httpx2", "httpcore2", "sse_core"):
         caplog.set_level(logging.DEBUG, logger=name)
     yield
     leaked = [
         f"{r.name}: {r.getMessage()}"
         for r in caplog.get_records("call")
-        if r.name.startswith(("httpx", "httpcore", "sse_core"))
+        if r.name.startswith(("httpx", "httpcore", "sse_core"))  # httpx2, httpcore2 too
         and any(c in r.getMessage() + (r.exc_text or "") for c in CANARIES)
     ]
     assert leaked == []

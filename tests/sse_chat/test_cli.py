@@ -11,6 +11,7 @@ import pytest
 import sse_chat.chat
 from sse_chat.cli import main
 from sse_core import ChatClient
+from sse_core.transport.packages import default_package
 from sse_emulator import Emulator
 
 pytestmark = pytest.mark.timeout(60)
@@ -172,7 +173,8 @@ def test_record_through_a_framework_driver_passes_the_recording_client(
     monkeypatch.setattr(sse_chat.chat, "_driver", lambda via: driver)
     argv = ["chat", "--via", "langchain", "--base-url", emulator.base_url()]
     assert main([*argv, "--record", str(tmp_path), "--no-tools"]) == 0
-    assert isinstance(seen["http_client"], httpx.Client)
+    # the library's default package (httpx, or httpx2 with SSE_CONNECTORS_HTTP=httpx2)
+    assert isinstance(seen["http_client"], default_package().module.Client)
     assert seen["http_client"].is_closed  # the command closes what it opened
     assert sorted(p.name for p in tmp_path.iterdir()) == ["001.json", "001.sse"]
     assert "(recorded 1 model call(s) in" in capsys.readouterr().err

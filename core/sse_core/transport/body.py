@@ -50,7 +50,7 @@ _WBITS = {"gzip": zlib.MAX_WBITS | 16, "x-gzip": zlib.MAX_WBITS | 16, "deflate":
 _MAX_CODINGS = 3
 
 
-def codings(headers: httpx.Headers) -> list[str]:
+def codings(headers: Any) -> list[str]:
     """The response's content-codings in the order they were applied (``identity`` left out)."""
     found: list[str] = []
     for value in headers.get_list("content-encoding", split_commas=True):
@@ -151,7 +151,7 @@ def hang_up(network_stream: Any) -> None:
             shutdown(socket.SHUT_RDWR)
 
 
-def retire(response: httpx.Response) -> None:
+def retire(response: Any) -> None:
     """Keep the connection of a closed ``response`` (back in the pool) from serving another
     request, after an error its body caused: if it is idle, it counts as expired, so httpcore
     closes it instead of handing it out. (One already handed to another request is left to
@@ -197,7 +197,7 @@ class _AsyncGuard(httpx.AsyncByteStream):
         await self._inner.aclose()
 
 
-def guard(response: httpx.Response) -> None:
+def guard(response: Any) -> None:
     """Wrap ``response``'s stream so that its close refuses reuse after trailing bytes
     (only where httpcore's h11 state is found: HTTP/1.1 over httpx's own transport)."""
     state = h11_state_of(response.stream)

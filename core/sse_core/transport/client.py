@@ -1,4 +1,4 @@
-"""Streaming chat clients over httpx: ``ChatClient`` (sync) and ``AsyncChatClient`` (async).
+"""Streaming chat clients over httpx or httpx2: ``ChatClient`` (sync) and ``AsyncChatClient``.
 
 Both build the request from one :class:`~sse_core.transport.config.ClientConfig`, retry
 only before the first body byte, and return a stream object (:mod:`.streams`) that yields
@@ -23,7 +23,7 @@ import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from pydantic_core import to_json
@@ -31,12 +31,10 @@ from pydantic_core import to_json
 from sse_core._redact import scrub
 from sse_core.completion import Completion
 from sse_core.errors import GatewayHTTPError, SSEConnectorError, StreamTimeoutError
-from sse_core.fast_paths import is_on
+from sse_core.fast_paths import FastPath, is_on
 from sse_core.pipeline.session import StreamSession
 from sse_core.transport.body import adecoded, codings, decoded
 from sse_core.transport.config import (
-    DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_KEEPALIVE,
     ClientConfig,
     check_header,
 )
@@ -53,17 +51,23 @@ from sse_core.transport.http import (
     rejects_stream_options,
 )
 from sse_core.transport.keepalive import REUSE
+from sse_core.transport.packages import (
+    HttpPackage,
+    default_package,
+    error_names,
+    is_http_error,
+    package_of,
+)
 from sse_core.transport.streams import AsyncChatStream, ChatStream
 from sse_core.transport.wire import no_key
+
+if TYPE_CHECKING:
+    import httpx2
 
 __all__ = ["AsyncChatClient", "ChatClient", "Prepared", "RetryStep"]
 
 logger: logging.Logger = logging.getLogger("sse_core")
 
-#: The pool limits of a client made with the default settings (see ClientConfig).
-DEFAULT_LIMITS = httpx.Limits(
-    max_connections=DEFAULT_MAX_CONNECTIONS, max_keepalive_connections=DEFAULT_MAX_KEEPALIVE
-)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -105,10 +109,36 @@ def _remaining(deadline: float | None) -> float | None:
 class _ClientBase:
     """The configuration and every decision shared by the sync and async clients."""
 
-    def __init__(self, config: ClientConfig | None, settings: dict[str, Any]) -> None:
+    _asynchronous = False
+
+    def __init__(
+        self, config: ClientConfig | None, settings: dict[str, Any], http_client: object
+    ) -> None:
         if config is not None and settings:
             raise TypeError(f"pass either config= or settings, not both (got {sorted(settings)})")
         self.config: ClientConfig = config if config is not None else ClientConfig.build(**settings)
+        asynchronous = self._asynchronous
+        #: The package of the HTTP client: httpx's or httpx2's (see :mod:`.packages`).
+        self.package: HttpPackage = (
+            default_package()
+            if http_client is None
+            else package_of(http_client, field="http_client", asynchronous=asynchronous)
+        )
+        self._owned = http_client is None
+        self._http: Any = http_client or self.package.client(
+            asynchronous=asynchronous,
+            max_connections=self.config.max_connections,
+            max_keepalive=self.config.max_keepalive,
+        )
+        # The request URL parsed once, as the client's package takes it (parsing the string is
+        # over half of what building a request costs, and httpx parses it twice).
+        own = self.package.module is httpx
+        self._url: Any = self.config.http_url if own else self.package.url(self.config.url)
+
+    def fast(self, path: FastPath) -> bool:
+        """Whether the transport's fast path ``path`` is on for this client (its package is
+        the one the path was probed on, and the registry says on)."""
+        return self.package.fast and is_on(path.name)
 
     @property
     def url(self) -> str:
@@ -139,7 +169,7 @@ class _ClientBase:
             auth=config.auth,
             protocol=config.protocol,
         )
-        if not is_on(REUSE.name):
+        if not self.fast(REUSE):
             # httpx's public API cannot tell a connection holding bytes behind its response
             # from a clean one, so without the reuse fast path none is kept: the server and
             # httpcore close each after its response (a stream's, a JSON answer's, an error's).
@@ -169,28 +199,31 @@ class _ClientBase:
             protocol=self.config.protocol,
         )
 
-    def _request(
-        self, http: httpx.Client | httpx.AsyncClient, prepared: Prepared, attempt: _Attempts
-    ) -> httpx.Request:
+    def _request(self, prepared: Prepared, attempt: _Attempts) -> Any:
         remaining = _remaining(prepared.deadline)
-        request = http.build_request(
+        request = self._http.build_request(
             "POST",
-            self.config.http_url,
+            self._url,
             content=to_json(attempt.body),
             headers=prepared.headers,
             timeout=head_timeout(
-                self.config.timeouts, remaining, body_too=not is_on(READ_TIMEOUT.name)
+                self.package,
+                self.config.timeouts,
+                remaining,
+                body_too=not self.fast(READ_TIMEOUT),
             ),
         )
         attempt.watch = _head_watch(self.config.timeouts.first_byte, remaining)
         if attempt.watch is not None:
-            attempt.watch.attach(http, request)
+            attempt.watch.attach(
+                self._http, request, asynchronous=self._asynchronous, fast=self.package.fast
+            )
         return request
 
     def _unreachable(
-        self, prepared: Prepared, attempt: _Attempts, exc: httpx.HTTPError
+        self, prepared: Prepared, attempt: _Attempts, exc: Exception
     ) -> SSEConnectorError:
-        """The typed error for httpx's ``exc`` before the response head arrived."""
+        """The typed error for what the HTTP client raised before the response head arrived."""
         watch = attempt.watch
         url = self.config.public_url
         if watch is not None and watch.disarm():
@@ -205,9 +238,7 @@ class _ClientBase:
         detach(exc)
         return error
 
-    def _status_error(
-        self, response: httpx.Response, body: bytes, prepared: Prepared
-    ) -> GatewayHTTPError:
+    def _status_error(self, response: Any, body: bytes, prepared: Prepared) -> GatewayHTTPError:
         return error_from_response(
             response.status_code,
             response.headers,
@@ -273,7 +304,9 @@ class ChatClient(_ClientBase):
 
     Args:
         config: A ready :class:`ClientConfig` (or give its settings as keywords instead).
-        http_client: An ``httpx.Client`` to use (proxies, mTLS, transports); not closed here.
+        http_client: An ``httpx.Client`` or ``httpx2.Client`` to use (proxies, mTLS,
+            transports); not closed here. Without it, the client is httpx's (httpx2's with
+            ``SSE_CONNECTORS_HTTP=httpx2``).
         **settings: The keywords of :meth:`ClientConfig.build`: ``base_url``, ``api_key``
             (never shown), ``protocol`` (``"chat_completions"``, the default, or
             ``"anthropic"``), ``auth`` (``"bearer"`` or ``"x-api-key"``: how the key is
@@ -289,12 +322,10 @@ class ChatClient(_ClientBase):
         self,
         config: ClientConfig | None = None,
         *,
-        http_client: httpx.Client | None = None,
+        http_client: httpx.Client | httpx2.Client | None = None,
         **settings: Any,
     ) -> None:
-        super().__init__(config, settings)
-        self._owned = http_client is None
-        self._http = http_client or httpx.Client(limits=self.config.limits(), timeout=None)
+        super().__init__(config, settings, http_client)
 
     def stream(
         self,
@@ -336,11 +367,11 @@ class ChatClient(_ClientBase):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _open(self, prepared: Prepared) -> httpx.Response:
+    def _open(self, prepared: Prepared) -> Any:
         attempt = _Attempts(prepared.body)
         while True:
             with HttpxErrors(partial(self._unreachable, prepared, attempt)) as head:
-                request = self._request(self._http, prepared, attempt)
+                request = self._request(prepared, attempt)
                 response = self._http.send(request, stream=True, follow_redirects=False)
             if head.error is not None:
                 error = head.error
@@ -351,7 +382,7 @@ class ChatClient(_ClientBase):
             time.sleep(self._retry(error, attempt, prepared.deadline))
 
 
-def _read_head(response: httpx.Response) -> bytes:
+def _read_head(response: Any) -> bytes:
     """Up to MAX_ERROR_BODY bytes of an error body (decoded), then close the response."""
     parts: list[bytes] = []
     size = 0
@@ -361,14 +392,16 @@ def _read_head(response: httpx.Response) -> bytes:
             size += len(piece)
             if size >= MAX_ERROR_BODY:
                 break
-    except httpx.HTTPError as exc:
+    except Exception as exc:
+        if not is_http_error(exc):
+            raise
         parts = _undecodable(response, exc, parts)
     finally:
         response.close()
     return b"".join(parts)[:MAX_ERROR_BODY]
 
 
-def _error_body(response: httpx.Response) -> Iterator[bytes]:
+def _error_body(response: Any) -> Iterator[bytes]:
     """The body's pieces, decoded with bounded output (:mod:`.body`)."""
     if response.is_stream_consumed:
         return iter((response.content,))
@@ -376,28 +409,29 @@ def _error_body(response: httpx.Response) -> Iterator[bytes]:
     return decoded(response.iter_raw(), names) if names else response.iter_raw()
 
 
-def _undecodable(response: httpx.Response, exc: httpx.HTTPError, parts: list[bytes]) -> list[bytes]:
+def _undecodable(response: Any, exc: Exception, parts: list[bytes]) -> list[bytes]:
     """What arrived is enough to describe the error; a body that could not be decoded is
     described by its coding instead."""
-    if isinstance(exc, httpx.DecodingError) and not parts:
+    if "DecodingError" in error_names(type(exc)) and not parts:
         coding = response.headers.get("content-encoding", "")
         return [f"(a body in content-encoding {coding!r} that was not decoded: {exc})".encode()]
     return parts
 
 
 class AsyncChatClient(_ClientBase):
-    """Asynchronous twin of :class:`ChatClient` (same arguments; ``httpx.AsyncClient``)."""
+    """Asynchronous twin of :class:`ChatClient` (same arguments; an ``httpx.AsyncClient`` or
+    an ``httpx2.AsyncClient``)."""
+
+    _asynchronous = True
 
     def __init__(
         self,
         config: ClientConfig | None = None,
         *,
-        http_client: httpx.AsyncClient | None = None,
+        http_client: httpx.AsyncClient | httpx2.AsyncClient | None = None,
         **settings: Any,
     ) -> None:
-        super().__init__(config, settings)
-        self._owned = http_client is None
-        self._http = http_client or httpx.AsyncClient(limits=self.config.limits(), timeout=None)
+        super().__init__(config, settings, http_client)
 
     def stream(
         self,
@@ -439,11 +473,11 @@ class AsyncChatClient(_ClientBase):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _open(self, prepared: Prepared) -> httpx.Response:
+    async def _open(self, prepared: Prepared) -> Any:
         attempt = _Attempts(prepared.body)
         while True:
             with HttpxErrors(partial(self._unreachable, prepared, attempt)) as head:
-                request = self._request(self._http, prepared, attempt)
+                request = self._request(prepared, attempt)
                 response = await self._http.send(request, stream=True, follow_redirects=False)
             if head.error is not None:
                 error = head.error
@@ -454,7 +488,7 @@ class AsyncChatClient(_ClientBase):
             await asyncio.sleep(self._retry(error, attempt, prepared.deadline))
 
 
-async def _aread_head(response: httpx.Response) -> bytes:
+async def _aread_head(response: Any) -> bytes:
     """Async twin of :func:`_read_head`."""
     parts: list[bytes] = []
     size = 0
@@ -464,14 +498,16 @@ async def _aread_head(response: httpx.Response) -> bytes:
             size += len(piece)
             if size >= MAX_ERROR_BODY:
                 break
-    except httpx.HTTPError as exc:
+    except Exception as exc:
+        if not is_http_error(exc):
+            raise
         parts = _undecodable(response, exc, parts)
     finally:
         await response.aclose()
     return b"".join(parts)[:MAX_ERROR_BODY]
 
 
-async def _aerror_body(response: httpx.Response) -> AsyncIterator[bytes]:
+async def _aerror_body(response: Any) -> AsyncIterator[bytes]:
     if response.is_stream_consumed:
         yield response.content
         return

@@ -83,7 +83,7 @@ HEAD = register(
         name="transport.head",
         shortcut="the first_byte head deadline finds a reused connection through httpcore's "
         "pool internals, to shut it down when the deadline passes",
-        tested={"httpx": ">=0.27,<0.29", "httpcore": ">=1.0,<1.1"},
+        tested={"httpx": ">=0.27,<0.30", "httpcore": ">=1.0,<1.1"},
         probe=probe_pool,
         faithful="the network stream of the connection the request opens, from httpcore's "
         "public trace extension (connection.connect_tcp.complete)",
@@ -119,7 +119,17 @@ class HeadWatch:
         limit: The setting it comes from, for the message (``"first_byte (600 s)"``).
     """
 
-    __slots__ = ("_http", "_lock", "_request", "_stream", "armed", "fired", "limit", "seconds")
+    __slots__ = (
+        "_fast",
+        "_http",
+        "_lock",
+        "_request",
+        "_stream",
+        "armed",
+        "fired",
+        "limit",
+        "seconds",
+    )
 
     seconds: float
     limit: str
@@ -134,14 +144,16 @@ class HeadWatch:
         self.armed = False
         self.fired = False
         self._lock = threading.Lock()
-        self._http: httpx.Client | httpx.AsyncClient | None = None
-        self._request: httpx.Request | None = None
+        self._http: Any = None
+        self._request: Any = None
         self._stream: Any = None
+        self._fast = False
 
-    def attach(self, http: httpx.Client | httpx.AsyncClient, request: httpx.Request) -> None:
-        """Watch ``request``, sent through ``http`` (as its trace extension)."""
-        self._http, self._request = http, request
-        request.extensions["trace"] = self.atrace if isinstance(http, httpx.AsyncClient) else self
+    def attach(self, http: Any, request: Any, *, asynchronous: bool, fast: bool) -> None:
+        """Watch ``request``, sent through ``http`` (an httpx or httpx2 client; ``fast``: of
+        the package the fast path :data:`HEAD` was probed on), as its trace extension."""
+        self._http, self._request, self._fast = http, request, fast
+        request.extensions["trace"] = self.atrace if asynchronous else self
 
     def __call__(self, name: str, info: dict[str, Any]) -> None:
         """httpcore's trace callback: keep a new connection's stream, arm on sending, disarm
@@ -180,7 +192,7 @@ class HeadWatch:
                 return
             self.fired = True
             network_stream = self._stream
-            if network_stream is None and is_on(HEAD.name):
+            if network_stream is None and self._fast and is_on(HEAD.name):
                 network_stream = find_network_stream(self._http, self._request)
         hang_up(network_stream)
 
@@ -205,7 +217,7 @@ READ_TIMEOUT = register(
         name="transport.read_timeout",
         shortcut="once the head arrived, the idle bound replaces first_byte in the request's "
         "timeout extension, which httpcore reads again when the body's reading starts",
-        tested={"httpx": ">=0.27,<0.29", "httpcore": ">=1.0,<1.1"},
+        tested={"httpx": ">=0.27,<0.30", "httpcore": ">=1.0,<1.1"},
         probe=probe_read_timeout,
         faithful="httpx's read timeout stays the larger of first_byte and idle; an IdleWatch "
         "(the head deadline's thread) hangs the connection up after idle seconds without "

@@ -1,5 +1,5 @@
 """HTTP plumbing shared by the sync and async clients: request building, status to error,
-and the one place where httpx exceptions become sse_core errors."""
+and the one place where httpx (and httpx2) exceptions become sse_core errors."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
-import httpx
 from pydantic import SecretStr
 from pydantic_core import from_json
 
@@ -34,6 +33,7 @@ from sse_core.errors import (
 from sse_core.protocols.registry import request_shape
 from sse_core.transport.body import ACCEPT_ENCODING
 from sse_core.transport.config import Timeouts
+from sse_core.transport.packages import HttpPackage, error_names, holds_request, is_http_error
 from sse_core.transport.retry import NOT_IMPLEMENTED, parse_retry_after
 from sse_core.transport.wire import auth_header, protocol_headers, request_id
 
@@ -53,9 +53,9 @@ USER_AGENT = "sse-connectors/0.1"
 
 
 def head_timeout(
-    timeouts: Timeouts, remaining: float | None, *, body_too: bool = False
-) -> httpx.Timeout:
-    """The httpx timeout for sending the request and reading the response head.
+    package: HttpPackage, timeouts: Timeouts, remaining: float | None, *, body_too: bool = False
+) -> Any:
+    """The timeout (``package``'s ``Timeout``) for sending the request and reading the head.
 
     ``body_too``: the read timeout also bounds the body's reads (it is not replaced once
     the head arrived), so it is the larger of ``first_byte`` and ``idle`` (None if either is),
@@ -64,7 +64,7 @@ def head_timeout(
     read = timeouts.first_byte
     if body_too:
         read = None if read is None or timeouts.idle is None else max(read, timeouts.idle)
-    return httpx.Timeout(
+    return package.timeout(
         connect=_least(timeouts.connect, remaining),
         read=_least(read, remaining),
         write=_least(timeouts.first_byte, remaining),
@@ -249,25 +249,27 @@ def rejects_stream_options(error: GatewayHTTPError) -> bool:
 
 
 def map_transport_error(
-    exc: httpx.HTTPError, *, in_body: bool, url: str, encoding: str = "", limit: str = ""
+    exc: BaseException, *, in_body: bool, url: str, encoding: str = "", limit: str = ""
 ) -> SSEConnectorError:
-    """The one mapping of httpx exceptions into the sse_core hierarchy.
+    """The one mapping of httpx and httpx2 exceptions into the sse_core hierarchy (the two
+    trees have the same class names: :func:`~sse_core.transport.packages.error_names`).
 
     Args:
-        exc: What httpx raised.
+        exc: What httpx (or httpx2, or a TLS or anyio stream error under it) raised.
         in_body: Whether the response head had arrived (the stream had begun).
         url: The request URL, for the message (never holds the key).
         encoding: The response's content-encoding, for a body that could not be decoded.
         limit: The timeout setting a read timeout ran into (``"first_byte (600 s)"``).
     """
     kind = type(exc).__name__
-    if isinstance(exc, httpx.DecodingError):
+    names = error_names(type(exc))
+    if "DecodingError" in names:
         coding = f" in content-encoding {encoding!r}" if encoding else ""
         return StreamProtocolError(
             f"the response body from {url}{coding} could not be decoded: {exc}"
         )
-    if isinstance(exc, httpx.TimeoutException):
-        if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+    if "TimeoutException" in names:
+        if "ConnectTimeout" in names or "PoolTimeout" in names:
             return GatewayConnectionError(f"could not connect to {url} in time ({kind})")
         phase = "between two reads of the stream" if in_body else "waiting for the response"
         within = f"within {limit}" if limit else "within the timeout"
@@ -278,17 +280,18 @@ def map_transport_error(
             f"the connection to {url} broke in the middle of the stream ({kind}: {exc}); "
             "the answer is incomplete"
         )
-    if isinstance(exc, httpx.TransportError) and not isinstance(exc, httpx.UnsupportedProtocol):
+    if "TransportError" in names and "UnsupportedProtocol" not in names:
         return GatewayConnectionError(f"could not reach {url} ({kind}: {exc})")
     return ConfigurationError(f"the request to {url} could not be sent ({kind}: {exc})")
 
 
 class HttpxErrors:
-    """Around the httpx calls of a request's head or of a body: what httpx raises there is
-    mapped once, as httpx's own ``map_httpcore_exceptions`` maps httpcore's. A plain
-    ``with``, so it serves the async twins too (around their ``await``).
+    """Around the httpx calls of a request's head or of a body: what httpx (or httpx2)
+    raises there is mapped once, as httpx's own ``map_httpcore_exceptions`` maps httpcore's. A
+    plain ``with``, so it serves the async twins too (around their ``await``).
 
-    An :class:`httpx.HTTPError` that leaves the block goes to ``handle``, which makes the
+    An HTTP error (:func:`~sse_core.transport.packages.is_http_error`) that leaves the block
+    goes to ``handle``, which makes the
     typed error (with :func:`map_transport_error`) and either raises it (a body: the answer
     is over) or returns it: it is then kept in :attr:`error` and the block ends quietly (a
     head, whose caller retries, or raises it once no retry is left).
@@ -296,7 +299,7 @@ class HttpxErrors:
 
     __slots__ = ("_handle", "error")
 
-    def __init__(self, handle: Callable[[httpx.HTTPError], SSEConnectorError]) -> None:
+    def __init__(self, handle: Callable[[Exception], SSEConnectorError]) -> None:
         self._handle = handle
         #: The typed error ``handle`` returned, or None.
         self.error: SSEConnectorError | None = None
@@ -310,7 +313,7 @@ class HttpxErrors:
         exc: BaseException | None,
         trace: TracebackType | None,
     ) -> bool:
-        if not isinstance(exc, httpx.HTTPError):
+        if not isinstance(exc, Exception) or not is_http_error(exc):
             return False
         self.error = self._handle(exc)
         return True
@@ -330,7 +333,7 @@ def detach(exc: BaseException) -> None:
         if current is None or id(current) in seen:
             continue
         seen.add(id(current))
-        if isinstance(current, httpx.RequestError):
-            current.request = None  # type: ignore[assignment]  # httpx's public setter
+        if holds_request(current):
+            current.request = None  # type: ignore[attr-defined]  # httpx's public setter
         traceback.clear_frames(current.__traceback__)  # a running frame is left alone
         pending += (current.__cause__, current.__context__)

@@ -92,7 +92,7 @@ REUSE = register(
         shortcut="after [DONE] the end of the body is read when httpcore's h11 state (private "
         "httpx/httpcore attributes) says it is here, so the connection is reused; a "
         "connection with bytes behind its response is retired",
-        tested={"httpx": ">=0.27,<0.29", "httpcore": ">=1.0,<1.1"},
+        tested={"httpx": ">=0.27,<0.30", "httpcore": ">=1.0,<1.1"},
         probe=probe_chain,
         faithful="httpx's public API only: every request asks connection: close, and a stream "
         "left early is shut down at its close (the network_stream extension); a new "
@@ -114,7 +114,7 @@ REUSE = register(
 )
 
 
-def find_h11_state(response: httpx.Response) -> Any | None:
+def find_h11_state(response: Any) -> Any | None:
     """httpcore's h11 connection state for ``response``, or None (not an HTTP/1.1 response
     of httpx's default transport, or the internals moved)."""
     guarded = getattr(response.stream, "h11", None)  # body.guard keeps it
@@ -131,7 +131,7 @@ def h11_state_of(stream: Any) -> Any | None:
     return state if hasattr(state, "trailing_data") and hasattr(state, "their_state") else None
 
 
-def _socket_ready(response: httpx.Response) -> bool:
+def _socket_ready(response: Any) -> bool:
     return socket_readable(response.extensions.get("network_stream"))
 
 
@@ -149,11 +149,12 @@ def socket_readable(network_stream: Any) -> bool:
     return bool(readable)
 
 
-def end_is_here(response: httpx.Response) -> bool:
+def end_is_here(response: Any) -> bool:
     """Whether reading the rest of ``response``'s body can return at once (see above)."""
     length = response.headers.get("content-length")
     if length is not None:
-        return length.isdigit() and response.num_bytes_downloaded >= int(length)
+        downloaded: int = response.num_bytes_downloaded
+        return length.isdigit() and downloaded >= int(length)
     state = find_h11_state(response)
     if state is not None:
         data, closed = state.trailing_data
@@ -165,7 +166,7 @@ def end_is_here(response: httpx.Response) -> bool:
     return _socket_ready(response)
 
 
-def finish_body(response: httpx.Response, body: Iterator[bytes]) -> None:
+def finish_body(response: Any, body: Iterator[bytes]) -> None:
     """Read the end of ``body`` when :func:`end_is_here`; stop at any data (after
     ``[DONE]``, not worth reading). The caller closes the response either way."""
     if not end_is_here(response):
@@ -176,7 +177,7 @@ def finish_body(response: httpx.Response, body: Iterator[bytes]) -> None:
                 return
 
 
-async def afinish_body(response: httpx.Response, body: AsyncIterator[bytes]) -> None:
+async def afinish_body(response: Any, body: AsyncIterator[bytes]) -> None:
     """Async twin of :func:`finish_body`."""
     if not end_is_here(response):
         return

@@ -39,14 +39,18 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpcore
 import httpx
 
-from sse_core.fast_paths import FastPath, is_on, register, unassigned
+from sse_core.fast_paths import FastPath, register, unassigned
 from sse_core.transport.client import AsyncChatClient, ChatClient
 from sse_core.transport.config import ClientConfig
+from sse_core.transport.packages import package_of
+
+if TYPE_CHECKING:
+    import httpx2
 
 __all__ = ["ClientPool"]
 
@@ -109,17 +113,32 @@ class ClientPool:
     """Sync clients by configuration, async clients by configuration and event loop.
 
     Args:
-        http_client: An ``httpx.Client`` for every sync client (not closed here).
-        async_http_client: An ``httpx.AsyncClient`` for every async client (not closed here).
+        http_client: An ``httpx.Client`` (or ``httpx2.Client``) for every sync client (not
+            closed here).
+        async_http_client: An ``httpx.AsyncClient`` (or ``httpx2.AsyncClient``) for every
+            async client (not closed here).
+        fields: The names the two clients are given as, for the error that refuses another
+            object (the adapters name them differently).
+
+    Raises:
+        ConfigurationError: A client given is none of httpx's or httpx2's of its kind.
     """
 
     def __init__(
         self,
-        http_client: httpx.Client | None = None,
-        async_http_client: httpx.AsyncClient | None = None,
+        http_client: httpx.Client | httpx2.Client | None = None,
+        async_http_client: httpx.AsyncClient | httpx2.AsyncClient | None = None,
+        *,
+        fields: tuple[str, str] = ("http_client", "async_http_client"),
     ) -> None:
+        for client, field, asynchronous in zip(
+            (http_client, async_http_client), fields, (False, True), strict=True
+        ):
+            if client is not None:
+                package_of(client, field=field, asynchronous=asynchronous)
         self.http_client = http_client
         self.async_http_client = async_http_client
+        self._fields = fields
         self._lock = threading.Lock()
         self._sync: OrderedDict[bytes, ChatClient] = OrderedDict()
         self._async: dict[asyncio.AbstractEventLoop, _Loop] = {}
@@ -128,7 +147,7 @@ class ClientPool:
         return f"ClientPool(sync={len(self._sync)}, loops={len(self._async)})"
 
     def __deepcopy__(self, memo: dict[int, Any]) -> ClientPool:
-        return ClientPool(self.http_client, self.async_http_client)
+        return ClientPool(self.http_client, self.async_http_client, fields=self._fields)
 
     def __getstate__(self) -> dict[str, Any]:
         return {}
@@ -271,7 +290,7 @@ SOCKETS = register(
         name="transport.closed_loop_sockets",
         shortcut="the sockets of a closed event loop's clients are closed at once, found "
         "through httpx's and httpcore's private attributes",
-        tested={"httpx": ">=0.27,<0.29", "httpcore": ">=1.0,<1.1"},
+        tested={"httpx": ">=0.27,<0.30", "httpcore": ">=1.0,<1.1"},
         probe=probe_sockets,
         faithful="the clients are dropped and their sockets close when they are collected "
         "(with the reuse fast path off too, every stream's connection was shut down already)",
@@ -294,14 +313,14 @@ def _close_sockets(client: AsyncChatClient) -> None:
     client is left to its owner). Found through httpx's and httpcore's private attributes
     (the fast path :data:`SOCKETS`; ``tests/core/transport/test_pool.py`` fails if they
     move); where it is off, the sockets close when the client is collected."""
-    if not client._owned or not is_on(SOCKETS.name):
+    if not client._owned or not client.fast(SOCKETS):
         return
     for sock in _sockets(client._http):
         with contextlib.suppress(OSError):
             getattr(sock, "_sock", sock).close()  # asyncio's TransportSocket wraps the socket
 
 
-def _sockets(http: httpx.AsyncClient) -> Iterator[Any]:
+def _sockets(http: Any) -> Iterator[Any]:
     """The sockets of ``http``'s open connections (its own transport and proxy mounts)."""
     transports = [getattr(http, "_transport", None), *getattr(http, "_mounts", {}).values()]
     for transport in transports:

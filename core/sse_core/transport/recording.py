@@ -35,6 +35,7 @@ event hooks, so it is routed as every other client is: ``HTTP_PROXY``, ``HTTPS_P
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -45,6 +46,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -52,8 +54,13 @@ import httpx
 from sse_core._redact import redact, redact_data
 from sse_core.transport import recording_store as store
 from sse_core.transport.body import codings, decoded
-from sse_core.transport.client import DEFAULT_LIMITS
-from sse_core.transport.config import SECRET_HEADERS, SECRET_QUERY
+from sse_core.transport.config import (
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_KEEPALIVE,
+    SECRET_HEADERS,
+    SECRET_QUERY,
+)
+from sse_core.transport.packages import named, package_of_response
 from sse_core.transport.recording_store import FORMAT
 
 __all__ = ["FORMAT", "RecordingTransport", "recording_async_client", "recording_client"]
@@ -285,8 +292,11 @@ class _Call:
         return meta, body
 
 
-class _SyncTap(httpx.SyncByteStream):
-    def __init__(self, inner: httpx.SyncByteStream, call: _Call) -> None:
+class _SyncTap:
+    """A sync response stream, recorded as it is read (made a byte stream of the response's
+    own package by :func:`_tap_class`: each package's ``Response`` checks its own type)."""
+
+    def __init__(self, inner: Any, call: _Call) -> None:
         self._inner, self._call = inner, call
 
     def __iter__(self) -> Iterator[bytes]:
@@ -306,8 +316,10 @@ class _SyncTap(httpx.SyncByteStream):
             self._call.finish()
 
 
-class _AsyncTap(httpx.AsyncByteStream):
-    def __init__(self, inner: httpx.AsyncByteStream, call: _Call) -> None:
+class _AsyncTap:
+    """Async twin of :class:`_SyncTap`."""
+
+    def __init__(self, inner: Any, call: _Call) -> None:
         self._inner, self._call = inner, call
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -327,15 +339,21 @@ class _AsyncTap(httpx.AsyncByteStream):
             self._call.finish()
 
 
-def _tap(call: _Call, response: httpx.Response) -> None:
+@functools.cache
+def _tap_class(module: ModuleType, asynchronous: bool) -> type:
+    """The tap as a byte stream of ``module`` (httpx or httpx2)."""
+    if asynchronous:
+        return type("AsyncTap", (_AsyncTap, module.AsyncByteStream), {})
+    return type("SyncTap", (_SyncTap, module.SyncByteStream), {})
+
+
+def _tap(call: _Call, response: Any) -> None:
     """Record ``response``'s body as it is read (nothing if no number could be claimed)."""
     if not call.head(response):
         return
-    if isinstance(response.stream, httpx.AsyncByteStream):
-        response.stream = _AsyncTap(response.stream, call)
-    else:
-        assert isinstance(response.stream, httpx.SyncByteStream)
-        response.stream = _SyncTap(response.stream, call)
+    module = package_of_response(response).module
+    asynchronous = isinstance(response.stream, module.AsyncByteStream)
+    response.stream = _tap_class(module, asynchronous)(response.stream, call)
 
 
 class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
@@ -347,8 +365,11 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     Args:
         directory: Where ``NNN.sse`` and ``NNN.json`` go (created if missing).
         inner: The transport that really sends (sync, async, or both like
-            ``httpx.MockTransport``); by default an ``httpx.HTTPTransport`` for sync
-            requests and an ``httpx.AsyncHTTPTransport`` for async ones.
+            ``httpx.MockTransport``); by default ``package``'s ``HTTPTransport`` for sync
+            requests and its ``AsyncHTTPTransport`` for async ones.
+        package: The HTTP package of the default inner transports, which must be the
+            package of the client that sends through this one: ``"httpx"`` (the default) or
+            ``"httpx2"``.
         secret_headers: More header names whose values are secrets: never written, and
             masked wherever they occur.
         secrets: More values to mask wherever they occur (e.g. a key sent in the body).
@@ -361,18 +382,26 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         inner: httpx.BaseTransport | httpx.AsyncBaseTransport | None = None,
         secret_headers: Iterable[str] = (),
         secrets: Iterable[str] = (),
+        package: str = "httpx",
     ) -> None:
         self._recorder = _Recorder(directory, secret_headers, secrets)
         self.directory: Path = self._recorder.directory
         self.hidden_headers: frozenset[str] = self._recorder.hidden_headers
-        self._sync: httpx.BaseTransport | None
-        self._async: httpx.AsyncBaseTransport | None
+        self._sync: Any
+        self._async: Any
         if inner is None:  # both sides, made now: no race on first use
-            self._sync = httpx.HTTPTransport(limits=DEFAULT_LIMITS)
-            self._async = httpx.AsyncHTTPTransport(limits=DEFAULT_LIMITS)
+            module = named(package).module
+            limits = module.Limits(
+                max_connections=DEFAULT_MAX_CONNECTIONS,
+                max_keepalive_connections=DEFAULT_MAX_KEEPALIVE,
+            )
+            self._sync = module.HTTPTransport(limits=limits)
+            self._async = module.AsyncHTTPTransport(limits=limits)
         else:
-            self._sync = inner if isinstance(inner, httpx.BaseTransport) else None
-            self._async = inner if isinstance(inner, httpx.AsyncBaseTransport) else None
+            self._sync = inner if callable(getattr(inner, "handle_request", None)) else None
+            self._async = (
+                inner if callable(getattr(inner, "handle_async_request", None)) else None
+            )
 
     def __repr__(self) -> str:
         return f"RecordingTransport({str(self.directory)!r})"
@@ -386,7 +415,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         if self._sync is None:
             raise TypeError("the inner transport is async only: use an httpx.AsyncClient")
         call = _Call(self._recorder, request, request.read())
-        response = self._sync.handle_request(request)
+        response: httpx.Response = self._sync.handle_request(request)
         _tap(call, response)
         return response
 
@@ -395,7 +424,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         if self._async is None:
             raise TypeError("the inner transport is sync only: use an httpx.Client")
         call = _Call(self._recorder, request, await request.aread())
-        response = await self._async.handle_async_request(request)
+        response: httpx.Response = await self._async.handle_async_request(request)
         _tap(call, response)
         return response
 
@@ -443,12 +472,14 @@ class _Hooks:
 def recording_client(
     directory: str | os.PathLike[str],
     *,
-    inner: httpx.BaseTransport | None = None,
+    inner: Any = None,
     secret_headers: Iterable[str] = (),
     secrets: Iterable[str] = (),
+    package: str | None = None,
     **options: Any,
-) -> httpx.Client:
-    """An ``httpx.Client`` recording every call into ``directory`` (close it when done).
+) -> Any:
+    """An ``httpx.Client`` (or ``httpx2.Client``) recording every call into ``directory``
+    (close it when done).
 
     Pooled as ``ChatClient``'s own client, and routed as it is: the environment's proxies
     (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) and ``SSL_CERT_FILE``
@@ -459,7 +490,9 @@ def recording_client(
         inner: A transport to send with instead (then the route is that transport's).
         secret_headers: More header names whose values are secrets (never written).
         secrets: More values to mask wherever they occur.
-        **options: More ``httpx.Client`` arguments (``proxy``, ``verify``, ``cert``,
+        package: ``"httpx"`` or ``"httpx2"``: whose client this is (None: the package of
+            ``inner`` if given, else the library's default, ``SSE_CONNECTORS_HTTP``).
+        **options: More ``Client`` arguments (``proxy``, ``verify``, ``cert``,
             ``trust_env``, ...).
     """
     hooks = _Hooks(_Recorder(directory, secret_headers, secrets))
@@ -467,18 +500,20 @@ def recording_client(
         "request": [hooks.on_request],
         "response": [hooks.on_response],
     }
-    options.setdefault("limits", DEFAULT_LIMITS)
-    return httpx.Client(transport=inner, event_hooks=events, timeout=None, **options)
+    module = _client_package(package, inner)
+    options.setdefault("limits", _limits(module))
+    return module.Client(transport=inner, event_hooks=events, timeout=None, **options)
 
 
 def recording_async_client(
     directory: str | os.PathLike[str],
     *,
-    inner: httpx.AsyncBaseTransport | None = None,
+    inner: Any = None,
     secret_headers: Iterable[str] = (),
     secrets: Iterable[str] = (),
+    package: str | None = None,
     **options: Any,
-) -> httpx.AsyncClient:
+) -> Any:
     """Async twin of :func:`recording_client` (``ChatSSE(http_async_client=...)``,
     ``SSELLM(async_http_client=...)``, ``AsyncChatClient(http_client=...)``)."""
     hooks = _Hooks(_Recorder(directory, secret_headers, secrets))
@@ -486,5 +521,21 @@ def recording_async_client(
         "request": [hooks.aon_request],
         "response": [hooks.aon_response],
     }
-    options.setdefault("limits", DEFAULT_LIMITS)
-    return httpx.AsyncClient(transport=inner, event_hooks=events, timeout=None, **options)
+    module = _client_package(package, inner)
+    options.setdefault("limits", _limits(module))
+    return module.AsyncClient(transport=inner, event_hooks=events, timeout=None, **options)
+
+
+def _client_package(package: str | None, inner: Any) -> ModuleType:
+    """The package of a recording client: the one named, else the inner transport's, else
+    the library's default."""
+    if package is None and inner is not None:
+        return package_of_response(inner).module
+    return named(package).module
+
+
+def _limits(module: ModuleType) -> Any:
+    """The pool limits of ``ChatClient``'s own client, in ``module``'s type."""
+    return module.Limits(
+        max_connections=DEFAULT_MAX_CONNECTIONS, max_keepalive_connections=DEFAULT_MAX_KEEPALIVE
+    )

@@ -32,7 +32,6 @@ from sse_core._redact import scrub
 from sse_core.completion import Completion
 from sse_core.errors import SSEConnectorError, StreamError
 from sse_core.events import StreamEvent
-from sse_core.fast_paths import is_on
 from sse_core.pipeline.accumulator import Accumulator
 from sse_core.pipeline.session import StreamSession
 from sse_core.transport.body import adecoded, codings, decoded, guard, hang_up, retire
@@ -43,6 +42,7 @@ from sse_core.transport.keepalive import REUSE, afinish_body, finish_body
 
 if TYPE_CHECKING:
     from sse_core.transport.client import AsyncChatClient, ChatClient, Prepared
+    from sse_core.transport.packages import AnyResponse
 
 __all__ = ["AsyncChatStream", "ChatStream"]
 
@@ -52,14 +52,17 @@ AsyncBatches = AsyncGenerator[list[StreamEvent], None]
 
 class _Outcome:
     """The response and, once it ended well, the completion: what the read loop shares with
-    its stream object without pointing back at it (and the body's idle watch, if any)."""
+    its stream object without pointing back at it (and the body's idle watch, if any), and
+    which of the transport's fast paths are on for its client (decided once per stream)."""
 
-    __slots__ = ("completion", "idle", "response")
+    __slots__ = ("completion", "idle", "read_timeout", "response", "reuse")
 
-    def __init__(self) -> None:
-        self.response: httpx.Response | None = None
+    def __init__(self, client: ChatClient | AsyncChatClient) -> None:
+        self.response: AnyResponse | None = None
         self.completion: Completion | None = None
         self.idle: IdleWatch | None = None
+        self.reuse = client.fast(REUSE)
+        self.read_timeout = client.fast(READ_TIMEOUT)
 
 
 class _StreamBase:
@@ -69,7 +72,7 @@ class _StreamBase:
     _session: StreamSession
 
     @property
-    def response(self) -> httpx.Response | None:
+    def response(self) -> AnyResponse | None:
         """The HTTP response, once its head arrived."""
         return self._outcome.response
 
@@ -93,14 +96,14 @@ class _StreamBase:
         return done if done is not None else self._session.partial()
 
 
-def _begin(response: httpx.Response, session: StreamSession, outcome: _Outcome) -> list[str] | None:
+def _begin(response: AnyResponse, session: StreamSession, outcome: _Outcome) -> list[str] | None:
     """Start the session on the response head and bound the body's silences; the
     content-codings to undo (:mod:`.body`), or None for a body already read (mock
     transports: httpx decoded it in memory)."""
     now = time.monotonic()
     session.begin(response.headers, status=response.status_code, now=now)
     bound = session.read_timeout(now)
-    if is_on(READ_TIMEOUT.name):
+    if outcome.read_timeout:
         # httpcore reads request.extensions["timeout"]["read"] when the body iteration
         # starts, so the idle limit replaces the (long) first-byte limit for every body read.
         extension = response.request.extensions.get("timeout")
@@ -112,14 +115,12 @@ def _begin(response: httpx.Response, session: StreamSession, outcome: _Outcome) 
             outcome.idle = IdleWatch(bound, session.deadline, network_stream, now)
     if response.is_stream_consumed:
         return None
-    if is_on(REUSE.name):
+    if outcome.reuse:
         guard(response)
     return codings(response.headers)
 
 
-def _body_sync(
-    response: httpx.Response, session: StreamSession, outcome: _Outcome
-) -> Iterator[bytes]:
+def _body_sync(response: AnyResponse, session: StreamSession, outcome: _Outcome) -> Iterator[bytes]:
     names = _begin(response, session, outcome)
     if names is None:
         return response.iter_bytes()
@@ -128,7 +129,7 @@ def _body_sync(
 
 
 def _body_async(
-    response: httpx.Response, session: StreamSession, outcome: _Outcome
+    response: AnyResponse, session: StreamSession, outcome: _Outcome
 ) -> AsyncIterator[bytes]:
     names = _begin(response, session, outcome)
     if names is None:
@@ -179,7 +180,7 @@ def _run(
             outcome.completion = session.completion()
     finally:
         _disarm(outcome)
-        _close(response, body, ended_well=outcome.completion is not None)
+        _close(response, body, ended_well=outcome.completion is not None, reuse=outcome.reuse)
 
 
 async def _arun(
@@ -198,12 +199,13 @@ async def _arun(
             outcome.completion = session.completion()
     finally:
         _disarm(outcome)
-        await _aclose(response, body if outcome.completion is not None else None)
+        ended_well = outcome.completion is not None
+        await _aclose(response, body, ended_well=ended_well, reuse=outcome.reuse)
 
 
 def _start_sync(
     client: ChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
-) -> tuple[httpx.Response, Iterator[bytes]]:
+) -> tuple[AnyResponse, Iterator[bytes]]:
     response = outcome.response = client._open(prepared)
     body = _body_sync(response, session, outcome)
     _Closer.reading[id(response)] = (response, body)  # out of any garbage (see _Closer)
@@ -212,22 +214,54 @@ def _start_sync(
 
 async def _start_async(
     client: AsyncChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
-) -> tuple[httpx.Response, AsyncIterator[bytes]]:
+) -> tuple[AnyResponse, AsyncIterator[bytes]]:
     response = outcome.response = await client._open(prepared)
     return response, _body_async(response, session, outcome)
 
 
-async def _aclose(response: httpx.Response, body: AsyncIterator[bytes] | None) -> None:
+async def _aclose(
+    response: AnyResponse, body: AsyncIterator[bytes], *, ended_well: bool, reuse: bool
+) -> None:
     """Close an async response: one that ended well after reading the end of its body if it
-    is here (:mod:`.keepalive`); one left early hung up at once first (see below)."""
-    if body is None or not is_on(REUSE.name):
-        _hang_up(response)
+    is here (:mod:`.keepalive`); one left early hung up at once first (see below). Then its
+    body's generators are unwound (:func:`_unwind`)."""
+    if not ended_well or not reuse:
+        _hang_up(response, reuse)
     else:
         await afinish_body(response, body)
     await response.aclose()
+    await _unwind(body)
 
 
-def _hang_up(response: httpx.Response) -> None:
+#: Reads an unwound body may still give (an in-memory body has no connection to close).
+_UNWIND_READS = 64
+
+
+async def _unwind(body: AsyncIterator[bytes]) -> None:
+    """End every generator of a closed response's body, down to httpx's and httpcore's.
+
+    A body left before its end (a ``break``, ``aclose()``, the answer whole before the
+    body's end) is a chain of async generators, each suspended in the one below it: ours
+    (decoding, the idle watch), httpx's ``aiter_raw`` and its streams, httpcore's. Closing the
+    outermost closes none of those below, and each would be left to the event loop's
+    finalizer, a task of its own at some later turn (or, at the loop's shutdown, a pending
+    ``async_generator_athrow``). The connection is closed now, so one more read fails at the
+    bottom at once, and the error ends each generator of the chain on its way up (or the end
+    of the body does). A body that keeps giving bytes (one held in memory) is closed after
+    :data:`_UNWIND_READS` reads. A cancelled or failed read unwound the chain already: the
+    next one ends at once.
+    """
+    for _ in range(_UNWIND_READS):
+        try:
+            await body.__anext__()
+        except Exception:  # StopAsyncIteration, or what the closed connection raises
+            return
+    close = getattr(body, "aclose", None)
+    if close is not None:
+        await close()
+
+
+def _hang_up(response: AnyResponse, reuse: bool) -> None:
     """Shut the connection of an unfinished response down now, without awaiting anything.
 
     An async stream left early is closed by ``aclose()``, which needs the event loop; when a
@@ -243,7 +277,7 @@ def _hang_up(response: httpx.Response) -> None:
     """
     if not response.is_closed:
         hang_up(response.extensions.get("network_stream"))
-    elif is_on(REUSE.name):
+    elif reuse:
         retire(response)
 
 
@@ -260,14 +294,14 @@ def _raise_body_error(
     session: StreamSession,
     config: ClientConfig,
     prepared: Prepared,
-    exc: httpx.HTTPError,
+    exc: Exception,
 ) -> NoReturn:
-    """Raise the typed error for what httpx raised while the body was read."""
+    """Raise the typed error for what the HTTP client raised while the body was read."""
     cause = _idle_expired(exc, outcome)
     raise _stream_error(cause, session, config, prepared) from cause
 
 
-def _idle_expired(exc: httpx.HTTPError, outcome: _Outcome) -> httpx.HTTPError:
+def _idle_expired(exc: Exception, outcome: _Outcome) -> Exception:
     """The read timeout the idle watch's hang-up stands for, or ``exc`` itself (chained as
     its cause, so that the request ``exc`` holds is detached with it: its headers hold the
     key)."""
@@ -284,10 +318,10 @@ def _disarm(outcome: _Outcome) -> None:
 
 
 def _stream_error(
-    exc: httpx.HTTPError, session: StreamSession, config: ClientConfig, prepared: Prepared
+    exc: Exception, session: StreamSession, config: ClientConfig, prepared: Prepared
 ) -> SSEConnectorError:
-    """The typed error for httpx's ``exc`` while reading the body (a StreamError carries the
-    partial answer), with the key scrubbed from ``exc``, which becomes its cause."""
+    """The typed error for the HTTP client's ``exc`` while reading the body (a StreamError
+    carries the partial answer), with the key scrubbed from ``exc``, which becomes its cause."""
     encoding = session.answer.headers.get("content-encoding", "")
     idle = config.timeouts.idle  # what a body read waits for (the total's rest, if sooner)
     limit = f"Timeouts.idle ({idle:g} s)" if idle is not None else "the total timeout"
@@ -305,9 +339,12 @@ def _flatten(batches: Batches) -> Generator[StreamEvent, None, None]:
 
 
 async def _aflatten(batches: AsyncBatches) -> AsyncGenerator[StreamEvent, None]:
-    async for batch in batches:
-        for event in batch:
-            yield event
+    try:
+        async for batch in batches:
+            for event in batch:
+                yield event
+    finally:  # closed (or finalized) itself: the read loop with it, not left to the loop
+        await batches.aclose()
 
 
 class ChatStream(_StreamBase):
@@ -316,7 +353,7 @@ class ChatStream(_StreamBase):
     def __init__(self, client: ChatClient, prepared: Prepared) -> None:
         if not _Closer.started:
             _Closer.start()
-        self._outcome = _Outcome()
+        self._outcome = _Outcome(client)
         self._session = client._session(prepared)
         self._batches = _run(client, prepared, self._session, self._outcome)
         self._events = _flatten(self._batches)
@@ -355,7 +392,7 @@ class AsyncChatStream(_StreamBase):
     """Async twin of :class:`ChatStream`; use ``async with`` so an early exit closes at once."""
 
     def __init__(self, client: AsyncChatClient, prepared: Prepared) -> None:
-        self._outcome = _Outcome()
+        self._outcome = _Outcome(client)
         self._session = client._session(prepared)
         self._batches = _arun(client, prepared, self._session, self._outcome)
         self._events = _aflatten(self._batches)
@@ -407,8 +444,8 @@ class _Closer:
 
     collecting = False  # a collection is running (set by the gc callback)
     started = False
-    pending: queue.SimpleQueue[tuple[httpx.Response, Any]] = queue.SimpleQueue()
-    reading: ClassVar[dict[int, tuple[httpx.Response, Iterator[bytes]]]] = {}
+    pending: queue.SimpleQueue[tuple[AnyResponse, Any]] = queue.SimpleQueue()
+    reading: ClassVar[dict[int, tuple[AnyResponse, Iterator[bytes]]]] = {}
 
     @classmethod
     def on_gc(cls, phase: str, info: dict[str, Any]) -> None:
@@ -427,7 +464,7 @@ class _Closer:
             _close_abandoned(*cls.pending.get())
 
 
-def _close_abandoned(response: httpx.Response, body: Any) -> None:
+def _close_abandoned(response: AnyResponse, body: Any) -> None:
     """Close a response abandoned in a collection, and its body's generators (if here).
     (A function of its own: a local of the closer's loop would keep the last one, its
     connection and its pool, alive until the next, and so its socket open.)"""
@@ -442,17 +479,19 @@ def _close_abandoned(response: httpx.Response, body: Any) -> None:
 gc.callbacks.append(_Closer.on_gc)
 
 
-def _close(response: httpx.Response, body: Iterator[bytes], *, ended_well: bool) -> None:
-    """Close ``response`` (after reading the end of ``body``, for an answer that ended well:
-    :mod:`.keepalive`); inside a garbage collection, on the closer thread instead, with the
-    body (see :class:`_Closer`)."""
+def _close(
+    response: AnyResponse, body: Iterator[bytes], *, ended_well: bool, reuse: bool
+) -> None:
+    """Close ``response`` (after reading the end of ``body``, for an answer that ended well
+    and a client whose connections are reused: :mod:`.keepalive`); inside a garbage
+    collection, on the closer thread instead, with the body (see :class:`_Closer`)."""
     _Closer.reading.pop(id(response), None)
-    reuse = ended_well and is_on(REUSE.name)
-    if not reuse:
-        _hang_up(response)
+    keep = ended_well and reuse
+    if not keep:
+        _hang_up(response, reuse)
     if _Closer.collecting:
         _Closer.pending.put((response, body))
         return
-    if reuse:
+    if keep:
         finish_body(response, body)
     response.close()

@@ -55,7 +55,7 @@ def test_a_watch_fires_once_and_only_while_armed() -> None:
     with serving(lambda n, request: _late) as served, httpx.Client() as http:
         request = http.build_request("POST", served.url, content=b"{}")
         watch = HeadWatch(0.1, "first_byte (0.1 s)")
-        watch.attach(http, request)
+        watch.attach(http, request, asynchronous=False, fast=True)
         assert request.extensions["trace"] is watch
         started = time.monotonic()
         with pytest.raises(httpx.ReadTimeout, match=r"first_byte \(0\.1 s\)"):
@@ -70,7 +70,7 @@ def test_a_request_answered_in_time_disarms_its_watch() -> None:
         with httpx.Client() as http:
             request = http.build_request("POST", served.url, content=b"{}")
             watch = HeadWatch(0.2, "first_byte (0.2 s)")
-            watch.attach(http, request)
+            watch.attach(http, request, asynchronous=False, fast=True)
             with http.stream("POST", served.url, content=b"{}") as _:
                 pass
             http.send(request).close()
@@ -97,7 +97,7 @@ def test_faithful_the_watch_fires_on_the_traced_connection(
     async def send_async(url: str, watch: HeadWatch) -> None:
         async with httpx.AsyncClient() as http:
             request = http.build_request("POST", url, content=b"{}")
-            watch.attach(http, request)
+            watch.attach(http, request, asynchronous=True, fast=True)
             await http.send(request)
 
     def later(conn: socket.socket) -> None:
@@ -111,7 +111,7 @@ def test_faithful_the_watch_fires_on_the_traced_connection(
             if mode == "sync":
                 with httpx.Client() as http:
                     request = http.build_request("POST", served.url, content=b"{}")
-                    watch.attach(http, request)
+                    watch.attach(http, request, asynchronous=False, fast=True)
                     http.send(request)
             else:
                 asyncio.run(send_async(served.url, watch))

@@ -29,6 +29,7 @@ from sse_core.transport.http import (
     map_transport_error,
     rejects_stream_options,
 )
+from sse_core.transport.packages import ENV, default_package
 
 KEY = SecretStr("sk-test-secret-123")
 
@@ -156,9 +157,12 @@ def test_httpx_errors_are_mapped_once(exc: httpx.HTTPError, in_body: bool, cls: 
     assert type(error) is cls and URL in str(error)
 
 
-def test_head_timeout_is_bounded_by_what_remains() -> None:
-    head = head_timeout(Timeouts(connect=1, first_byte=100, idle=5), 2.0)
+@pytest.mark.parametrize("name", ["httpx", "httpx2"])
+def test_head_timeout_is_bounded_by_what_remains_in_the_clients_own_type(name: str) -> None:
+    package = default_package({ENV: name})
+    head = head_timeout(package, Timeouts(connect=1, first_byte=100, idle=5), 2.0)
     assert (head.connect, head.read) == (1, 2.0)
+    assert type(head) is package.module.Timeout
 
 
 def _unreachable(exc: httpx.HTTPError) -> GatewayConnectionError:

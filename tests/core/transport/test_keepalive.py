@@ -16,38 +16,50 @@ import pytest
 
 from sse_core import AsyncChatClient, ChatClient, fast_paths
 from sse_core.transport.keepalive import REUSE, end_is_here, find_h11_state, probe_chain
+from sse_core.transport.packages import ENV
 from tests.counting_server import FRAMES, PAYLOAD, Behaviour, serving
 
 
+@pytest.mark.parametrize("package", ["httpx", "httpx2"])
 @pytest.mark.parametrize("reuse", [True, False], ids=["fast", "faithful"])
 @pytest.mark.parametrize("framing", ["chunked", "length"])
-def test_the_next_request_reuses_the_connection(framing: str, reuse: bool) -> None:
+def test_the_next_request_reuses_the_connection(
+    framing: str, reuse: bool, package: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Fast path: one connection for every answer. Faithful (httpx's public API only): each
-    stream's connection is shut down at its close, the answers the same."""
+    stream's connection is shut down at its close, the answers the same. A client of httpx2
+    takes the faithful path whatever the registry says: the fast path was probed on httpx."""
+    monkeypatch.setenv(ENV, package)
     behaviour = Behaviour(framing=framing)
     with (
         fast_paths.forced(REUSE.name, reuse),
         serving(behaviour) as url,
         ChatClient(base_url=url, api_key="k") as client,
     ):
+        assert client.package.name == package
         for _ in range(3):
             assert client.complete(PAYLOAD).content == "hello"
-    assert behaviour.connections == (1 if reuse else 3)
+    assert behaviour.connections == (1 if reuse and package == "httpx" else 3)
 
 
+@pytest.mark.parametrize("package", ["httpx", "httpx2"])
 @pytest.mark.parametrize("reuse", [True, False], ids=["fast", "faithful"])
 @pytest.mark.parametrize("framing", ["chunked", "length"])
-def test_the_next_async_request_reuses_the_connection(framing: str, reuse: bool) -> None:
+def test_the_next_async_request_reuses_the_connection(
+    framing: str, reuse: bool, package: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(ENV, package)
     behaviour = Behaviour(framing=framing)
 
     async def run(url: str) -> None:
         async with AsyncChatClient(base_url=url, api_key="k") as client:
+            assert client.package.name == package
             for _ in range(3):
                 assert (await client.complete(PAYLOAD)).content == "hello"
 
     with fast_paths.forced(REUSE.name, reuse), serving(behaviour) as url:
         asyncio.run(run(url))
-    assert behaviour.connections == (1 if reuse else 3)
+    assert behaviour.connections == (1 if reuse and package == "httpx" else 3)
 
 
 def test_the_private_chain_is_probed() -> None:

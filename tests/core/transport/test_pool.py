@@ -15,6 +15,7 @@ import pytest
 
 from sse_core import AsyncChatClient, ChatClient, ClientConfig, ClientPool, fast_paths
 from sse_core.transport.keepalive import REUSE
+from sse_core.transport.packages import ENV
 from sse_core.transport.pool import SOCKETS, _sockets, probe_sockets
 from tests.counting_server import Behaviour, serving, wait_until
 
@@ -138,8 +139,10 @@ PAYLOAD = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
 
 @pytest.fixture
-def fast_sockets() -> Iterator[None]:
-    """The fast paths these tests are about: connections kept, and closed at once."""
+def fast_sockets(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The fast paths these tests are about: connections kept, and closed at once (on the
+    clients of httpx, the package they were probed on)."""
+    monkeypatch.setenv(ENV, "httpx")
     with fast_paths.forced(REUSE.name, True), fast_paths.forced(SOCKETS.name, True):
         yield
 
