@@ -18,10 +18,13 @@ The rules:
   and the ``citations`` it starts with (or holds whole) -> Citation with the block's index,
   as sent (a citation that is no JSON object stays a GatewayEvent, as sent);
 - usage: each report updates the counts it names (the last value wins, never a sum; a
-  gateway may send ``input_tokens`` only in ``message_delta``; a 0 after a count is a
-  relay's zero value for a field it was not sent, and leaves the count, except
-  ``message_delta``'s ``output_tokens``, always sent and final). ``prompt_tokens`` counts
-  every input token, cache reads and writes included, as chat completions count them;
+  gateway may send ``input_tokens`` only in ``message_delta``). A count ``message_delta``
+  names is final, 0 included, as the anthropic SDK reads it (a compacted prompt's cache
+  counts drop to 0 there), except a relay's zero-fill: an input side all 0 after
+  ``message_start`` counted a prompt (a Go relay's zero values for the counts it was not
+  sent; no answer has an empty prompt) leaves the input counts known. ``prompt_tokens``
+  counts every input token, cache reads and writes included, as chat completions count
+  them;
 - the stop reason is mapped to the shared finish reasons (:data:`FINISH_REASONS`; others,
   such as ``pause_turn``, pass unchanged) and kept as sent on :class:`Finish`;
 - ``message_stop`` ends the stream (StreamEnd, :attr:`MessagesDecoder.done`): the caller stops
@@ -86,6 +89,8 @@ _MESSAGE_FIELDS = frozenset(
 )
 _DELTA_FIELDS = frozenset({"type", "delta", "usage", "stop_reason", "stop_sequence"})
 _STOP_FIELDS = frozenset({"type"})
+#: The counts of a prompt (``input_tokens`` leaves out the cached part).
+_INPUT_COUNTS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
 class MessagesDecoder:
@@ -252,9 +257,7 @@ class MessagesDecoder:
     def _message_delta(self, payload: Mapping[str, Any], events: list[StreamEvent]) -> None:
         usage = payload.get("usage")
         if type(usage) is dict:
-            # message_delta always carries output_tokens, and it is final (a 0 is the count;
-            # the anthropic SDK reports it); the input counts it may leave out keep the rule.
-            self._report(usage, events, final="output_tokens")
+            self._report(usage, events, final=not self._zero_filled(usage))
         delta = payload.get("delta")
         if type(delta) is not dict:
             return
@@ -282,21 +285,35 @@ class MessagesDecoder:
         self.done = True  # the gateway said what failed: nothing after it counts
         events.append(parse_error(payload))
 
-    def _report(self, usage: Mapping[str, Any], events: list[StreamEvent], final: str = "") -> None:
-        """Take a usage report: each count it names replaces the one before (null: unsaid;
-        0 after a count: a Go relay's zero value for a field absent upstream, unsaid too,
-        except for the ``final`` count, whose 0 is the count)."""
+    def _report(
+        self, usage: Mapping[str, Any], events: list[StreamEvent], final: bool = True
+    ) -> None:
+        """Take a usage report: each count it names replaces the one before (null: unsaid).
+        Not ``final`` (a relay's zero-filled ``message_delta``): an input count's 0 after a
+        count is unsaid too."""
         known = self._usage
         said = {
             key: value
             for key, value in usage.items()
             if value is not None
-            and (key == final or not (value == 0 and type(value) is int and known.get(key)))
+            and (final or key not in _INPUT_COUNTS or value != 0 or not known.get(key))
         }
         if not said:
             return
         self._usage = merged = {**self._usage, **said}
         events.append(_usage_update(messages_usage(merged)))
+
+    def _zero_filled(self, usage: Mapping[str, Any]) -> bool:
+        """Whether ``message_delta``'s input counts are a relay's zero values: all 0 (none
+        above it) after ``message_start`` counted a prompt. The anthropic SDK would take
+        them; a Go relay re-encoding the event from its structs sends 0 for each count the
+        API left out (the dive capture: ``"input_tokens":0`` after 471), and no answer has
+        an empty prompt."""
+        inputs = [usage[key] for key in _INPUT_COUNTS if usage.get(key) is not None]
+        if not inputs or any(type(value) is not int or value for value in inputs):
+            return False
+        known = self._usage
+        return any(type(known.get(key)) is int and known[key] > 0 for key in _INPUT_COUNTS)
 
 
 def _str(value: object) -> str | None:
