@@ -3,6 +3,8 @@
 - One description per object: a name several packages export (the adapters re-export the
   core's errors) is documented under the first package of :data:`sse_refs.PACKAGES` that
   exports it, and the others' module entries say where.
+- A model class whose settings are pydantic fields (ChatSSE, SSELLM) gets a table of every
+  field, with its type, default and description (:mod:`sse_fields`).
 - Attribute and property docstrings are prose (``#: The response headers: ...``); napoleon
   would read a first line with a colon as ``type: description``, so they are kept as written.
 """
@@ -13,6 +15,7 @@ import importlib
 from typing import Any
 
 from sphinx.application import Sphinx
+from sse_fields import field_lines, is_settings_model
 from sse_refs import PACKAGES
 
 #: The module whose members autodoc is documenting now (set by its module docstring).
@@ -59,6 +62,8 @@ def _after_napoleon(
 ) -> None:
     if what in _PROSE and name in _prose:
         lines[:] = _prose.pop(name)
+    elif what == "class" and is_settings_model(obj):
+        lines.extend(field_lines(obj))  # its settings are fields, which autodoc does not list
 
 
 def _reexports(app: Sphinx, module_name: str) -> list[str]:
