@@ -83,21 +83,21 @@ def test_a_field_changed_in_place_reaches_the_next_request(
         emulator,
         default_headers={"X-Team": "a"},
         additional_kwargs={"top_k": 3},
-        extra_body={"seed": 1},
+        extra_body={"top_p": 0.5},  # a field both APIs take (Messages refuses chat's seed)
         default_query={"v": "1"},
         stop=["END"],
     )
     stop = "stop_sequences" if protocol == "anthropic" else "stop"
     first = _sent(llm, emulator, mode)
-    assert (first.json()["top_k"], first.json()["seed"], first.query) == (3, 1, "v=1")
+    assert (first.json()["top_k"], first.json()["top_p"], first.query) == (3, 0.5, "v=1")
     llm.additional_kwargs["top_k"] = 4
-    llm.extra_body["seed"] = 2
+    llm.extra_body["top_p"] = 0.75
     llm.default_headers["X-Team"] = "b"
     llm.default_query["v"] = "2"
     llm.stop.append("HALT")  # type: ignore[union-attr]
     record = _sent(llm, emulator, mode)
     body = record.json()
-    assert (body["top_k"], body["seed"], body[stop]) == (4, 2, ["END", "HALT"])
+    assert (body["top_k"], body["top_p"], body[stop]) == (4, 0.75, ["END", "HALT"])
     assert (_header(record, "X-Team"), record.query) == ("b", "v=2")
 
 

@@ -24,6 +24,7 @@ import os
 import threading
 import typing
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -112,7 +113,7 @@ def _build(api: str) -> Validator | None:
     compiler = Compiler(
         forbid_extra=_FORBID_EXTRA[api],
         body_key=_body_key,
-        amend=_responses_amendments() if api == "responses" else {},
+        amend=_AMENDMENTS[api](),
         null_is_default=distribution == "openai",
     )
     # ``stream`` is in the SDK's two subclasses of the base (streaming or not), one field.
@@ -137,6 +138,24 @@ def source(api: str) -> str | None:
     distribution, module_name, name = SOURCES[api]
     version = versions()[distribution]
     return None if version is None else f"{distribution} {version}: {module_name}.{name}"
+
+
+def _chat_amendments() -> dict[Any, Any]:
+    """The one message the API takes that openai-python's type leaves out: a ``tool`` message
+    of image parts, not text alone (langchain-openai's standard integration tests send one to
+    api.openai.com: ``supports_image_tool_message``)."""
+    from openai.types.chat import ChatCompletionContentPartParam, ChatCompletionToolMessageParam
+
+    ToolMessage = typing_extensions.TypedDict(  # noqa: UP013 - see _responses_amendments
+        "ToolMessage",
+        {
+            "content": Required[str | list[ChatCompletionContentPartParam]],
+            "role": Required[Literal["tool"]],
+            "tool_call_id": Required[str],
+        },
+        total=False,
+    )
+    return {ChatCompletionToolMessageParam: ToolMessage}
 
 
 def _responses_amendments() -> dict[Any, Any]:
@@ -164,6 +183,14 @@ def _responses_amendments() -> dict[Any, Any]:
     )
     items = typing.get_args(module.ResponseInputParam)[0]
     return {items: items | AssistantOutputMessage}
+
+
+#: What each API's published type is amended with.
+_AMENDMENTS: dict[str, Callable[[], dict[Any, Any]]] = {
+    "chat": _chat_amendments,
+    "responses": _responses_amendments,
+    "messages": dict,
+}
 
 
 def versions() -> dict[str, str | None]:

@@ -229,6 +229,7 @@ class Compiler:
                 if required and self.null_is_default and "null" in value.kinds:
                     required = False
                 fields.append((key, required, value))
+        fields.sort(key=lambda field: field[0] != "type")  # what it is, before what it holds
         node.keyed = {key: n.tags for key, _, n in fields if n.tags}
         node.required = frozenset(key for key, req, _ in fields if req)
         node.check = _object(tuple(fields), forbid=self.forbid_extra, nulls=self.null_is_default)
