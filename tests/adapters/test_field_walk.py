@@ -2,7 +2,10 @@
 changes what is sent or is refused at construction by name, with the protocol it does not
 apply to. A field that says how the client works (connection, retries, reading) rather than
 what is asked is listed with what it does instead, so a new field fails here until it is
-placed. The body is what the adapter sent, captured by a recording transport."""
+placed. The body is what the adapter sent, captured by a recording transport, and each body
+is then checked by the strict emulator (every request against the providers' published
+request types and the APIs' rules): a field that makes a request the API refuses fails here,
+named."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from llama_index.core.llms.function_calling import FunctionCallingLLM
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
 from sse_core import ConfigurationError
+from sse_emulator import Emulator
 from tests.adapters.conftest import PROTOCOLS
 
 THINK = {"type": "enabled", "budget_tokens": 1024}
@@ -37,7 +41,7 @@ LC_REQUEST: dict[str, tuple[Any, dict[str, Any]]] = {
     "reasoning_effort": ("low", {}),
     "thinking": (THINK, {}),
     "model_kwargs": ({"top_p": 0.97}, {}),
-    "extra_body": ({"custom_field": 1}, {}),
+    "extra_body": ({"metadata": {"user_id": "u1"}}, {}),  # a field every API takes
     "disabled_params": ({"temperature": None}, {"temperature": 0.5}),
     "reasoning_passback": (True, {}),
 }
@@ -49,7 +53,7 @@ LI_REQUEST: dict[str, tuple[Any, dict[str, Any]]] = {
     "reasoning_effort": ("low", {}),
     "thinking_dict": (THINK, {}),
     "additional_kwargs": ({"top_p": 0.97}, {}),
-    "extra_body": ({"custom_field": 1}, {}),
+    "extra_body": ({"metadata": {"user_id": "u1"}}, {}),
     "reasoning_passback": (True, {}),
 }
 #: Fields that say how the client works, not what is asked, with what they do instead.
@@ -151,13 +155,29 @@ def test_every_field_is_placed(adapter: str) -> None:
 CASES = [(a, p, f) for a in sorted(ADAPTERS) for p in PROTOCOLS for f in sorted(ADAPTERS[a][1])]
 
 
+#: Where each protocol's body goes on the emulator.
+PATHS = {
+    "chat_completions": "/v1/chat/completions",
+    "anthropic": "/v1/messages",
+    "responses": "/v1/responses",
+}
+
+
+def _accepted(emulator: Emulator, protocol: str, body: dict[str, Any], field: str) -> None:
+    """The strict emulator answers ``body`` (the API would take it)."""
+    headers = {"anthropic-version": "2023-06-01"}
+    answer = httpx.post(emulator.url + PATHS[protocol], json=body, headers=headers, timeout=10)
+    assert answer.status_code == 200, f"{field} on {protocol}: refused: {answer.text}"
+
+
 @pytest.mark.parametrize(("adapter", "protocol", "field"), CASES)
 def test_a_request_field_is_sent_or_refused_by_name(
-    adapter: str, protocol: str, field: str
+    adapter: str, protocol: str, field: str, emulator: Emulator
 ) -> None:
     body_of, request, _, _ = ADAPTERS[adapter]
     value, alongside = request[field]
     baseline = body_of(protocol, alongside)
+    _accepted(emulator, protocol, baseline, "the baseline")
     try:
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
@@ -165,6 +185,7 @@ def test_a_request_field_is_sent_or_refused_by_name(
     except ConfigurationError as exc:
         assert field in str(exc) and repr(protocol) in str(exc), exc
         return
+    _accepted(emulator, protocol, body, field)
     if body == baseline:  # not sent: only with a warning that names it
         assert any(str(w.message).startswith(f"{field} is not sent") for w in said), (
             f"{field}={value!r} changed nothing sent on {protocol}"

@@ -10,7 +10,14 @@ import pytest
 
 from sse_core import ChatClient, ConfigurationError
 from sse_core.protocols import anthropic
-from sse_core.protocols.turns import TextPart, ToolResultPart, ToolUsePart, Turn
+from sse_core.protocols.turns import (
+    RawPart,
+    ReasoningPart,
+    TextPart,
+    ToolResultPart,
+    ToolUsePart,
+    Turn,
+)
 from tests.raw_server import response, serving
 
 THINK = {"type": "enabled", "budget_tokens": 1024}
@@ -115,3 +122,60 @@ def test_a_request_without_a_message_is_refused_before_it_is_sent() -> None:
                 client.complete(payload)
         client.close()
     assert served.connections == 0
+
+
+# The ranges and the forced tool the API refuses (issue 35), and a tool loop without thinking.
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("temperature", 1.5), ("temperature", -1), ("top_p", 2)]
+)
+def test_sampling_outside_zero_to_one_is_refused_by_name(field: str, value: float) -> None:
+    """The API: "temperature: Input should be less than or equal to 1" (OpenAI's goes to 2)."""
+    with pytest.raises(ConfigurationError, match=f"{field} must be between 0 and 1"):
+        body(**{field: value})
+    assert body(**{field: 1})[field] == 1
+
+
+@pytest.mark.parametrize("choice", [{"type": "tool"}, {"type": "function", "function": {}}])
+def test_a_forced_tool_without_its_name_is_refused(choice: dict[str, Any]) -> None:
+    """The API: "tool_choice.tool.name: Field required"."""
+    with pytest.raises(ConfigurationError, match="forces a tool but names none"):
+        body(tools=TOOLS, tool_choice=choice)
+    assert body(tools=TOOLS, tool_choice={"type": "none"})["tool_choice"] == {"type": "none"}
+
+
+def test_a_tool_loop_without_thinking_in_its_turn_is_sent_without_thinking() -> None:
+    """Another protocol's answer (no signed thinking) continued in a tool loop with thinking
+    on: the API refuses it and advises to disable thinking, so thinking is not sent, said."""
+    with pytest.warns(UserWarning, match="thinking is not sent: the assistant turn before"):
+        sent = anthropic.messages_body("claude", _loop("toolu_1"), {"thinking": THINK})
+    assert "thinking" not in sent
+    answered = Turn(role="assistant", parts=(TextPart(text="Two."),))
+    asked_again = [*_loop("toolu_1"), answered, *ASK]  # the loop is over: nothing refused
+    assert anthropic.messages_body("claude", asked_again, {"thinking": THINK})["thinking"]
+
+
+def test_what_no_api_takes_back_is_left_out_and_said() -> None:
+    """sse_core.protocols.history: an interrupted call, whitespace text, another protocol's
+    reasoning item and output items."""
+    item = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAA"}
+    cut = Turn(
+        role="assistant",
+        parts=(
+            ReasoningPart(text="t", signature="gAAAA", item=item),
+            TextPart(text="  \n"),
+            RawPart(block={"type": "web_search_call", "id": "ws_1", "status": "completed"}),
+            ToolUsePart(id="toolu_1", name="add", input={"a": 1}),
+        ),
+    )
+    with pytest.warns(UserWarning) as said:
+        sent = anthropic.messages_body("claude", [*ASK, cut, *ASK], {})
+    (warning,) = [str(w.message) for w in said]
+    assert "the Responses API's encrypted reasoning item 'rs_1'" in warning
+    assert "'web_search_call' block" in warning and "the tool call 'toolu_1' (add)" in warning
+    assert [m["role"] for m in sent["messages"]] == ["user"]  # the turn left empty goes
+    assert sent["messages"][0]["content"] == [
+        {"type": "text", "text": "hi"},
+        {"type": "text", "text": "hi"},
+    ]

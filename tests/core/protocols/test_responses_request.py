@@ -245,7 +245,7 @@ def test_an_effort_for_a_model_that_does_not_reason_is_not_sent(model: str) -> N
     with pytest.warns(UserWarning, match="reasoning_effort 'high' is not sent"):
         sent = build(model=model, reasoning={"effort": "high", "summary": "auto"})
     assert sent["reasoning"] == {"summary": "auto"}
-    with pytest.raises(ConfigurationError, match="reasoning_effort|reasoning.effort"):
+    with pytest.raises(ConfigurationError, match=r"reasoning_effort|reasoning\.effort"):
         build(model=model, reasoning_effort="extreme")
 
 

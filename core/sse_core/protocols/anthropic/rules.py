@@ -32,6 +32,8 @@ MIN_THINKING_BUDGET = 1024
 MAX_CACHE_BREAKPOINTS = 4
 #: The thinking types that turn thinking on.
 _THINKING_ON = frozenset({"enabled", "adaptive"})
+#: The blocks a tool loop's assistant turn starts with, with thinking on.
+_THINKING_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 
 
 def thinking_on(thinking: object) -> bool:
@@ -56,7 +58,10 @@ def check_request(body: dict[str, Any]) -> None:
     """Make ``body`` one the API accepts, or refuse it: with thinking on, a forced tool choice
     becomes ``auto`` and a ``temperature`` other than 1, a ``top_k`` or a ``top_p`` below
     0.95 are not sent (each with a warning: the API refuses them, and llama-index's Anthropic
-    LLM and langchain-anthropic do the same); what cannot be mended is refused.
+    LLM and langchain-anthropic do the same); a tool loop whose assistant turn holds no
+    thinking (another protocol's answer, or one cut before its signature) is sent without
+    thinking, with a warning (the API refuses it with thinking on, and advises to disable
+    thinking); what cannot be mended is refused.
 
     Raises:
         ConfigurationError: A ``temperature`` or ``top_p`` outside 0 to 1; a thinking budget
@@ -67,10 +72,35 @@ def check_request(body: dict[str, Any]) -> None:
     """
     _check_ranges(body)
     thinking = body.get("thinking")
-    if isinstance(thinking, Mapping) and thinking_on(thinking):
+    if thinking_on(thinking) and _unthought_loop(body["messages"]):
+        warnings.warn(
+            "thinking is not sent: the assistant turn before these tool results holds no "
+            "thinking block (an answer of another protocol, or one cut before its signature), "
+            "and with thinking on the API refuses a tool loop without it ('a final assistant "
+            "message must start with a thinking block'; its advice: disable thinking)",
+            UserWarning,
+            stacklevel=3,
+        )
+        del body["thinking"]
+    elif isinstance(thinking, Mapping) and thinking_on(thinking):
         _check_thinking(body, thinking)
     _check_tool_results(body["messages"])
     _check_cache_breakpoints(body)
+
+
+def _unthought_loop(turns: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the conversation ends in tool results whose assistant turn does not start with
+    a thinking block ("Extended thinking", preserving thinking blocks)."""
+    last = turns[-1] if turns else {}
+    content = last.get("content")
+    results = isinstance(content, list) and any(
+        isinstance(block, Mapping) and block.get("type") == "tool_result" for block in content
+    )
+    if last.get("role") != "user" or not results or len(turns) < 2:
+        return False
+    before = turns[-2].get("content")
+    first = before[0] if isinstance(before, list) and before else {}
+    return not (isinstance(first, Mapping) and first.get("type") in _THINKING_BLOCKS)
 
 
 def _check_ranges(body: Mapping[str, Any]) -> None:
