@@ -49,8 +49,9 @@ CORE_TOOLS = [
     "httpx-sse",
 ]
 #: What the editable install builds with, without isolation (hatchling's editable wheels of
-#: packages in subfolders need editables).
-BUILD = ["hatchling", "editables"]
+#: packages in subfolders need editables), and pip, which ``uv pip sync`` would otherwise
+#: remove from a venv (``pip index`` and the docs' commands use it).
+BUILD = ["hatchling", "editables", "pip"]
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 
 
