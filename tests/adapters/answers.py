@@ -242,9 +242,8 @@ def _thinking_block(block: dict[str, Any]) -> ThinkingBlock:
     """A LlamaIndex ThinkingBlock of Anthropic's thinking or redacted_thinking block."""
     if block["type"] == "redacted_thinking":
         return ThinkingBlock(content="", additional_information=dict(block))
-    return ThinkingBlock(
-        content=block["thinking"], additional_information={"signature": block["signature"]}
-    )
+    signed = {"signature": block["signature"]} if "signature" in block else {}  # cut: none
+    return ThinkingBlock(content=block["thinking"], additional_information=signed)
 
 
 def _anthropic_block(block: ThinkingBlock) -> dict[str, Any]:
