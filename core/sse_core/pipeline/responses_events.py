@@ -55,7 +55,8 @@ The rules:
 - usage, from the terminal response's ``usage``: ``input_tokens`` (cached ones included, as
   OpenAI counts them) -> ``prompt_tokens``, ``input_tokens_details.cached_tokens``,
   ``output_tokens``, ``output_tokens_details.reasoning_tokens``, ``total_tokens``; raw kept;
-- Metadata from the response (``id``, ``model``, ``created_at``); a frame ``{"error": ...}``
+- Metadata from the response (``id``, ``model``, ``created_at`` in whole seconds: a number
+  no int holds, ``1e999`` or ``NaN``, is no time); a frame ``{"error": ...}``
   with no ``type`` is an error; a payload that is no JSON object is a StreamProtocolError,
   except in an event of a name not known here, kept as a GatewayEvent as sent.
 """
@@ -63,6 +64,7 @@ The rules:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from math import isfinite
 from typing import Any
 
 from pydantic_core import from_json
@@ -306,7 +308,7 @@ class ResponsesDecoder:
         said = (
             _str(response.get("id")) or None,
             _str(response.get("model")) or None,
-            int(created) if type(created) is int or type(created) is float else None,
+            _seconds(created),
         )
         if said != self._meta and any(value is not None for value in said):
             self._meta = said
@@ -394,6 +396,14 @@ def _parse(data: bytes, where: str) -> Mapping[str, Any]:
 
 
 def _int(value: object) -> int | None:
+    return value if type(value) is int else None
+
+
+def _seconds(value: object) -> int | None:
+    """``created_at`` as whole seconds: an int, or a float a gateway wrote (``1.7e9``); a
+    number no int holds (``1e999`` reads as infinity, ``NaN``) is no time (None)."""
+    if type(value) is float:
+        return int(value) if isfinite(value) else None
     return value if type(value) is int else None
 
 
