@@ -121,7 +121,7 @@ def warn_left_out(api: str, lost: Sequence[str], *, stacklevel: int = 3) -> None
     if lost:
         warnings.warn(
             f"left out of the {api} request, which would refuse it: {'; '.join(lost)} "
-            "(docs/migration: what of a thread carries over)",
+            '(the migration guides, "An existing thread")',
             UserWarning,
             stacklevel=stacklevel + 1,
         )
