@@ -22,6 +22,7 @@ ChatSSE declares the fields; the functions here are what its methods for them do
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.utils import secret_from_env
@@ -32,6 +33,7 @@ from sse_core._names import refuse_unknown, validation_summary
 from sse_core._slots import read_private
 from sse_core.protocols import check_protocol
 from sse_core.transport.config import public_url
+from sse_core.transport.timeouts import Timeouts
 
 if TYPE_CHECKING:
     from langchain_sse.model import ChatSSE
@@ -72,8 +74,11 @@ _HINTS = {
         ("openai_organization", "organization"),
         "send the header: default_headers={'OpenAI-Organization': ...}",
     ),
-    "stream_chunk_timeout": "use timeout=sse_core.Timeouts(read=...), the longest wait "
-    "between two reads",
+    "stream_chunk_timeout": "use timeout=sse_core.Timeouts(idle=...), the longest silence "
+    "between two reads of the body",
+    "include_response_headers": "use response_headers=('x-request-id', ...): the names of the "
+    "headers copied into response_metadata['headers'] (the request ids by default; "
+    "ChatOpenAI's True copies every header, which may hold cookies)",
     "http_socket_options": "give http_client=httpx.Client(transport=httpx.HTTPTransport("
     "socket_options=...))",
     "tiktoken_model_name": "leave it out: token counts use the model name's tiktoken "
@@ -106,6 +111,8 @@ def check_arguments(cls: type[BaseModel], data: dict[str, Any]) -> None:
     to ChatSSE's and request parameters to ``model_kwargs``; and a protocol that the core
     does not register or ChatSSE does not map (:mod:`._protocols`)."""
     refuse_unknown(cls.__name__, data, _known_names(cls), _HINTS, _OTHERWISE)
+    if isinstance(data.get("timeout"), Mapping):  # pydantic would drop a phase it does not know
+        data["timeout"] = Timeouts.of(data["timeout"])
     if "protocol" in data:
         check_protocol(data["protocol"])
         mapping_of(data["protocol"])

@@ -19,6 +19,7 @@ import httpx
 import pytest
 from pydantic import SecretStr, ValidationError
 
+from langchain_sse import ChatSSE
 from sse_core import ConfigurationError, Timeouts
 
 
@@ -134,11 +135,34 @@ def test_bad_endpoints_fail_at_construction(
         (None, Timeouts()),
         (7, Timeouts(connect=7, first_byte=7, idle=7, data_idle=7)),
         (Timeouts(idle=1.5), Timeouts(idle=1.5)),
+        ({"connect": 5, "idle": 10}, Timeouts(connect=5, idle=10)),
     ],
 )
 def test_timeouts(driver: Any, timeout: Any, expected: Timeouts) -> None:
     model = driver.make(base_url="http://h/v1", timeout=timeout)
     assert driver.config(model).timeouts == expected
+
+
+@pytest.mark.parametrize("phase", ["read", "write", "pool", "rread"])
+def test_a_mapping_with_a_phase_of_another_client_is_refused_naming_it(
+    driver: Any, phase: str
+) -> None:
+    """httpx's phases (a migrant's ``{"connect": 5, "read": 10}``) are not dropped in silence:
+    refused by name, with ours to use instead, by both adapters alike."""
+    with pytest.raises(ConfigurationError) as refused:
+        driver.make(base_url="http://h/v1", timeout={"connect": 5, phase: 10})
+    assert f"'{phase}'" in str(refused.value)
+    said = {"read": "idle", "write": "first_byte", "pool": "connect", "rread": "phases are"}
+    assert said[phase] in str(refused.value)
+
+
+def test_the_hint_for_langchains_stream_chunk_timeout_runs() -> None:
+    """ChatAnthropic's ``stream_chunk_timeout`` points at a Timeouts that can be written."""
+    with pytest.raises(ConfigurationError) as refused:
+        ChatSSE(model="m", base_url="http://h/v1", stream_chunk_timeout=3)
+    hint = str(refused.value).split("use timeout=", 1)[1].split(",", 1)[0]
+    value = eval(hint.replace("...", "3"), {"sse_core": __import__("sse_core")})
+    assert ChatSSE(model="m", base_url="http://h/v1", timeout=value).timeout == Timeouts(idle=3)
 
 
 def test_injected_clients_are_used_sync_and_async(driver: Any) -> None:
@@ -237,3 +261,12 @@ def test_dumps_and_reprs_leave_out_headers_query_and_url_credentials(
     for text in (str(dumped), model.model_dump_json(), repr(model), str(model)):
         for secret in (KEY, HEADER, "team-name", "pw-9731", "key=q", "sig-5150", "v-2024"):
             assert secret not in text, (secret, text)
+
+
+def test_chatopenais_include_response_headers_points_at_a_setting_that_takes_its_value() -> None:
+    with pytest.raises(ConfigurationError) as refused:
+        ChatSSE(model="m", base_url="http://h/v1", include_response_headers=True)
+    hint = str(refused.value)
+    assert "use response_headers=('x-request-id', ...)" in hint
+    model = ChatSSE(model="m", base_url="http://h/v1", response_headers=("x-request-id", "via"))
+    assert model.response_headers == ("x-request-id", "via")

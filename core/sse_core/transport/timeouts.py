@@ -23,6 +23,13 @@ def _positive(name: str, value: object) -> float | None:
 
 
 _PHASES = ("connect", "first_byte", "idle", "data_idle", "total")
+#: httpx's names for its timeouts, which a migrant's mapping may hold, with ours.
+HTTPX_NAMES = {
+    "read": "httpx's read bounds every wait for bytes: here first_byte bounds the wait for "
+    "the response head and idle the silence between two reads of the body",
+    "write": "first_byte bounds sending the request and waiting for the response head",
+    "pool": "connect bounds opening a connection and waiting for a pooled one",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,7 +67,8 @@ class Timeouts:
         if isinstance(value, Timeouts):
             return value
         if isinstance(value, Mapping):
-            refuse_unknown("Timeouts", value, _PHASES, {}, f"the phases are {', '.join(_PHASES)}")
+            phases = f"the phases are {', '.join(_PHASES)}"
+            refuse_unknown("Timeouts", value, _PHASES, HTTPX_NAMES, phases)
             return cls(**value)
         if value is None:
             return cls(connect=None, first_byte=None, idle=None, data_idle=None)
