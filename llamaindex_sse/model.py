@@ -342,15 +342,15 @@ class SSELLM(SSELLMFields):
         strict: bool | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        """The ``chat`` arguments that offer ``tools`` to the model (a required tool asked as
-        ``auto`` where the protocol refuses a forced choice with this thinking, as
-        llama-index's Anthropic LLM asks)."""
-        forced = wire_protocol(self.protocol).forced_tools(self.thinking_dict)
+        """The ``chat`` arguments that offer ``tools`` to the model. A required tool goes as
+        asked: where the protocol refuses a forced choice with this thinking, the core's rule
+        sends ``auto`` instead, with a warning (llama-index's Anthropic LLM does it in
+        silence), as for a tool named by ``tool_choice`` and as ChatSSE does."""
         request = offer_tools(
             tools,
             add_user_message(chat_history, user_msg),
             parallel=allow_parallel_tool_calls,
-            required=tool_required and forced,
+            required=tool_required,
             choice=tool_choice,
             strict=strict,
         )

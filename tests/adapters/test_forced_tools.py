@@ -2,8 +2,9 @@
 either adapter: each does what its framework's own Anthropic client does (ChatSSE as
 langchain-anthropic: the structured-output tool offered unforced with a warning, and an
 answer without the call an ``OutputParserException``; a forced ``bind_tools`` choice sent as
-``auto`` with a warning; SSELLM as llama-index's ``Anthropic``: a required tool asked as
-``auto``); without thinking the choice is forced as asked. Checked on what the emulator got."""
+``auto`` with a warning; SSELLM as llama-index's ``Anthropic``, a required tool asked as
+``auto``, but with the same warning); without thinking the choice is forced as asked.
+Checked on what the emulator got."""
 
 from __future__ import annotations
 
@@ -115,14 +116,15 @@ def test_ssellm_structured_predict_forces_the_tool_without_thinking(emulator: Em
     assert _choice(emulator) == {"type": "any", "disable_parallel_tool_use": True}
 
 
-def test_ssellm_chat_with_tools_asks_a_required_tool_as_auto_with_thinking(
+def test_ssellm_chat_with_tools_asks_a_required_tool_as_auto_with_thinking_and_says_so(
     emulator: Emulator,
 ) -> None:
+    """llama-index's Anthropic turns ``tool_required`` into ``auto`` in silence; the caller
+    who required a call is told it is not sure, as for a tool named by ``tool_choice``."""
     llm = _llm(emulator, thinking_dict=THINK)
     tool = FunctionTool.from_defaults(fn=lambda city: city, name="get_weather",
                                       description="Get the weather for a city.")  # fmt: skip
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # as llama-index's Anthropic: no warning
+    with pytest.warns(UserWarning, match="is sent as 'auto'"):
         llm.chat_with_tools([tool], user_msg="weather in Paris?", tool_required=True)
     llm.close()
     assert _choice(emulator) == {"type": "auto", "disable_parallel_tool_use": True}
