@@ -31,6 +31,8 @@ from pathlib import Path
 import certifi
 import pytest
 
+from sse_core.transport.config import KNOWN_KEY_VARIABLES
+
 pytest_plugins = ["sse_emulator.pytest_plugin"]
 
 ROOT = Path(__file__).parent.parent
@@ -40,6 +42,10 @@ _OWN_CERT_FILE: list[str | None] = []
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The suite reaches no provider: a key of the developer's environment would change what
+    # it sends, and what the adapters warn about (a key variable set but not read).
+    for name in KNOWN_KEY_VARIABLES:
+        os.environ.pop(name, None)
     if all(importlib.util.find_spec(sdk) for sdk in ("openai", "anthropic")):
         os.environ.setdefault("SSE_EMULATOR_STRICT", "1")
     bundle = Path(certifi.where()).read_text()

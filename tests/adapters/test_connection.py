@@ -13,6 +13,7 @@ import asyncio
 import copy
 import json
 import pickle
+import warnings
 from typing import Any
 
 import httpx
@@ -21,6 +22,7 @@ from pydantic import SecretStr, ValidationError
 
 from langchain_sse import ChatSSE
 from sse_core import ConfigurationError, Timeouts
+from tests.adapters.conftest import PROTOCOLS
 
 
 def test_max_connections_reaches_the_client(driver: Any) -> None:
@@ -109,6 +111,40 @@ def test_environment_fallbacks(driver: Any, monkeypatch: pytest.MonkeyPatch) -> 
     explicit = driver.make(base_url="http://arg.test/v1", api_key="other")
     assert explicit.base_url == "http://arg.test/v1"
     assert explicit.api_key is not None and explicit.api_key.get_secret_value() == "other"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_without_a_base_url_the_error_shows_one_of_the_protocols_shape(
+    driver: Any, monkeypatch: pytest.MonkeyPatch, protocol: str
+) -> None:
+    """The example URL works for the protocol: Anthropic's clients take the root (the
+    protocol's path carries /v1), OpenAI's the version prefix."""
+    monkeypatch.delenv("SSE_BASE_URL", raising=False)
+    with pytest.raises(ConfigurationError) as refused:
+        driver.make(protocol=protocol)
+    example = str(refused.value).split("base_url='", 1)[1].split("'", 1)[0]
+    model = driver.make(protocol=protocol, base_url=example)
+    expected = {"anthropic": "http://host/v1/messages", "responses": "http://host/v1/responses",
+                "chat_completions": "http://host/v1/chat/completions"}  # fmt: skip
+    assert driver.config(model).url == expected[protocol]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_key_variable_of_another_client_set_but_not_read_is_said(
+    driver: Any, monkeypatch: pytest.MonkeyPatch, protocol: str
+) -> None:
+    """OPENAI_API_KEY is never read (a key meant for OpenAI never goes to another gateway);
+    set with no key given, the user is told none will be sent."""
+    monkeypatch.delenv("SSE_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-not-read-3b9e")
+    with pytest.warns(UserWarning, match="no API key will be sent: OPENAI_API_KEY is set") as said:
+        model = driver.make(protocol=protocol, base_url="http://h/v1")
+        assert driver.config(model).api_key is None
+    assert "sk-openai-not-read-3b9e" not in str(said[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a key given, or a credential header: nothing to say
+        driver.make(protocol=protocol, base_url="http://h/v1", api_key="k")
+        driver.make(protocol=protocol, base_url="http://h/v1", default_headers={"api-key": "k"})
 
 
 @pytest.mark.parametrize(

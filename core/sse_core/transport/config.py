@@ -20,6 +20,7 @@ import hashlib
 import os
 import re
 import secrets
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -124,6 +125,37 @@ def _check_query(query: object) -> dict[str, str]:
             )
         checked[name] = value
     return checked
+
+
+#: Key variables other clients read: where none we read is set, one of these set means a
+#: key the user may expect to be sent.
+KNOWN_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+
+
+def example_base_url(protocol: str) -> str:
+    """A base URL of the shape ``protocol``'s clients take: the root where the protocol's own
+    path carries the version (``/v1/messages``), else with the version prefix."""
+    root_path = request_shape(protocol).path("http://host")
+    return "http://host" if root_path.startswith("/v1/") else "http://host/v1"
+
+
+def _credential_header(headers: Mapping[str, str] | None) -> bool:
+    return any(name.lower() in SECRET_HEADERS for name in headers or {})
+
+
+def _say_unread_keys(protocol: str, env: Mapping[str, str]) -> None:
+    """Warn, once per configuration, that a key variable of another client is set but not
+    read: no key will be sent (a key meant for one provider never goes to another gateway)."""
+    read = ("SSE_API_KEY", *wire_protocol(protocol).key_env)
+    unread = [name for name in KNOWN_KEY_VARIABLES if env.get(name) and name not in read]
+    if unread:
+        warnings.warn(
+            f"no API key will be sent: {' and '.join(unread)} is set but not read on "
+            f"protocol={protocol!r} (a key meant for one provider is never sent to another "
+            f"gateway); pass api_key, or set {' or '.join(read)}",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _check_auth(base_url: str, api_key: SecretStr | None, from_env: bool) -> None:
@@ -321,12 +353,15 @@ class ClientConfig:
             base_url = env.get("SSE_BASE_URL") or None
         if base_url is None:
             raise ConfigurationError(
-                "no gateway URL: pass base_url='http://host/v1' or set SSE_BASE_URL"
+                f"no gateway URL: pass base_url={example_base_url(protocol)!r} or set "
+                "SSE_BASE_URL"
             )
         key_from_env = api_key is None
         if api_key is None:
             names = ("SSE_API_KEY", *wire_protocol(protocol).key_env)
             api_key = next((env[name] for name in names if env.get(name)), None)
+            if api_key is None and not _credential_header(default_headers):
+                _say_unread_keys(protocol, env)
         if type(max_retries) is not int:
             raise ConfigurationError(f"max_retries must be an integer, got {max_retries!r}")
         if extra_body is not None and not isinstance(extra_body, Mapping):
