@@ -22,6 +22,7 @@ from sse_core.events import (
     _text_delta,
     _tool_call_delta,
 )
+from sse_core.pipeline.tool_calls import nameless_call
 
 __all__ = ["ContentBlocks"]
 
@@ -57,14 +58,17 @@ _IMPLIED = {
 
 
 class _Block:
-    __slots__ = ("call", "closed", "input", "kind", "pieces", "signature")
+    __slots__ = ("call", "closed", "held", "input", "kind", "pieces", "signature")
 
     def __init__(self, kind: _Kind, call: int = -1, start_input: object = None) -> None:
         self.kind = kind
-        self.call = call  # the tool call's number (tool_use blocks)
+        self.call = call  # the tool call's number (a tool_use block with a name)
         self.input = start_input  # the tool_use start's ``input``
         self.pieces = False  # an input piece arrived
         self.signature: list[str] = []
+        # A tool_use block without a name: its index, id and input pieces, held until its
+        # stop keeps them as no call (no tool runs without its name).
+        self.held: tuple[int | None, str | None, list[str]] | None = None
         self.closed = False
 
 
@@ -91,11 +95,13 @@ class ContentBlocks:
             self._blocks[index] = _Block(_Kind.OTHER)
             events.append(_gateway_event("content_block_start", payload))
         elif kind == _Kind.TOOL:
-            at = self._calls
-            self._calls += 1
-            self._blocks[index] = _Block(_Kind.TOOL, at, block.get("input"))
             call_id, name = _str(block.get("id")), _str(block.get("name"))
-            events.append(_tool_call_delta(at, call_id or None, name or None, "", 0))
+            at = self._number(name)
+            self._blocks[index] = state = _Block(_Kind.TOOL, at, block.get("input"))
+            if at >= 0:
+                events.append(_tool_call_delta(at, call_id or None, name, "", 0))
+            else:
+                state.held = (index, call_id or None, [])
         else:
             self._blocks[index] = state = _Block(kind)
             self._opening(state, block, events, index)
@@ -138,7 +144,10 @@ class ContentBlocks:
             piece = delta.get("partial_json")
             if piece and type(piece) is str:
                 block.pieces = True
-                events.append(_tool_call_delta(block.call, None, None, piece, 0))
+                if block.held is None:
+                    events.append(_tool_call_delta(block.call, None, None, piece, 0))
+                else:
+                    block.held[2].append(piece)
         elif kind == "citations_delta" and block.kind == _TEXT and not block.closed:
             _cite(delta.get("citation"), index, events, "content_block_delta", payload)
         elif block.kind == _THINKING and not block.closed:
@@ -166,13 +175,20 @@ class ContentBlocks:
             events.append(_gateway_event("content_block_delta", payload))
 
     def _implied(self, index: int | None, kind: object) -> _Block:
-        """The block a delta implies when its ``content_block_start`` never came."""
+        """The block a delta implies when its ``content_block_start`` never came (a tool
+        input's block has no name then: no call)."""
         implied = _IMPLIED.get(kind, _Kind.OTHER) if type(kind) is str else _Kind.OTHER
         block = self._blocks[index] = _Block(implied)
         if implied == _Kind.TOOL:
-            block.call = self._calls
-            self._calls += 1
+            block.held = (index, None, [])
         return block
+
+    def _number(self, name: str | None) -> int:
+        """The number of the next tool call, for a tool_use block with a name; else -1."""
+        if not name:
+            return -1
+        self._calls += 1
+        return self._calls - 1
 
     def _close(
         self, block: _Block, payload: Mapping[str, Any] | None, events: list[StreamEvent]
@@ -182,9 +198,13 @@ class ContentBlocks:
             if block.signature:
                 events.append(ReasoningSignature(signature="".join(block.signature)))
         elif block.kind == _Kind.TOOL:
-            if not block.pieces:
+            given = block.input
+            if block.held is not None:
+                index, call_id, pieces = block.held
+                sent = "".join(pieces) or (to_json(given).decode() if given is not None else "")
+                events.append(nameless_call(index, call_id, sent))
+            elif not block.pieces:
                 # No input streamed: the start's input, or none ({}), never a missing value.
-                given = block.input
                 arguments = to_json(given).decode() if type(given) is dict and given else "{}"
                 events.append(_tool_call_delta(block.call, None, None, arguments, 0))
         elif block.kind == _Kind.OTHER and payload is not None:
@@ -207,11 +227,14 @@ class ContentBlocks:
         kind = _kind(block)
         if kind == _Kind.TOOL:
             given = block.get("input")
-            arguments = to_json(given).decode() if type(given) is dict and given else "{}"
             call_id, name = _str(block.get("id")), _str(block.get("name"))
-            at = self._calls
-            self._calls += 1
-            events.append(_tool_call_delta(at, call_id or None, name or None, arguments, 0))
+            at = self._number(name)
+            if at < 0:
+                sent = to_json(given).decode() if given is not None else ""
+                events.append(nameless_call(index, call_id or None, sent))
+                return
+            arguments = to_json(given).decode() if type(given) is dict and given else "{}"
+            events.append(_tool_call_delta(at, call_id or None, name, arguments, 0))
         elif kind == _Kind.OTHER:
             events.append(_gateway_event("content_block", block))
         else:

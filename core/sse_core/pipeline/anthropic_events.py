@@ -13,7 +13,9 @@ The rules:
   and sent when the block closes (ReasoningSignature); ``redacted_thinking`` ->
   RedactedReasoning; ``tool_use`` -> ToolCallDelta, numbered 0, 1, ... in the order calls
   start (the block index counts text blocks too), arguments as the ``input_json_delta``
-  pieces arrive, ``{}`` (or the start's ``input``) when none did; server tool blocks and
+  pieces arrive, ``{}`` (or the start's ``input``) when none did; a ``tool_use`` block
+  without a name (or input pieces of a block never started) is no call but
+  :func:`~sse_core.pipeline.tool_calls.nameless_call` at its stop; server tool blocks and
   block types not known yet -> GatewayEvent, as sent; a text block's ``citations_delta``
   and the ``citations`` it starts with (or holds whole) -> Citation with the block's index,
   as sent (a citation that is no JSON object stays a GatewayEvent, as sent);

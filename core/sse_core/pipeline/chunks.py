@@ -112,7 +112,8 @@ class ChunkDecoder:
         return events
 
     def flush(self) -> list[StreamEvent]:
-        """End of stream: release text held back while looking for ``<think>`` tags."""
+        """End of stream: release text held back while looking for ``<think>`` tags; a tool
+        call still without a name is no call (a GatewayEvent)."""
         events: list[StreamEvent] = []
         for index, state in self._choices.items():
             reasoning, text = state.reasoning.flush()
@@ -121,6 +122,7 @@ class ChunkDecoder:
                 events.append(ReasoningDelta(text=reasoning + text + held_reasoning, choice=index))
             if held_text:
                 events.append(TextDelta(text=held_text, choice=index))
+            state.tools.flush(events)
         return events
 
     def data_into(self, data: bytes, events: list[StreamEvent]) -> None:

@@ -19,8 +19,11 @@ The rules:
   on the next turn); a ``function_call`` -> ToolCallDelta numbered 0, 1, ... in the order
   the calls appear (never the ``output_index``, which counts the other items too), ``id``
   its ``call_id``, its name, the arguments as the deltas arrive (cut arguments stay as they
-  are: :attr:`~sse_core.ToolCall.arguments_error` flags them); any other item (web search,
-  file search, code interpreter, MCP, image generation, custom tools, a type not known yet)
+  are: :attr:`~sse_core.ToolCall.arguments_error` flags them); an item is a call from its
+  name on, the arguments before it held (an item never announced may be named only in its
+  ``.done`` event), and one the answer ends without naming is no call but
+  :func:`~sse_core.pipeline.tool_calls.nameless_call`; any other item (web search, file
+  search, code interpreter, MCP, image generation, custom tools, a type not known yet)
   and its events -> GatewayEvent as sent, never a tool call;
 - an event finds its item by ``output_index``; by ``item_id`` only when it has no
   ``output_index`` (some gateways change the item id on every event); else the last item;
@@ -174,9 +177,11 @@ class ResponsesDecoder:
         return events
 
     def flush(self) -> list[StreamEvent]:
-        """End of the body: nothing is held. Before a terminal event the answer is cut (the
-        session says so); nothing is closed for it."""
-        return []
+        """End of the body before a terminal event: the answer is cut (the session says so);
+        nothing is closed for it, and a call not named yet is kept as no call."""
+        events: list[StreamEvent] = []
+        self._items.nameless(events)
+        return events
 
     def data_into(self, data: bytes, events: list[StreamEvent]) -> None:
         """Decode an event without an ``event:`` line: the type is inside the data.
@@ -323,6 +328,7 @@ class ResponsesDecoder:
         output = response.get("output")
         if type(output) is list:
             self._items.final(output, events)
+        self._items.nameless(events)
         usage = response.get("usage")
         if type(usage) is dict:
             events.append(_usage_update(responses_usage(usage)))

@@ -21,6 +21,7 @@ from sse_core.events import (
     _text_delta,
     _tool_call_delta,
 )
+from sse_core.pipeline.tool_calls import nameless_call
 
 __all__ = ["MISMATCH", "OutputItems", "Piece"]
 
@@ -90,14 +91,18 @@ class _Part:
 
 
 class _Item:
-    __slots__ = ("call", "closed", "final", "id", "key", "kind", "named", "parts", "said")
+    __slots__ = (
+        "call", "call_id", "closed", "final", "id", "key", "kind", "named", "parts", "said"
+    )  # fmt: skip
 
-    def __init__(self, key: object, kind: _Kind, item_id: str | None, call: int = -1) -> None:
+    def __init__(self, key: object, kind: _Kind, item_id: str | None) -> None:
         self.key = key
         self.kind = kind
         self.id = item_id
-        self.call = call  # the tool call's number (function_call items)
-        self.named = (False, False)  # the call's id, its name passed on
+        # The tool call's number (a function_call item), from its name on: -1 before it.
+        self.call = -1
+        self.call_id: str | None = None
+        self.named = (False, False)  # the call's id, its name arrived
         self.parts: dict[tuple[Piece, int], _Part] = {}
         self.said: tuple[Piece, int] | None = None  # the reasoning part that spoke last
         self.closed = False  # output_item.done (or the final output) closed it
@@ -141,11 +146,7 @@ class OutputItems:
         return self._open(key, kind, None)
 
     def _open(self, key: object, kind: _Kind, item_id: str | None) -> _Item:
-        call = -1
-        if kind == _Kind.CALL:
-            call = self.calls
-            self.calls += 1
-        item = self._items[key] = _Item(key, kind, item_id, call)
+        item = self._items[key] = _Item(key, kind, item_id)
         if item_id is not None:
             self._by_id[item_id] = key
         self._last = key
@@ -180,7 +181,8 @@ class OutputItems:
         if piece == _TEXT:
             events.append(_text_delta(text, 0))
         elif piece == _ARGUMENTS:
-            events.append(_tool_call_delta(item.call, None, None, text, 0))
+            if item.call >= 0:  # else held in its part until the call is named
+                events.append(_tool_call_delta(item.call, None, None, text, 0))
         elif piece == _REFUSAL:
             events.append(RefusalDelta(text=text))
         else:
@@ -346,15 +348,35 @@ class OutputItems:
             item.id = _str(whole.get("id"))
 
     def _call_names(self, item: _Item, given: Mapping[str, Any], events: list[StreamEvent]) -> None:
-        """The call's id and name, passed on once each, where they first arrive."""
+        """The call's id and name, passed on once each, where they first arrive. An item is a
+        call from its name on, numbered then, with the arguments held before it (a gateway
+        that skipped ``output_item.added`` may name it only in a ``.done`` event)."""
         has_id, has_name = item.named
         call_id = given.get("call_id") if not has_id else None
         name = given.get("name") if not has_name else None
         call_id = call_id if type(call_id) is str and call_id else None
         name = name if type(name) is str and name else None
-        if call_id is not None or name is not None:
-            item.named = (has_id or call_id is not None, has_name or name is not None)
+        if call_id is None and name is None:
+            return
+        item.named = (has_id or call_id is not None, has_name or name is not None)
+        if call_id is not None:
+            item.call_id = call_id
+        if item.call >= 0:
             events.append(_tool_call_delta(item.call, call_id, name, "", 0))
+        elif name is not None:
+            item.call = self.calls
+            self.calls += 1
+            held = _part(item, Piece.ARGUMENTS, {}).text()
+            events.append(_tool_call_delta(item.call, item.call_id, name, held, 0))
+
+    def nameless(self, events: list[StreamEvent]) -> None:
+        """The end of the answer: each function call still without a name is no call, kept
+        as :func:`~sse_core.pipeline.tool_calls.nameless_call` (once)."""
+        for item in self._items.values():
+            if item.kind == _Kind.CALL and item.call == -1:
+                item.call = -2  # said
+                held = _part(item, Piece.ARGUMENTS, {}).text()
+                events.append(nameless_call(_block(item), item.call_id, held))
 
     # --- deltas against final versions ---
 

@@ -5,7 +5,8 @@ its arguments in pieces; or deliver it whole in one delta; or send no ``index`` 
 (Mistral, Ollama, Gemini: join by ``id``, else continue the open call); some reuse an index
 for a new id, number from 1, or repeat ``""`` ids on continuations. The indexer gives each
 fragment our index (the wire index where there is one) and passes each call's ``id`` and
-``name`` on once, on the first fragment that carries them.
+``name`` on once, on the first fragment that carries them. A call is passed on from its name:
+a call that never gets one is no call on any protocol (:func:`nameless_call`).
 
 Assembling (:class:`CallParts`): ``id`` and ``name`` are set once and never concatenated,
 ``arguments`` pieces are appended and joined once. The accumulator and the per-read merge
@@ -21,10 +22,19 @@ from typing import Any
 from pydantic_core import to_json
 
 from sse_core.completion import ToolCall
-from sse_core.events import StreamEvent, ToolCallDelta, _tool_call_delta
+from sse_core.events import (
+    GatewayEvent,
+    StreamEvent,
+    ToolCallDelta,
+    _gateway_event,
+    _tool_call_delta,
+)
 from sse_core.pipeline.pieces import Pieces
 
-__all__ = ["CallParts", "ToolIndexer"]
+__all__ = ["NAMELESS_CALL", "CallParts", "ToolIndexer", "nameless_call"]
+
+#: The GatewayEvent that keeps a tool call which ended without a name (every protocol).
+NAMELESS_CALL = "tool_call.nameless"
 
 # ToolCall built without its frozen __init__ (a completion of 10,000 calls builds 10,000).
 _new = object.__new__
@@ -44,19 +54,31 @@ def _tool_call(index: int, call_id: str | None, name: str | None, arguments: str
     return call
 
 
+def nameless_call(index: object, call_id: str | None, arguments: str) -> GatewayEvent:
+    """The GatewayEvent of a call that ended without a name: never a call (no tool can be
+    run without its name), kept as sent: where it was (``index``: the wire's tool-call
+    index, Responses' ``output_index``, Anthropic's block index), its id, its arguments."""
+    return _gateway_event(NAMELESS_CALL, {"index": index, "id": call_id, "arguments": arguments})
+
+
 class ToolIndexer:
     """Per-choice wire bookkeeping: wire index -> our index, ids and names already passed on.
 
-    Every step is O(1): the next free index is the largest index used so far, plus one.
+    A call is passed on from the fragment that names it: the fragments before its name are
+    held (a gateway may name a call late), and a call the stream ends without naming is
+    :func:`nameless_call` (:meth:`flush`). Every step is O(1): the next free index is the
+    largest index used so far, plus one.
     """
 
-    __slots__ = ("_alias", "_by_id", "_ids", "_last", "_named", "_top")
+    __slots__ = ("_alias", "_by_id", "_held", "_ids", "_last", "_named", "_route", "_top")
 
     def __init__(self) -> None:
         self._alias: dict[int, int] = {}  # a wire index reused for a new call -> our index
+        self._route: dict[int, int] = {}  # a wire index -> its named call (continuations)
         self._by_id: dict[str, int] = {}
         self._ids: dict[int, str] = {}
         self._named: set[int] = set()
+        self._held: dict[int, list[str]] = {}  # a call not named yet -> its argument pieces
         self._last: int | None = None
         self._top = -1
 
@@ -77,11 +99,12 @@ class ToolIndexer:
         name = function.get("name") or None
         arguments = function.get("arguments")
         if type(arguments) is str and call_id is None and name is None and type(wire_index) is int:
-            # The common continuation (the next piece of arguments, by index), inline: what
-            # _take and _resolve do for it without an id or name.
-            at = self._last = self._alias.get(wire_index, wire_index)
-            self._top = at if at > self._top else self._top  # max() costs a call per fragment
-            return _tool_call_delta(at, None, None, arguments, choice) if arguments else None
+            # The common continuation (the next piece of a named call's arguments, by
+            # index), inline: what _take and _resolve do for it without an id or name.
+            at = self._route.get(wire_index)
+            if at is not None:
+                self._last = at
+                return _tool_call_delta(at, None, None, arguments, choice) if arguments else None
         return self._take(wire_index, call_id, name, arguments, choice)
 
     def _take(
@@ -98,14 +121,33 @@ class ToolIndexer:
             name = None
         at = self._resolve(wire_index, call_id, name)
         call_id = self._first_id(at, call_id)
-        if name is not None:
-            if at in self._named:
-                name = None
-            else:
-                self._named.add(at)
+        if at not in self._named:
+            if name is None:
+                self._hold(at, wire_index, arguments)
+                return None
+            self._named.add(at)
+            held = self._held.pop(at, None)
+            if held is not None:  # the pieces before the name, and the id they came with
+                call_id, arguments = self._ids.get(at), "".join(held) + arguments
+        else:
+            name = None
+        if type(wire_index) is int:
+            self._route[wire_index] = at
         if call_id or name or arguments:
             return _tool_call_delta(at, call_id, name, arguments, choice)
         return None
+
+    def _hold(self, at: int, wire_index: object, arguments: str) -> None:
+        """Keep a piece of a call not named yet: no tool is run without its name."""
+        self._held.setdefault(at, []).append(arguments)
+        if type(wire_index) is int:
+            self._route.pop(wire_index, None)  # its continuations come here too
+
+    def flush(self, events: list[StreamEvent]) -> None:
+        """The end of the choice: each call still without a name, as :func:`nameless_call`."""
+        held, self._held = self._held, {}
+        for at, pieces in held.items():
+            events.append(nameless_call(at, self._ids.get(at), "".join(pieces)))
 
     def _first_id(self, at: int, call_id: str | None) -> str | None:
         if call_id is None or at in self._ids:

@@ -128,7 +128,7 @@ def test_a_continuation_without_index_or_id_goes_to_the_last_call_touched() -> N
     [({"x": 1}, '{"x":1}'), ([1, "a"], '[1,"a"]'), (None, ""), (7, "7"), ("", "")],
 )
 def test_arguments_that_are_not_a_string_are_serialised(arguments: object, expected: str) -> None:
-    (event,) = index_all(call(0, id="a", arguments=arguments))
+    (event,) = index_all(call(0, id="a", name="f", arguments=arguments))
     assert event is not None and event.arguments == expected
 
 
