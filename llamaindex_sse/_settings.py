@@ -38,8 +38,8 @@ REQUEST_FIELDS = (
 )
 #: The other fields SSELLM's metadata shows (LlamaIndex's payload of every call).
 METADATA_FIELDS = ("context_window", "is_function_calling_model")
-#: Every field a call derives something from.
-FIELDS = (*CONNECTION_FIELDS, *REQUEST_FIELDS, *METADATA_FIELDS)
+#: Every field a call derives something from (and the max_tokens filled at construction).
+FIELDS = (*CONNECTION_FIELDS, *REQUEST_FIELDS, *METADATA_FIELDS, "_filled_max_tokens")
 _read_fields: Callable[[object], tuple[Any, ...]] = operator.attrgetter(*FIELDS)
 
 
@@ -48,6 +48,9 @@ def request_settings(fields: Mapping[str, Any]) -> dict[str, Any]:
     builders take them (None values are theirs to leave out; ``additional_kwargs`` last, so
     it wins)."""
     chosen = {name: fields[name] for name in mapping_of(fields["protocol"]).settings}
+    filled = fields.get("_filled_max_tokens")
+    if filled is not None and chosen.get("max_tokens") == filled:
+        chosen["max_tokens"] = None  # the protocol's rule fills it for the current thinking
     if "stop" in chosen:
         chosen["stop"] = chosen["stop"] or None  # an empty list is no setting
     return {**chosen, **fields["additional_kwargs"]}

@@ -117,6 +117,9 @@ class SSELLM(SSELLMFields):
     """
 
     _pool: ClientPool = PrivateAttr(default_factory=ClientPool)
+    # The max_tokens the protocol's rule filled in at construction (shown as sent; sent as the
+    # rule says for the current thinking while the field still holds it); None: the user's.
+    _filled_max_tokens: int | None = PrivateAttr(default=None)
 
     @functools.cached_property
     def _settings(self) -> SettingsCache:
@@ -139,6 +142,9 @@ class SSELLM(SSELLMFields):
         except ValidationError as exc:
             raise ConfigurationError(validation_summary(type(self).__name__, exc)) from None
         check_foreign(self.__dict__)
+        if self.max_tokens is None:  # shown as sent, as llama-index's Anthropic shows it
+            filled = wire_protocol(self.protocol).default_max_tokens(self.thinking_dict)
+            self.max_tokens = self._filled_max_tokens = filled
         self._pool = ClientPool(
             http_client, async_http_client, fields=("http_client", "async_http_client")
         )
@@ -170,13 +176,18 @@ class SSELLM(SSELLMFields):
         """What LlamaIndex needs to know about the model."""
         return LLMMetadata(
             context_window=self.context_window,
-            num_output=self.max_tokens
-            or wire_protocol(self.protocol).default_max_tokens(self.thinking_dict)
-            or -1,
+            num_output=self._sent_max_tokens() or -1,
             is_chat_model=True,
             is_function_calling_model=self.is_function_calling_model,
             model_name=self.model,
         )
+
+    def _sent_max_tokens(self) -> int | None:
+        """The max_tokens a request sends: the field's, or while it holds what the rule filled
+        in at construction, what the rule gives for the thinking of the moment."""
+        if self.max_tokens is not None and self.max_tokens != self._filled_max_tokens:
+            return self.max_tokens
+        return wire_protocol(self.protocol).default_max_tokens(self.thinking_dict)
 
     def _build_request(
         self, messages: Sequence[ChatMessage], kwargs: dict[str, Any]

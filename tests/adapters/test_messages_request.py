@@ -250,3 +250,32 @@ def test_tool_choice_in_anthropic_shape(
     offer = {"parallel": parallel} | ({} if choice is None else {"tool_choice": choice})
     body, _ = sent_over(driver, "weather in Paris?", (get_weather, add), **offer)
     assert body.get("tool_choice") == expected
+
+
+def test_max_tokens_reads_as_sent_and_follows_the_thinking_set_later(driver: Driver) -> None:
+    """Both adapters show the max_tokens the protocol's rule fills in (1024 after thinking's
+    budget), as ChatAnthropic and llama-index's Anthropic show theirs; while the field still
+    holds it, the rule fills it for the thinking of the moment. A value the user gave is
+    sent as given."""
+    thinking = {"type": "enabled", "budget_tokens": 1024}
+    model = driver.make(model="claude-x", base_url="http://gateway.test", api_key=KEY,
+                        protocol="anthropic", thinking=thinking)  # fmt: skip
+    assert model.max_tokens == 2048
+    sent, _ = sent_over(driver, "hi", fields={"thinking": thinking})
+    assert sent["max_tokens"] == 2048
+    wider = {"type": "enabled", "budget_tokens": 4000}
+    seen: list[httpx.Request] = []
+
+    def reply(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=REPLY)
+
+    model = driver.make(model="claude-x", base_url="http://gateway.test", api_key=KEY,
+                        protocol="anthropic", max_retries=0,
+                        http_client=httpx.Client(transport=httpx.MockTransport(reply)))  # fmt: skip
+    assert model.max_tokens == 1024
+    setattr(model, driver.renamed.get("thinking", "thinking"), wider)  # set after construction
+    driver.answer(model, "ask", "hi")
+    assert httpx.Response(200, content=seen[-1].content).json()["max_tokens"] == 5024
+    given, _ = sent_over(driver, "hi", fields={"thinking": thinking, "max_tokens": 3000})
+    assert given["max_tokens"] == 3000
