@@ -31,6 +31,7 @@ from pydantic import BaseModel, SecretStr
 from langchain_sse._protocols import mapping_of
 from sse_core._names import refuse_unknown, validation_summary
 from sse_core._slots import read_private
+from sse_core.errors import ConfigurationError
 from sse_core.protocols import check_protocol
 from sse_core.transport.config import public_url
 from sse_core.transport.timeouts import Timeouts
@@ -113,9 +114,31 @@ def check_arguments(cls: type[BaseModel], data: dict[str, Any]) -> None:
     refuse_unknown(cls.__name__, data, _known_names(cls), _HINTS, _OTHERWISE)
     if isinstance(data.get("timeout"), Mapping):  # pydantic would drop a phase it does not know
         data["timeout"] = Timeouts.of(data["timeout"])
+    _check_output_version(data.get("output_version", "v0"))
     if "protocol" in data:
         check_protocol(data["protocol"])
         mapping_of(data["protocol"])
+
+
+#: What ``output_version`` takes: LangChain's content as the gateway sent it, or its standard
+#: content blocks.
+OUTPUT_VERSIONS = ("v0", "v1")
+
+
+def _check_output_version(version: object) -> None:
+    """langchain-core takes any string and reads an unknown one as v0: refuse it by name."""
+    if version is None or version in OUTPUT_VERSIONS:
+        return
+    also = (
+        " (ChatOpenAI's 'responses/v1' is its own shape of the Responses API's output: 'v1' "
+        "gives LangChain's standard content blocks, reasoning items included)"
+        if version == "responses/v1"
+        else ""
+    )
+    raise ConfigurationError(
+        f"output_version must be one of {', '.join(map(repr, OUTPUT_VERSIONS))}, got "
+        f"{version!r}{also}"
+    )
 
 
 #: Fields a pickle never holds: the key, the headers and query (they may hold credentials),

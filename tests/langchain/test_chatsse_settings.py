@@ -94,3 +94,15 @@ def test_a_dumped_model_validates_again() -> None:
     loaded = ChatSSE.model_validate(model.model_dump())
     assert loaded.timeout == model.timeout
     assert loaded._resolve_config().timeouts == sse_core.Timeouts(total=30)
+
+
+@pytest.mark.parametrize("version", ["bogus", "v2", "responses/v1", ""])
+def test_an_output_version_chatsse_does_not_make_is_refused_naming_it(version: str) -> None:
+    """langchain-core takes any string and reads an unknown one as v0, in silence."""
+    with pytest.raises(ConfigurationError) as refused:
+        ChatSSE(model="m", base_url="http://h/v1", output_version=version)
+    assert f"output_version must be one of 'v0', 'v1', got {version!r}" in str(refused.value)
+    for kept in ("v0", "v1", None):
+        assert ChatSSE(model="m", base_url="http://h/v1", output_version=kept).output_version == (
+            kept
+        )
