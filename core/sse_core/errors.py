@@ -17,7 +17,8 @@ The hierarchy::
     └── StreamError                   the stream began but did not end well; ``.partial`` holds
         │                             the Completion received before the failure
         ├── GatewayStreamError        an error frame or ``event: error`` inside the stream
-        ├── IncompleteStreamError     the stream ended without finish_reason and without [DONE]
+        ├── IncompleteStreamError     the stream ended without finish_reason and without [DONE],
+        │                             or in the middle of an event
         ├── StreamTimeoutError        no bytes for longer than the timeout allowed, or no
         │                             whole response head within first_byte
         ├── StreamProtocolError       malformed frame, invalid JSON, event over the size bound,
@@ -241,7 +242,8 @@ class GatewayStreamError(StreamError):
 
 
 class IncompleteStreamError(StreamError):
-    """The stream ended without a finish_reason and without ``[DONE]``: the answer is cut."""
+    """The stream ended without a finish_reason and without ``[DONE]`` (the protocol's ends),
+    or in the middle of an event, by a close or a reset: the answer is cut."""
 
 
 class StreamTimeoutError(StreamError):

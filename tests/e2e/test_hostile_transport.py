@@ -305,7 +305,13 @@ def test_bytes_after_a_body_are_not_the_next_answer(framing: str, run: Runner) -
 
 
 def _bad_ending(n: int, request: bytes) -> bytes:
-    # The body is whole by its length, but its last frame is broken JSON.
+    # The body is whole by its length, but its last frame (ended by its blank line) is broken
+    # JSON. (A body that ends inside a frame is a cut stream: test_cut_ending_... below.)
+    return response(FRAMES.replace(b"data: [DONE]\n\n", b"") + b'data: {"choices": [\n\n')
+
+
+def _cut_ending(n: int, request: bytes) -> bytes:
+    # The body is whole by its length, but it ends inside its last frame's JSON.
     return response(FRAMES.replace(b"data: [DONE]\n\n", b"") + b'data: {"choices": [')
 
 
@@ -323,6 +329,14 @@ def test_a_connection_whose_body_broke_the_protocol_is_not_reused(run: Runner) -
 
             outcomes = asyncio.run(main())
     assert all(isinstance(o, StreamProtocolError) for o in outcomes), outcomes
+    assert served.connections == 2
+
+
+def test_a_connection_whose_body_ended_inside_a_frame_is_not_reused() -> None:
+    with serving(_cut_ending) as served, ChatClient(**settings(served.url)) as client:
+        outcomes = [_catch(lambda: client.complete(PAYLOAD)) for _ in range(2)]
+    assert all(isinstance(o, IncompleteStreamError) for o in outcomes), outcomes
+    assert all(o.partial.content == "hello" for o in outcomes)  # type: ignore[union-attr]
     assert served.connections == 2
 
 

@@ -3,7 +3,9 @@ decoder, no I/O)."""
 
 from __future__ import annotations
 
-from sse_core.errors import StreamError, StreamProtocolError
+from pydantic_core import from_json
+
+from sse_core.errors import IncompleteStreamError, StreamError, StreamProtocolError
 from sse_core.events import StreamEvent
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, RawEvent, SSEParser, as_bytes
 from sse_core.protocols.registry import wire_protocol
@@ -111,7 +113,14 @@ class StreamDecoder:
     def finish(self) -> list[StreamEvent]:
         """The body ended: decode a last event left without its blank line, release held text.
 
+        A last event whose JSON (or ``[DONE]``) is cut short is one the body ended in the
+        middle of: the stream was cut, as a reset there would say. WHATWG drops the event a
+        body ends in; one whose data is whole is still decoded (a gateway that closes after
+        its last frame without the blank line), and data that is no JSON is judged by the
+        payload decoder, as in any frame.
+
         Raises:
+            IncompleteStreamError: The body ended in the middle of an event.
             StreamProtocolError: As :meth:`feed`; or the body held no SSE event at all and
                 does not start like an event stream.
         """
@@ -121,9 +130,12 @@ class StreamDecoder:
         raws: list[RawEvent] = []
         events: list[StreamEvent] = []
         error = self._parser.finish_raw(raws)
-        self._decode(raws, events)
+        cut = raws[-1][1] if raws and _cut_short(raws[-1][1]) else None
+        self._decode(raws[:-1] if cut is not None else raws, events)
         if payloads.done:
             return events
+        if cut is not None:
+            raise self._cut(cut, events)
         if error is not None:
             error.events = tuple(events)
             raise error
@@ -145,6 +157,17 @@ class StreamDecoder:
                 an empty answer).
         """
         return self._payloads.decode_whole(body)
+
+    def _cut(self, data: bytes, events: list[StreamEvent]) -> IncompleteStreamError:
+        """The body ended inside an event whose data is ``data``: the answer is cut (with the
+        events before it, and what the payload decoder held)."""
+        cut = IncompleteStreamError(
+            f"the stream from {self._source} ended in the middle of an event (its data cut "
+            f"short: {_preview(data)}): the answer is incomplete; retry the request, or use "
+            "what arrived (.partial)"
+        )
+        cut.events = (*events, *self._payloads.flush())
+        return cut
 
     def _sight(self, data: bytes, events: list[StreamEvent]) -> None:
         """Until the first event: keep the body's first bytes, for :meth:`finish`'s verdict."""
@@ -179,6 +202,26 @@ class StreamDecoder:
         except StreamError as exc:
             exc.events = tuple(events)
             raise
+
+
+def _cut_short(data: bytes) -> bool:
+    """Whether an event's data is a JSON value (or ``[DONE]``) cut short: what the last event
+    of a body that ended in the middle of it holds. Anything else is decoded as it is (a
+    whole value, or data that is no JSON, which the payload decoder judges)."""
+    head = data.strip()
+    if not head or head == b"[DONE]":
+        return False
+    if b"[DONE]".startswith(head):
+        return True
+    if head[:1] not in (b"{", b"["):
+        return False
+    try:
+        from_json(head)
+    except ValueError as error:
+        # jiter (pydantic-core's parser) says where it ran out of input: "EOF while parsing
+        # an object / a list / a string / a value"; any other error is data that is no JSON.
+        return str(error).startswith("EOF while parsing")
+    return False
 
 
 def _looks_like_sse(start: bytes) -> bool:
