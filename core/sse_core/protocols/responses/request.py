@@ -13,7 +13,8 @@ from typing import Any
 from pydantic_core import to_json
 
 from sse_core.errors import ConfigurationError
-from sse_core.protocols.history import reasoning_name, settle, signed, warn_left_out
+from sse_core.protocols.history import settle, warn_left_out
+from sse_core.protocols.responses.earlier import CONTENT_TYPES, followed, taken
 from sse_core.protocols.responses.rules import check_request, reasoning_model, taken_effort
 from sse_core.protocols.turns import (
     DocumentPart,
@@ -29,8 +30,6 @@ from sse_core.protocols.turns import (
 
 __all__ = [
     "ENCRYPTED_REASONING",
-    "INPUT_ITEMS",
-    "followed",
     "input_items",
     "responses_body",
     "text_format",
@@ -43,56 +42,7 @@ Item = dict[str, Any]
 
 #: The ``include`` value that asks for reasoning items' ``encrypted_content``.
 ENCRYPTED_REASONING = "reasoning.encrypted_content"
-#: Content part types (a RawPart of one of these joins its message; another is an item).
-_CONTENT_TYPES = frozenset(
-    {"input_text", "input_image", "input_file", "input_audio", "output_text", "refusal"}
-)
 _CHOICES = {"auto": "auto", "none": "none", "required": "required", "any": "required"}
-#: The input item types the API takes (openai-python's ``ResponseInputItemParam``): a block of
-#: another type an earlier answer holds (another protocol's output) is left out.
-INPUT_ITEMS = frozenset(
-    {
-        "message",
-        "function_call",
-        "function_call_output",
-        "reasoning",
-        "web_search_call",
-        "file_search_call",
-        "computer_call",
-        "computer_call_output",
-        "code_interpreter_call",
-        "image_generation_call",
-        "local_shell_call",
-        "local_shell_call_output",
-        "shell_call",
-        "shell_call_output",
-        "apply_patch_call",
-        "apply_patch_call_output",
-        "mcp_list_tools",
-        "mcp_approval_request",
-        "mcp_approval_response",
-        "mcp_call",
-        "custom_tool_call",
-        "custom_tool_call_output",
-        "tool_search_call",
-        "tool_search_output",
-        "compaction",
-        "item_reference",
-    }
-)
-#: What follows a reasoning item the model output: its answer (an assistant message) or an
-#: output item (a call); anything else leaves the item without its following one.
-_FOLLOWERS = INPUT_ITEMS - {
-    "message",
-    "function_call_output",
-    "computer_call_output",
-    "local_shell_call_output",
-    "shell_call_output",
-    "apply_patch_call_output",
-    "custom_tool_call_output",
-    "mcp_approval_response",
-    "item_reference",
-}
 
 
 def tool(spec: Mapping[str, Any]) -> Item:
@@ -221,7 +171,7 @@ def _turn_items(
             flush()
             if part.item is not None and _sent_back(part.item, store=store, continued=continued):
                 items.append(dict(part.item))
-        elif isinstance(part, RawPart) and part.block.get("type") not in _CONTENT_TYPES:
+        elif isinstance(part, RawPart) and part.block.get("type") not in CONTENT_TYPES:
             flush()
             items.append(dict(part.block))
         else:
@@ -323,7 +273,7 @@ def responses_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any])
     store = bool(given.pop("store", False))
     continued = bool(given.get("previous_response_id"))
     kept, lost = settle(turns)
-    instructions, items = input_items(_taken(kept, lost), store=store, continued=continued)
+    instructions, items = input_items(taken(kept, lost), store=store, continued=continued)
     items = followed(items, lost)
     if instructions is not None and "instructions" in given:
         # The caller's own instructions win the field; the conversation's stay, as the
@@ -342,47 +292,6 @@ def responses_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any])
     check_request(body)
     warn_left_out("Responses API", lost)
     return body
-
-
-def _taken(turns: Sequence[Turn], lost: list[str]) -> list[Turn]:
-    """An earlier answer as the Responses API takes it back: another protocol's signed
-    reasoning (Anthropic's thinking: no reasoning item) and blocks that are no input item nor
-    content part are left out, and named in ``lost`` (:mod:`sse_core.protocols.history`)."""
-    taken: list[Turn] = []
-    for turn in turns:
-        if turn.role != "assistant":
-            taken.append(turn)
-            continue
-        parts: list[Part] = []
-        for part in turn.parts:
-            kind = part.block.get("type") if isinstance(part, RawPart) else None
-            if isinstance(part, ReasoningPart) and part.item is None:
-                lost += [reasoning_name(part)] if signed(part) else []
-            elif kind is not None and kind not in INPUT_ITEMS | _CONTENT_TYPES:
-                lost.append(f"a {kind!r} block, which the Responses API has no item for")
-            else:
-                parts.append(part)
-        taken.append(Turn(role=turn.role, parts=tuple(parts)))
-    return taken
-
-
-def followed(items: Sequence[Item], lost: list[str] | None = None) -> list[Item]:
-    """``items`` without a reasoning item that nothing the model output follows (an answer
-    cut after its reasoning): the API refuses one ("Item 'rs_...' of type 'reasoning' was
-    provided without its required following item", continuedev/continue#8933). Each one left
-    out is named in ``lost``."""
-    kept: list[Item] = []  # from the last: what follows an item is known when it is read
-    for item in reversed(items):
-        after = kept[-1] if kept else {}
-        answer = after.get("type") == "message" and after.get("role") == "assistant"
-        if item.get("type") == "reasoning" and not (answer or after.get("type") in _FOLLOWERS):
-            if lost is not None:
-                lost.append(
-                    f"the reasoning item {item.get('id')!r}, without the answer that followed it"
-                )
-            continue
-        kept.append(item)
-    return kept[::-1]
 
 
 def _no_stop(given: dict[str, Any]) -> None:
