@@ -165,8 +165,8 @@ class Compiler:
     ) -> None:
         self.forbid_extra = forbid_extra
         self.null_is_default = null_is_default
-        self.body_key = body_key or (lambda name, hint: name)
-        self.amend = amend or {}
+        self.body_key: Callable[[str, Any], str | None] = body_key or _same_key
+        self.amend: dict[Any, Any] = amend or {}
         self._done: dict[Any, Node] = {}
 
     def node(self, hint: Any) -> Node:
@@ -234,6 +234,11 @@ class Compiler:
         node.required = frozenset(key for key, req, _ in fields if req)
         node.check = _object(tuple(fields), forbid=self.forbid_extra, nulls=self.null_is_default)
         return node
+
+
+def _same_key(name: str, hint: Any) -> str | None:
+    """A field's JSON key is its name."""
+    return name
 
 
 def _required(hint: Any, total: bool) -> bool:
