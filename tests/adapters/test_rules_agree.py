@@ -28,6 +28,11 @@ OPEN = {"type": "object", "properties": {"a": {"type": "string"}}}
 #: id: (the chat request as the caller gives it, refused by the emulator as it is)
 CHAT: dict[str, dict[str, Any]] = {
     "unknown-effort": {"model": "gpt-4o", "messages": ASK, "reasoning_effort": "maximum"},
+    "effort-to-a-model-that-does-not-reason": {
+        "model": "gpt-4.1",
+        "messages": ASK,
+        "reasoning_effort": "low",
+    },
     "max-tokens-on-a-reasoning-model": {"model": "o3-mini", "messages": ASK, "max_tokens": 50},
     "orphan-tool-message": {
         "model": "gpt-4o",

@@ -104,6 +104,21 @@ def test_reasoning_effort_to_a_model_that_does_not_reason_is_refused(
     }
 
 
+@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4.1-mini", "gpt-5-chat-latest"])
+def test_chat_reasoning_effort_to_a_model_that_does_not_reason_is_refused(
+    client: httpx.Client, model: str
+) -> None:
+    """C9: chat completions' answer to it (coroot/coroot#698, davidmigloz/langchain_dart#712)."""
+    error = openai_refusal(chat(client, {"model": model, "reasoning_effort": "low"}))
+    assert error == {
+        "message": "Unrecognized request argument supplied: reasoning_effort",
+        "type": "invalid_request_error",
+        "param": None,
+        "code": None,
+    }
+    assert chat(client, {"model": "gpt-5", "reasoning_effort": "low"}).status_code == 200
+
+
 @pytest.mark.parametrize("model", ["gpt-5", "o4-mini", "emulator", "deepseek-r1"])
 def test_reasoning_effort_to_a_model_that_reasons_or_a_gateways_own_is_taken(
     client: httpx.Client, model: str

@@ -14,6 +14,9 @@ The rules OpenAI documents for a request, applied to every body before it is sen
 - ``stream_options`` only with ``stream: true`` (dropped from a whole-answer request);
 - ``reasoning_effort`` is one of :data:`EFFORTS` (another value is refused by name: the API
   answers 400 ``invalid_value``; a gateway's own value goes in ``extra_body``, sent as given);
+- a model that does not reason (:func:`does_not_reason`: gpt-4o, gpt-4.1, gpt-5-chat-latest)
+  refuses ``reasoning_effort`` ("Unrecognized request argument supplied: reasoning_effort",
+  coroot/coroot#698): not sent, with a warning, as the Responses API's ``reasoning.effort``;
 - a reasoning model (o1, o3, o4, gpt-5 families) takes ``max_completion_tokens`` and refuses
   ``max_tokens``: ``max_tokens`` is sent as ``max_completion_tokens`` to those models, as
   langchain-openai sends it;
@@ -29,6 +32,7 @@ its own (its table's chat-completions entry).
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,7 +42,14 @@ from sse_core.pipeline.chunks import ChunkDecoder
 from sse_core.protocols.history import warn_left_out
 from sse_core.protocols.registry import RequestShape, WireProtocol, register_protocol
 
-__all__ = ["CHAT_COMPLETIONS", "EFFORTS", "chat_body", "check_request", "reasoning_model"]
+__all__ = [
+    "CHAT_COMPLETIONS",
+    "EFFORTS",
+    "chat_body",
+    "check_request",
+    "does_not_reason",
+    "reasoning_model",
+]
 
 #: The ``reasoning_effort`` values OpenAI takes (openai-python's ``ReasoningEffort``).
 EFFORTS: tuple[str, ...] = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
@@ -49,6 +60,19 @@ def reasoning_model(model: object) -> bool:
     """Whether ``model`` names an OpenAI reasoning model (the o1, o3, o4 and gpt-5 families,
     also behind a gateway's ``provider/`` prefix), which refuses ``max_tokens``."""
     return isinstance(model, str) and _REASONING_MODEL.match(model) is not None
+
+
+#: Models that do not reason (OpenAI's GPT-3.5 and GPT-4 families, ChatGPT's and GPT-5's chat
+#: models), which refuse an effort (chat completions: "Unrecognized request argument supplied:
+#: reasoning_effort"; Responses: "Unsupported parameter: 'reasoning.effort' is not supported
+#: with this model."); another name (a gateway's own model) may reason.
+_NOT_REASONING = re.compile(r"(?:.*/)?(?:gpt-3\.5|gpt-4|chatgpt-|gpt-5(?:\.\d+)?-chat)", re.I)
+
+
+def does_not_reason(model: object) -> bool:
+    """Whether ``model`` names an OpenAI model known not to reason (gpt-4o, gpt-4.1,
+    gpt-5-chat-latest, ...), which refuses ``reasoning.effort``."""
+    return isinstance(model, str) and _NOT_REASONING.match(model) is not None
 
 
 def check_request(body: dict[str, Any], extra_body: Mapping[str, Any] | None = None) -> None:
@@ -66,6 +90,15 @@ def check_request(body: dict[str, Any], extra_body: Mapping[str, Any] | None = N
             f"reasoning_effort must be one of {', '.join(map(repr, EFFORTS))} on "
             f"chat completions, got {effort!r} (a gateway's own value: extra_body)"
         )
+    if effort in EFFORTS and "reasoning_effort" not in given and does_not_reason(body.get("model")):
+        warnings.warn(
+            f"reasoning_effort {effort!r} is not sent: {body.get('model')} does not reason and "
+            "the API refuses the field for it ('Unrecognized request argument supplied: "
+            "reasoning_effort'; choose a reasoning model, such as gpt-5 or o4-mini, to reason)",
+            UserWarning,
+            stacklevel=4,
+        )
+        del body["reasoning_effort"]
     if (
         body.get("max_tokens") is not None
         and "max_tokens" not in given

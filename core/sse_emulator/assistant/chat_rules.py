@@ -43,6 +43,7 @@ def check_chat_rules(body: dict[str, Any]) -> Refusal | None:
     return (
         _check_stream_options(body)
         or _check_effort(body.get("reasoning_effort"))
+        or _check_effort_taken(body)
         or _check_max_tokens(body)
         or _check_tool_messages(body["messages"])
         or _check_answered(body["messages"])
@@ -67,6 +68,24 @@ def _check_effort(effort: Any) -> Refusal | None:
         "reasoning_effort",
         "invalid_value",
     )
+
+
+#: Models that do not reason (OpenAI's GPT-3.5 and GPT-4 families, ChatGPT's and GPT-5's chat
+#: models), which refuse an effort; another name (a gateway's own model) may reason.
+_NOT_REASONING = re.compile(r"(?:.*/)?(?:gpt-3\.5|gpt-4|chatgpt-|gpt-5(?:\.\d+)?-chat)", re.I)
+
+
+def does_not_reason(model: Any) -> bool:
+    """Whether ``model`` names an OpenAI model known not to reason (gpt-4o, gpt-4.1,
+    gpt-5-chat-latest, ...), which refuses an effort (C9, R18)."""
+    return isinstance(model, str) and _NOT_REASONING.match(model) is not None
+
+
+def _check_effort_taken(body: dict[str, Any]) -> Refusal | None:
+    """A model that does not reason takes no ``reasoning_effort`` (C9)."""
+    if body.get("reasoning_effort") is None or not does_not_reason(body.get("model")):
+        return None
+    return Refusal("Unrecognized request argument supplied: reasoning_effort")
 
 
 def reasoning_model(model: Any) -> bool:

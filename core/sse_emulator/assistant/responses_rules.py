@@ -9,9 +9,9 @@ the first rule broken is the one reported.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
+from sse_emulator.assistant.chat_rules import does_not_reason
 from sse_emulator.assistant.conversations import ResponseStore, StoredResponse
 from sse_emulator.assistant.responses_input_rules import Refusal, check_input_items
 from sse_emulator.schemas import first_issue
@@ -298,19 +298,11 @@ def _check_schema(body: dict[str, Any]) -> Refusal | None:
     return Refusal(message, param, code)
 
 
-#: Models that do not reason (OpenAI's GPT-4 and GPT-3.5 families, ChatGPT's and GPT-5's chat
-#: models), which refuse ``reasoning.effort``; a name of another family (a gateway's own
-#: model) may reason, so it is not refused.
-_NOT_REASONING = re.compile(
-    r"(?:.*/)?(?:gpt-3\.5|gpt-4|chatgpt-|gpt-5(?:\.\d+)?-chat)", re.IGNORECASE
-)
-
-
 def _check_effort_taken(body: dict[str, Any]) -> Refusal | None:
     """A model that does not reason takes no ``reasoning.effort``."""
     reasoning, model = body.get("reasoning"), body.get("model")
     effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
-    if effort is None or not isinstance(model, str) or not _NOT_REASONING.match(model):
+    if effort is None or not does_not_reason(model):
         return None
     return Refusal(
         "Unsupported parameter: 'reasoning.effort' is not supported with this model.",

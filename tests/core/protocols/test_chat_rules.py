@@ -25,7 +25,17 @@ def body(extra_body: dict[str, Any] | None = None, **payload: Any) -> dict[str, 
 
 @pytest.mark.parametrize("effort", EFFORTS)
 def test_every_documented_effort_is_sent(effort: str) -> None:
-    assert body(reasoning_effort=effort)["reasoning_effort"] == effort
+    assert body(model="gpt-5", reasoning_effort=effort)["reasoning_effort"] == effort
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4.1-mini", "openai/gpt-4o", "gpt-5-chat-latest"])
+def test_an_effort_for_a_model_that_does_not_reason_is_not_sent(model: str) -> None:
+    """The API refuses it ("Unrecognized request argument supplied: reasoning_effort",
+    coroot/coroot#698): not sent, with a warning; in extra_body, sent as given."""
+    with pytest.warns(UserWarning, match=f"reasoning_effort 'low' is not sent: {model}"):
+        assert "reasoning_effort" not in body(model=model, reasoning_effort="low")
+    assert body({"reasoning_effort": "low"}, model=model)["reasoning_effort"] == "low"
+    assert body(model="emulator", reasoning_effort="low")["reasoning_effort"] == "low"
 
 
 def test_an_unknown_effort_is_refused_by_name_unless_given_as_extra_body() -> None:

@@ -56,12 +56,12 @@ the model will automatically have access to all previously produced reasoning it
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sse_core.errors import ConfigurationError
+from sse_core.protocols.chat_completions import does_not_reason
 from sse_core.protocols.chat_completions import reasoning_model as openai_reasoning_model
 
 __all__ = [
@@ -117,18 +117,6 @@ def reasoning_model(model: object) -> bool:
     """Whether ``model`` names an OpenAI reasoning model (the o1, o3, o4 and gpt-5 families,
     also behind a gateway's ``provider/`` prefix; not the ``gpt-5-chat`` models)."""
     return openai_reasoning_model(model) and "-chat" not in str(model).lower()
-
-
-#: Models that do not reason (OpenAI's GPT-3.5 and GPT-4 families, ChatGPT's and GPT-5's chat
-#: models), which refuse ``reasoning.effort`` ("Unsupported parameter: 'reasoning.effort' is
-#: not supported with this model."); another name (a gateway's own model) may reason.
-_NOT_REASONING = re.compile(r"(?:.*/)?(?:gpt-3\.5|gpt-4|chatgpt-|gpt-5(?:\.\d+)?-chat)", re.I)
-
-
-def does_not_reason(model: object) -> bool:
-    """Whether ``model`` names an OpenAI model known not to reason (gpt-4o, gpt-4.1,
-    gpt-5-chat-latest, ...), which refuses ``reasoning.effort``."""
-    return isinstance(model, str) and _NOT_REASONING.match(model) is not None
 
 
 def taken_effort(model: str, given: dict[str, Any]) -> None:
