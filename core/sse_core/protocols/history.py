@@ -21,7 +21,7 @@ shape and adds what only it refuses):
   'rs_...' of type 'reasoning' was provided without its required following item",
   continuedev/continue#8933). Another protocol's signed or encrypted reasoning cannot be
   verified by the target API and is left out; unsigned reasoning (a thinking block cut before
-  its signature, a gateway's plain ``reasoning_content``) goes back nowhere, as before.
+  its signature, a gateway's plain ``reasoning_content``) goes back nowhere.
 
 What is left out that the model had said (a tool call, signed reasoning, an output item another
 API does not take) is named in one ``UserWarning`` per request (:func:`warn_left_out`).
