@@ -127,13 +127,18 @@ class Finish:
     ``reason`` is in the shared vocabulary whatever the protocol; ``stop_reason`` is the
     protocol's own word when it has one (Anthropic's ``end_turn``, ``pause_turn``,
     ``refusal``, ...; None on chat completions), and ``stop_sequence`` the stop sequence that
-    ended the answer, when the gateway said which.
+    ended the answer, when the gateway said which. ``content`` is the choice's whole text as
+    the protocol's final version of the answer gives it, where that disagrees with the
+    deltas (a Responses gateway whose deltas lost tokens the final output kept): the
+    Completion's text, while the deltas stay what a stream showed; None: the deltas are the
+    text.
     """
 
     reason: str
     choice: int = 0
     stop_reason: str | None = None
     stop_sequence: str | None = None
+    content: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -220,6 +225,7 @@ _set_finish_reason = _setter(Finish, "reason")
 _set_finish_choice = _setter(Finish, "choice")
 _set_finish_stop_reason = _setter(Finish, "stop_reason")
 _set_finish_stop_sequence = _setter(Finish, "stop_sequence")
+_set_finish_content = _setter(Finish, "content")
 _set_gateway_name = _setter(GatewayEvent, "name")
 _set_gateway_data = _setter(GatewayEvent, "data")
 
@@ -267,6 +273,7 @@ def _finish(reason: str, choice: int) -> Finish:
     _set_finish_choice(event, choice)
     _set_finish_stop_reason(event, None)
     _set_finish_stop_sequence(event, None)
+    _set_finish_content(event, None)
     return event
 
 

@@ -106,13 +106,15 @@ def test_a_capture_is_told_by_its_first_event(
 def test_deltas_that_disagree_with_the_final_text_are_shown(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A gateway's deltas that lost a token: the deltas are the answer, and the final text
-    is kept as the response.output_mismatch gateway event."""
+    """A gateway's deltas that lost a token: a decoded body is a whole answer, the final
+    text (docs/protocols/responses.md), and the response.output_mismatch gateway event
+    shows what the deltas carried beside it."""
     body = fixture("text.sse").replace(b'"delta":" the"', b'"delta":""', 1)
     assert body != fixture("text.sse")
     code, out, err = decode(tmp_path, body, capsys)
     assert (code, err) == (0, "")
-    assert "[content]\nUnder soft glow" in out
+    assert "[content]\nUnder the soft glow" in out
+    assert '"streamed":"Under soft glow' in out
     assert "[event response.output_mismatch] {" in out
     assert '"final":"Under the soft glow of the moon' in out
 

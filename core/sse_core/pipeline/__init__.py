@@ -11,7 +11,8 @@ Read it in the order the bytes travel:
 - :mod:`.anthropic_events`: the same for Anthropic Messages events (:class:`MessagesDecoder`),
   with :mod:`.anthropic_blocks` for their content blocks;
 - :mod:`.responses_events`: the same for OpenAI Responses events (:class:`ResponsesDecoder`),
-  with :mod:`.responses_items` for their output items;
+  with :mod:`.responses_items` for their output items (and :mod:`.responses_parts`, what an
+  item and its parts hold);
 - :mod:`.decoder`: the parser and the protocol's payload decoder together
   (:class:`StreamDecoder`);
 - :mod:`.accumulator`: StreamEvents to the Completion, the one owner of an answer's state

@@ -183,6 +183,8 @@ class Accumulator:
                 parts.finish_reason = reason
                 parts.stop_reason = event.stop_reason
                 parts.stop_sequence = event.stop_sequence
+                if event.content is not None:  # the final text, where the deltas differ
+                    parts.final_content = event.content
                 self._finished = True
             case Metadata():
                 self._metadata(event)

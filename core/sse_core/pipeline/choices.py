@@ -35,6 +35,7 @@ class ChoiceParts:
         "calls",
         "citations",
         "content",
+        "final_content",
         "finish",
         "finish_reason",
         "finishes",
@@ -57,6 +58,9 @@ class ChoiceParts:
         self.finish: Finish | None = None  # the last Finish, and how many came
         self.finishes: int = 0
         self.finish_reason: str | None = None
+        # The whole text as the protocol's final version gives it, where the deltas differ
+        # (Finish.content): the built choice's text; a mark's text stays the deltas'.
+        self.final_content: str | None = None
         self.stop_reason: str | None = None
         self.stop_sequence: str | None = None
         # Reasoning blocks closed by a signature or redacted (built once, as they close),
@@ -102,9 +106,10 @@ class ChoiceParts:
         self.fragments += 1
 
     def build(self, index: int) -> Choice:
+        final = self.final_content
         return Choice(
             index=index,
-            content=self.content.upto(),
+            content=self.content.upto() if final is None else final,
             reasoning=self.reasoning.upto(),
             refusal=self.refusal.upto(),
             tool_calls=tuple(call.build(at) for at, call in sorted(self.calls.items())),

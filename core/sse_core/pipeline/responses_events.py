@@ -27,18 +27,20 @@ The rules:
   and its events -> GatewayEvent as sent, never a tool call;
 - an event finds its item by ``output_index``; by ``item_id`` only when it has no
   ``output_index`` (some gateways change the item id on every event); else the last item;
-- **deltas against final versions.** The answer is the deltas. A final version of a part
-  (``.done`` events, ``content_part.done``, ``output_item.done``, the terminal response's
-  ``output``) that extends what the deltas carried adds the missing tail, as deltas: text
-  or arguments that arrive only in ``.done``, a call or text only in the final output, are
-  never lost. A final version that disagrees otherwise (a gateway that dropped tokens from
-  the deltas) leaves the answer as the deltas made it, and is kept as a GatewayEvent named
+- **deltas against final versions.** A final version of a part (``.done`` events,
+  ``content_part.done``, ``output_item.done``, the terminal response's ``output``) that
+  extends what the deltas carried adds the missing tail, as deltas: text or arguments that
+  arrive only in ``.done``, a call or text only in the final output, are never lost. A final
+  version that disagrees otherwise (a gateway that dropped tokens from the deltas: vLLM,
+  vllm-project/vllm#30099) is kept as a GatewayEvent named
   :data:`~sse_core.pipeline.responses_items.MISMATCH` (``response.output_mismatch``, with
   ``output_index``, ``item_id``, ``part``, ``index``, ``event``, ``streamed`` and ``final``)
-  among the completion's events. An empty final version says nothing (vLLM sends an empty
-  ``output``). Final output items are matched with streamed ones by item id, by call id,
-  else by position where the kinds agree (LiteLLM reorders the output), never by position
-  alone;
+  among the completion's events; the stream's deltas stay what it showed, and the answer's
+  whole text is the final text, as the API defines the response (``Finish.content``: the
+  ``output_text`` parts' final versions joined, the Completion's ``content``). An empty
+  final version says nothing (vLLM sends an empty ``output``). Final output items are
+  matched with streamed ones by item id, by call id, else by position where the kinds agree
+  (LiteLLM reorders the output), never by position alone;
 - **sequence numbers**: a frame whose ``sequence_number`` is not above the highest seen and
   whose data is byte-identical to the frame that number came with (within the last
   :data:`SEQUENCE_WINDOW` numbers) is a relay's repeat, and dropped; a number that repeats
@@ -332,6 +334,7 @@ class ResponsesDecoder:
         usage = response.get("usage")
         if type(usage) is dict:
             events.append(_usage_update(responses_usage(usage)))
+        whole = self._items.whole_text()  # the final text, where the deltas lost some
         if status in ("failed", "cancelled"):
             error = _dict(response.get("error"))
             message = _str(error.get("message")) or f"the response ended {status}"
@@ -343,10 +346,10 @@ class ResponsesDecoder:
             details = _dict(response.get("incomplete_details"))
             reason = _str(details.get("reason"))
             finish = INCOMPLETE_REASONS.get(reason, reason) if reason else "length"
-            events.append(Finish(reason=finish, stop_reason=reason or "incomplete"))
+            events.append(Finish(reason=finish, stop_reason=reason or "incomplete", content=whole))
         else:
             finish = "tool_calls" if self._items.calls else "stop"
-            events.append(Finish(reason=finish, stop_reason="completed"))
+            events.append(Finish(reason=finish, stop_reason="completed", content=whole))
         self.done = True
         events.append(StreamEnd())
 

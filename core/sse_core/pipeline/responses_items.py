@@ -1,6 +1,6 @@
-"""The output items of one Responses stream, keyed by ``output_index``: what each item is (a
-message, a reasoning item, a function call, anything else), what its parts hold so far, and
-the StreamEvents its deltas, its ``.done`` events and the final output become. The rules are
+"""The output items of one Responses stream, keyed by ``output_index``: how each event
+changes an item and its parts (:mod:`.responses_parts`: what they are and hold), and the
+StreamEvents its deltas, its ``.done`` events and the final output become. The rules are
 listed in :mod:`.responses_events`, whose :class:`~sse_core.ResponsesDecoder` hands every
 item event here.
 """
@@ -8,7 +8,6 @@ item event here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import IntEnum
 from typing import Any
 
 from sse_core.events import (
@@ -21,6 +20,24 @@ from sse_core.events import (
     _text_delta,
     _tool_call_delta,
 )
+from sse_core.pipeline.responses_parts import (
+    _ARGUMENTS,
+    _FAMILY,
+    _HOLDER,
+    _REFUSAL,
+    _TEXT,
+    Piece,
+    _block,
+    _Item,
+    _key,
+    _Kind,
+    _kind,
+    _listed,
+    _part,
+    _part_type,
+    _position,
+    _str,
+)
 from sse_core.pipeline.tool_calls import nameless_call
 
 __all__ = ["MISMATCH", "OutputItems", "Piece"]
@@ -31,91 +48,14 @@ MISMATCH = "response.output_mismatch"
 _PART_BREAK = "\n\n"
 
 
-class _Kind(IntEnum):
-    """What an output item is."""
-
-    MESSAGE = 0  # output_text and refusal parts
-    REASONING = 1  # summary parts, reasoning_text parts, encrypted_content
-    CALL = 2  # a function call: its arguments in pieces
-    OTHER = 3  # a server tool's item, a type not known yet: GatewayEvents, as sent
-
-
-class Piece(IntEnum):
-    """What a part's text is, and where the part sits in its item."""
-
-    TEXT = 0  # an output_text part (content_index)
-    REFUSAL = 1  # a refusal part (content_index)
-    REASONING = 2  # a reasoning_text part (content_index)
-    SUMMARY = 3  # a summary_text part (summary_index)
-    ARGUMENTS = 4  # a function call's arguments
-
-
-# The pieces _say() tests on every delta, as module names: on Python 3.11 reading a member off
-# its class (``Piece.TEXT``) costs several times the test itself.
-_TEXT, _REFUSAL, _ARGUMENTS = Piece.TEXT, Piece.REFUSAL, Piece.ARGUMENTS
-
-_KINDS = {"message": _Kind.MESSAGE, "reasoning": _Kind.REASONING, "function_call": _Kind.CALL}
-#: The item each piece belongs in (also the item a piece implies when none was added).
-_HOLDER = {
-    Piece.TEXT: _Kind.MESSAGE,
-    Piece.REFUSAL: _Kind.MESSAGE,
-    Piece.REASONING: _Kind.REASONING,
-    Piece.SUMMARY: _Kind.REASONING,
-    Piece.ARGUMENTS: _Kind.CALL,
-}
-#: A part's position field in its events.
-_INDEX = {Piece.SUMMARY: "summary_index", Piece.ARGUMENTS: ""}
-#: Content part types, and the piece each holds and the field with its text.
-_PART_TYPES: dict[Any, tuple[Piece, str]] = {
-    "output_text": (Piece.TEXT, "text"),
-    "refusal": (Piece.REFUSAL, "refusal"),
-    "reasoning_text": (Piece.REASONING, "text"),
-    "summary_text": (Piece.SUMMARY, "text"),
-}
-_FAMILY = {Piece.SUMMARY: "summary", Piece.ARGUMENTS: "arguments"}
-
-
-class _Part:
-    __slots__ = ("cited", "final", "pieces")
-
-    def __init__(self) -> None:
-        self.pieces: list[str] = []  # the text as it was decoded (deltas, tails)
-        self.final: str | None = None  # the last final version compared with it
-        self.cited = 0  # annotations taken so far
-
-    def text(self) -> str:
-        joined = "".join(self.pieces)
-        if len(self.pieces) > 1:
-            self.pieces[:] = [joined]  # joined once: a later compare starts from it
-        return joined
-
-
-class _Item:
-    __slots__ = (
-        "call", "call_id", "closed", "final", "id", "key", "kind", "named", "parts", "said"
-    )  # fmt: skip
-
-    def __init__(self, key: object, kind: _Kind, item_id: str | None) -> None:
-        self.key = key
-        self.kind = kind
-        self.id = item_id
-        # The tool call's number (a function_call item), from its name on: -1 before it.
-        self.call = -1
-        self.call_id: str | None = None
-        self.named = (False, False)  # the call's id, its name arrived
-        self.parts: dict[tuple[Piece, int], _Part] = {}
-        self.said: tuple[Piece, int] | None = None  # the reasoning part that spoke last
-        self.closed = False  # output_item.done (or the final output) closed it
-        self.final = False  # an item of the final output was matched with it
-
-
 class OutputItems:
     """The output items of one response, and the function calls numbered among them."""
 
-    __slots__ = ("_by_call", "_by_id", "_items", "_last", "calls")
+    __slots__ = ("_by_call", "_by_id", "_items", "_last", "_lost", "calls")
 
     def __init__(self) -> None:
         self._items: dict[object, _Item] = {}
+        self._lost = False  # a text part's final version disagreed with its deltas
         self._by_id: dict[str, object] = {}  # item ids and call ids -> key
         self._by_call: dict[str, object] = {}
         self._last: object = None  # the key of the item opened last
@@ -407,6 +347,8 @@ class OutputItems:
             part.pieces.append(tail)
             self._say(item, piece, payload, tail, events)
             return
+        if piece == _TEXT:
+            self._lost = True
         events.append(
             _gateway_event(
                 MISMATCH,
@@ -420,6 +362,21 @@ class OutputItems:
                     "final": final,
                 },
             )
+        )
+
+    def whole_text(self) -> str | None:
+        """The answer's text as the final versions give it, where one of them disagreed with
+        the deltas (the API's ``response.output_text``: each message's ``output_text``
+        parts joined, a part with no final version as its deltas made it); None when the
+        deltas are the text."""
+        if not self._lost:
+            return None
+        return "".join(
+            part.text() if part.final is None else part.final
+            for item in self._items.values()
+            if item.kind == _Kind.MESSAGE
+            for part in item.parts.values()
+            if part.text_part
         )
 
     def _annotations(
@@ -438,50 +395,3 @@ class OutputItems:
             if type(cited) is dict:
                 events.append(Citation(citation=cited, block=_block(item)))
         state.cited = max(state.cited, len(given))
-
-
-def _part(item: _Item, piece: Piece, payload: Mapping[str, Any]) -> _Part:
-    # One content part holds text or a refusal: both are kept under TEXT.
-    where = (_TEXT if piece == _REFUSAL else piece, _position(payload, piece))
-    found = item.parts.get(where)
-    if found is None:
-        found = item.parts[where] = _Part()
-    return found
-
-
-def _part_type(part: object) -> tuple[Piece, str] | None:
-    kind = part.get("type") if type(part) is dict else None
-    return _PART_TYPES.get(kind) if type(kind) is str else None
-
-
-def _position(payload: Mapping[str, Any], piece: Piece) -> int:
-    field = _INDEX.get(piece, "content_index")
-    index = payload.get(field) if field else 0
-    return index if type(index) is int else 0
-
-
-def _key(payload: Mapping[str, Any], whole: Mapping[str, Any], count: int) -> object:
-    index = payload.get("output_index")
-    if type(index) is int:
-        return index
-    item_id = whole.get("id")
-    return item_id if type(item_id) is str and item_id else f"#{count}"
-
-
-def _kind(whole: Mapping[str, Any]) -> _Kind:
-    name = whole.get("type")
-    return _KINDS.get(name, _Kind.OTHER) if type(name) is str else _Kind.OTHER
-
-
-def _listed(parts: object) -> list[tuple[int, dict[str, Any]]]:
-    if type(parts) is not list:
-        return []
-    return [(at, part) for at, part in enumerate(parts) if type(part) is dict]
-
-
-def _block(item: _Item) -> int | None:
-    return item.key if type(item.key) is int else None
-
-
-def _str(value: object) -> str | None:
-    return value if type(value) is str else None

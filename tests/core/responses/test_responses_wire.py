@@ -359,9 +359,13 @@ def test_nothing_after_the_terminal_event_is_read() -> None:
     assert decoder.feed(frame(text(0, " more"))) == [] and decoder.finish() == []
 
 
-def test_deltas_that_lost_tokens_stay_the_answer_and_the_final_text_is_kept() -> None:
+def test_deltas_that_lost_tokens_are_what_streamed_and_the_final_text_the_answer() -> None:
+    # A whole answer is the final text (tests/core/responses/test_final_text.py); the deltas
+    # stay what a stream showed, and the mismatch keeps both.
     result = decode(LOST_TOKENS, protocol="responses")
-    assert result.content == "The quick fox"
+    assert result.content == "The quick brown fox"
+    events = StreamDecoder(protocol="responses").feed(LOST_TOKENS)
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "The quick fox"
     (mismatch,) = result.events
     assert mismatch.name == "response.output_mismatch"
     assert (
