@@ -31,6 +31,7 @@ from sse_chat.options import (
     protocol_of,
     request_headers,
     seconds_arg,
+    secret_headers,
 )
 from sse_chat.protocol_turns import Question, default_max_tokens, thinking_of
 from sse_chat.protocols import app_protocol
@@ -243,7 +244,11 @@ def _run_core(
     payload = protocol.first(question)
     headers = settings.pop("headers")
     with ChatClient(
-        **settings, auth=args.auth, default_headers=headers, http_client=http
+        **settings,
+        auth=args.auth,
+        default_headers=headers,
+        secret_headers=secret_headers(args),
+        http_client=http,
     ) as client:
         completion = _turn(client, payload, view)
         if completion.tool_calls:
@@ -302,7 +307,9 @@ def _recorder(args: argparse.Namespace) -> HttpClient | None:
     if not args.record:
         return None
     key = api_key(args, emulated=not args.base_url)
-    client: HttpClient = recording_client(args.record, secrets=[key] if key else [])
+    client: HttpClient = recording_client(
+        args.record, secret_headers=secret_headers(args), secrets=[key] if key else []
+    )
     return client
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "protocol_of",
     "request_headers",
     "seconds_arg",
+    "secret_headers",
 ]
 
 #: The emulator's chat completions dialects (kept here so the parser builds without the
@@ -141,7 +142,8 @@ def add_gateway_arguments(
         default=[],
         type=header_arg,
         metavar="NAME:VALUE",
-        help="a header to send with every request (repeat for more)",
+        help="a header to send with every request (repeat for more); its value is a "
+        "secret, never printed nor recorded",
     )
     parser.add_argument(
         "--api-key",
@@ -219,6 +221,13 @@ def api_key(args: argparse.Namespace, *, emulated: bool) -> str:
     """The key to send: --api-key, else $SSE_API_KEY, else a demo key for the emulator."""
     key: str = args.api_key or os.environ.get("SSE_API_KEY") or ""
     return key or (EMULATOR_KEY if emulated else "")
+
+
+def secret_headers(args: argparse.Namespace) -> frozenset[str]:
+    """The names (lower case) of the --header values: every one is a secret, as ChatSSE and
+    SSELLM take every header they are given (a gateway may echo any of them: Portkey's
+    ``x-portkey-api-key``, a tenant id), masked in output, errors, reports and recordings."""
+    return frozenset(name.lower() for name, _ in args.header)
 
 
 def request_headers(args: argparse.Namespace, *, fault: str | None = None) -> dict[str, str]:

@@ -23,6 +23,7 @@ from sse_chat.options import (
     dialect_refusal,
     protocol_of,
     request_headers,
+    secret_headers,
 )
 from sse_chat.probe.analyse import find
 from sse_chat.probe.anthropic import find_messages, messages_human, messages_json
@@ -184,6 +185,7 @@ def _target(args: argparse.Namespace, base_url: str, protocol: str) -> Target:
         path=args.path or default_path(protocol, base_url.rstrip("/")),
         api_key=api_key(args, emulated=not args.base_url),
         headers=request_headers(args),
+        secret_headers=secret_headers(args),
         timeout=args.timeout,
         protocol=protocol,
         auth=args.auth,

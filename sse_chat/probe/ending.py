@@ -76,7 +76,9 @@ async def _read(
     secrets = [config.api_key.get_secret_value()] if config.api_key is not None else []
     body = {**config.extra_body, **payload, "stream": True}
     async with (
-        recording_async_client(folder, secrets=secrets) as http,
+        recording_async_client(
+            folder, secret_headers=config.secret_headers, secrets=secrets
+        ) as http,
         http.stream("POST", config.url, json=body, headers=headers, timeout=limit) as response,
     ):
         if response.status_code >= 300:

@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 _SECRET_NAME = re.compile(r"key|token|secret|password|auth", re.I)
+_MASK = "***"  # as the core masks a secret
 _NOT_SETTINGS = frozenset({"x-emulator-fault"})
 USAGE = {
     "chunk": 'in a last chunk with "choices": []',
@@ -52,9 +53,10 @@ TOOLS = {
 
 
 def headers_worth_keeping(target: Target) -> dict[str, str]:
-    """The --header values worth keeping as settings: no credential, no emulator fault."""
+    """The headers worth keeping as settings: no credential, no emulator fault; a --header's
+    value shown as ``***`` (every one is a secret: the report names it, the user has it)."""
     return {
-        name: value
+        name: _MASK if name.lower() in target.secret_headers else value
         for name, value in target.headers.items()
         if name.lower() not in SECRET_HEADERS | _NOT_SETTINGS and not _SECRET_NAME.search(name)
     }

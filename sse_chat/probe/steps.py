@@ -45,6 +45,8 @@ class Target:
     timeout: float = 30.0
     protocol: str = "chat_completions"
     auth: str | None = None
+    #: The names (lower case) of the headers whose values are secrets: every --header.
+    secret_headers: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -208,7 +210,7 @@ def run_step(target: Target, step: Step, directory: Path) -> SSEConnectorError |
     timeouts = Timeouts(connect=seconds, first_byte=seconds, idle=seconds, total=seconds)
     secrets = [target.api_key] if target.api_key else []
     with (
-        recording_client(directory, secrets=secrets) as http,
+        recording_client(directory, secret_headers=target.secret_headers, secrets=secrets) as http,
         ChatClient(
             base_url=target.base_url,
             api_key=target.api_key or None,
@@ -216,6 +218,7 @@ def run_step(target: Target, step: Step, directory: Path) -> SSEConnectorError |
             protocol=target.protocol,
             auth=target.auth,
             default_headers=dict(target.headers),
+            secret_headers=target.secret_headers,
             timeout=timeouts,
             max_retries=0,
             include_usage=step.include_usage,
@@ -270,4 +273,5 @@ def _config(target: Target) -> ClientConfig:
         protocol=target.protocol,
         auth=target.auth,
         default_headers=dict(target.headers),
+        secret_headers=target.secret_headers,
     )

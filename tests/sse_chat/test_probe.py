@@ -150,9 +150,10 @@ def test_the_report_for_people(emulator: Emulator, capsys: pytest.CaptureFixture
         "  a bad request  HTTP 400 application/json: expected 'messages' to be a non-empty "
         "list of message objects",
         "recommended settings (the key: api_key=... or SSE_API_KEY):",
-        f"  ChatSSE(model='m-1', base_url='{base}', default_headers={{'X-Team': 't'}}, "
+        # Every --header value is a secret (tests/sse_chat/test_header_secrets.py): named.
+        f"  ChatSSE(model='m-1', base_url='{base}', default_headers={{'X-Team': '***'}}, "
         "stream_usage=True)",
-        f"  SSELLM(model='m-1', base_url='{base}', default_headers={{'X-Team': 't'}}, "
+        f"  SSELLM(model='m-1', base_url='{base}', default_headers={{'X-Team': '***'}}, "
         "include_usage=True)",
     ]
     assert len(emulator.requests) == 6
