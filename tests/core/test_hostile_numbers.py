@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -185,3 +186,22 @@ def test_a_created_at_no_int_holds_is_no_time_on_every_core_path(number: str) ->
 def test_a_created_at_written_as_a_float_is_whole_seconds() -> None:
     got = sse_core.decode(_created_at("1741476542.75"), protocol="responses")
     assert got.created == 1741476542
+
+
+@pytest.mark.parametrize("digits", [1, 19, 400, 4300, 4301, 50_000])
+def test_a_retry_field_of_any_length_is_read_without_an_error(digits: int) -> None:
+    """WHATWG: ``retry:`` of ASCII digits sets the reconnection time; an integer no int
+    holds (past Python's digit limit) is no time, and the event still decodes."""
+    frame = b"retry: " + b"7" * digits + b"\n" + chat_frames
+    parser = sse_core.SSEParser()
+    events = parser.feed(frame)
+    assert [event.data for event in events][:1] == ['{"choices":[{"delta":{"content":"hi"}}]}']
+    readable = digits <= sys.get_int_max_str_digits()
+    assert events[0].retry == (int("7" * digits) if readable else None)
+    assert sse_core.decode(frame).content == "hi"
+
+
+chat_frames = (
+    b'data: {"choices":[{"delta":{"content":"hi"}}]}\n\n'
+    b'data: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+)

@@ -14,7 +14,8 @@ Rules followed (https://html.spec.whatwg.org/multipage/server-sent-events.html):
 - a UTF-8 BOM at the very start is ignored;
 - lines starting with ``:`` are comments;
 - ``field: value`` with one optional space after the colon; ``data`` lines are joined with
-  ``\\n``; ``event``, ``id`` (ignored when it holds NUL) and ``retry`` (digits only);
+  ``\\n``; ``event``, ``id`` (ignored when it holds NUL) and ``retry`` (digits only; more
+  digits than Python reads into an int are no time);
 - a blank line dispatches the event; a block without any ``data`` line dispatches nothing.
 
 Leniencies real gateways need:
@@ -34,6 +35,7 @@ bounded. Events completed before the offending line are not lost: see :meth:`SSE
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -400,7 +402,10 @@ class SSEParser:
                 self._last_id = value.decode("utf-8", "replace")
         elif name == b"retry":
             if value.isdigit():
-                self._retry = int(value)
+                # More digits than Python reads into an int (sys.get_int_max_str_digits,
+                # a ValueError): no reconnection time.
+                with suppress(ValueError):
+                    self._retry = int(value)
         elif name == b"data" and not colon:
             # "data" with no colon is a data line with an empty value.
             self._append_data(b"")
