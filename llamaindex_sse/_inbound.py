@@ -168,12 +168,15 @@ def build_message_parts(
 ) -> tuple[list[ContentBlock], dict[str, Any]]:
     """The blocks and ``additional_kwargs`` of an assistant message.
 
-    Blocks: the ThinkingBlocks (:func:`thinking_blocks`), exactly one TextBlock, a
-    ToolCallBlock per call (arguments as the JSON text the model wrote); additional_kwargs:
-    OpenAI-shaped ``tool_calls`` and the ``refusal``, when there are any.
+    Blocks: the ThinkingBlocks (:func:`thinking_blocks`), one TextBlock (left out when it
+    would be empty beside tool calls, as llama-index's Anthropic and OpenAI leave it out: an
+    answer with no call keeps it, so its ``content`` is ``""``), a ToolCallBlock per call
+    (arguments as the JSON text the model wrote); additional_kwargs: OpenAI-shaped
+    ``tool_calls`` and the ``refusal``, when there are any.
     """
     blocks = thinking_blocks(reasoning, reasoning_blocks)
-    blocks.append(TextBlock(text=content))
+    if content or not tool_calls:
+        blocks.append(TextBlock(text=content))
     kwargs: dict[str, Any] = {}
     if tool_calls:
         blocks.extend(_to_tool_block(call) for call in tool_calls)

@@ -6,9 +6,10 @@
 LLM's are. It replays the answer an SSELLM gave (a :class:`Script`: the wire deltas in each
 response's ``raw``, its ``additional_kwargs``, the error it ended with) and builds every
 ChatResponse with LlamaIndex's public, validated constructors, accumulating the message the
-way llama-index-llms-openai does: the running text in one TextBlock, the reasoning in a
-ThinkingBlock before it, a ToolCallBlock per call after it and the OpenAI-shaped
-``tool_calls`` in ``additional_kwargs``.
+way llama-index-llms-openai does: the running text in one TextBlock (none when it is empty
+beside tool calls, as llama-index's Anthropic and OpenAI's whole answers leave it out), the
+reasoning in a ThinkingBlock before it, a ToolCallBlock per call after it and the
+OpenAI-shaped ``tool_calls`` in ``additional_kwargs``.
 
 :func:`recording` puts an instrumentation event handler and span handler on the root
 dispatcher and gives a CallbackManager, all writing into one :class:`Timeline`;
@@ -143,7 +144,8 @@ class _Running:
         blocks: list[ContentBlock] = []
         if self.reasoning:
             blocks.append(ThinkingBlock(content=self.reasoning))
-        blocks.append(TextBlock(text=self.content))
+        if self.content or not self.calls:
+            blocks.append(TextBlock(text=self.content))
         kwargs: dict[str, Any] = {}
         if self.calls:
             blocks.extend(
