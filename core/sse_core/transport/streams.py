@@ -9,22 +9,18 @@ Lifetime: leaving the ``with`` block, ``close()``, breaking out of a ``for`` loo
 stream, cancelling the task, or dropping the last reference to an unfinished stream closes
 the HTTP response at once, so the gateway sees the disconnect and stops generating. The
 loops are module functions, not methods, so no reference cycle keeps an abandoned stream
-alive until the cyclic garbage collector runs; and a close that the collector does trigger
-(a stream caught in some other cycle) runs on a helper thread, because the collector may
-run inside httpcore while it holds its pool lock, which the close needs too.
+alive until the cyclic garbage collector runs. How the response is closed, and its body's
+generators with it, is :mod:`.closing`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import queue
-import threading
+import asyncio
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from functools import partial
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import httpx
 
@@ -34,11 +30,12 @@ from sse_core.errors import SSEConnectorError, StreamError
 from sse_core.events import StreamEvent
 from sse_core.pipeline.accumulator import Accumulator
 from sse_core.pipeline.session import StreamSession
-from sse_core.transport.body import adecoded, codings, decoded, guard, hang_up, retire
+from sse_core.transport.body import adecoded, codings, decoded, guard
+from sse_core.transport.closing import Closer, aclose_response, close_response
 from sse_core.transport.config import ClientConfig
 from sse_core.transport.head import READ_TIMEOUT, IdleWatch
 from sse_core.transport.http import HttpxErrors, detach, map_transport_error
-from sse_core.transport.keepalive import REUSE, afinish_body, finish_body
+from sse_core.transport.keepalive import REUSE
 
 if TYPE_CHECKING:
     from sse_core.transport.client import AsyncChatClient, ChatClient, Prepared
@@ -55,7 +52,7 @@ class _Outcome:
     its stream object without pointing back at it (and the body's idle watch, if any), and
     which of the transport's fast paths are on for its client (decided once per stream)."""
 
-    __slots__ = ("completion", "idle", "read_timeout", "response", "reuse")
+    __slots__ = ("asked", "completion", "idle", "read_timeout", "response", "reuse", "task")
 
     def __init__(self, client: ChatClient | AsyncChatClient) -> None:
         self.response: AnyResponse | None = None
@@ -63,6 +60,14 @@ class _Outcome:
         self.idle: IdleWatch | None = None
         self.reuse = client.fast(REUSE)
         self.read_timeout = client.fast(READ_TIMEOUT)
+        #: The task reading an async stream, and its cancel requests when the stream began.
+        self.task: asyncio.Task[Any] | None = None
+        self.asked = 0
+
+    @property
+    def ended_well(self) -> bool:
+        """Whether the stream ended with its whole answer."""
+        return self.completion is not None
 
 
 class _StreamBase:
@@ -179,8 +184,7 @@ def _run(
                 yield batch
             outcome.completion = session.completion()
     finally:
-        _disarm(outcome)
-        _close(response, body, ended_well=outcome.completion is not None, reuse=outcome.reuse)
+        _finish(outcome, response, body)
 
 
 async def _arun(
@@ -192,15 +196,38 @@ async def _arun(
             async for piece in body:
                 if batch := session.step(piece, time.monotonic() if session.timed else None):
                     yield batch
+                    if _cancel_requests(outcome.task) > outcome.asked:  # while it was held
+                        await asyncio.sleep(0)  # it lands here (see _cancel_requests)
                 if session.stopped:
                     break
             if batch := _ending(session, outcome):
                 yield batch
             outcome.completion = session.completion()
     finally:
-        _disarm(outcome)
-        ended_well = outcome.completion is not None
-        await _aclose(response, body, ended_well=ended_well, reuse=outcome.reuse)
+        await _afinish(outcome, response, body)
+
+
+def _finish(outcome: _Outcome, response: AnyResponse, body: Iterator[bytes]) -> None:
+    _disarm(outcome)
+    close_response(response, body, ended_well=outcome.ended_well, reuse=outcome.reuse)
+
+
+async def _afinish(outcome: _Outcome, response: AnyResponse, body: AsyncIterator[bytes]) -> None:
+    _disarm(outcome)
+    await aclose_response(response, body, ended_well=outcome.ended_well, reuse=outcome.reuse)
+
+
+def _cancel_requests(task: asyncio.Task[Any] | None) -> int:
+    """How many cancel requests ``task`` has pending (``Task.cancelling``, Python 3.11+).
+
+    A cancel asked while the consumer held a batch (from inside the task, or a callback of
+    it) would land only at the next await that waits; the bytes already read give more
+    batches with no wait between them, so the consumer would get them all first. The read
+    loop awaits once when a cancel came during the stream, so it lands at the next batch, as
+    at a wait for the network (where a cancel from another task lands). One asked before the
+    stream began (swallowed without ``uncancel``) is not the stream's."""
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling() if cancelling is not None else 0
 
 
 def _start_sync(
@@ -208,77 +235,17 @@ def _start_sync(
 ) -> tuple[AnyResponse, Iterator[bytes]]:
     response = outcome.response = client._open(prepared)
     body = _body_sync(response, session, outcome)
-    _Closer.reading[id(response)] = (response, body)  # out of any garbage (see _Closer)
+    Closer.reading[id(response)] = (response, body)  # out of any garbage (see Closer)
     return response, body
 
 
 async def _start_async(
     client: AsyncChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
 ) -> tuple[AnyResponse, AsyncIterator[bytes]]:
+    outcome.task = asyncio.current_task()
+    outcome.asked = _cancel_requests(outcome.task)
     response = outcome.response = await client._open(prepared)
     return response, _body_async(response, session, outcome)
-
-
-async def _aclose(
-    response: AnyResponse, body: AsyncIterator[bytes], *, ended_well: bool, reuse: bool
-) -> None:
-    """Close an async response: one that ended well after reading the end of its body if it
-    is here (:mod:`.keepalive`); one left early hung up at once first (see below). Then its
-    body's generators are unwound (:func:`_unwind`)."""
-    if not ended_well or not reuse:
-        _hang_up(response, reuse)
-    else:
-        await afinish_body(response, body)
-    await response.aclose()
-    await _unwind(body)
-
-
-#: Reads an unwound body may still give (an in-memory body has no connection to close).
-_UNWIND_READS = 64
-
-
-async def _unwind(body: AsyncIterator[bytes]) -> None:
-    """End every generator of a closed response's body, down to httpx's and httpcore's.
-
-    A body left before its end (a ``break``, ``aclose()``, the answer whole before the
-    body's end) is a chain of async generators, each suspended in the one below it: ours
-    (decoding, the idle watch), httpx's ``aiter_raw`` and its streams, httpcore's. Closing the
-    outermost closes none of those below, and each would be left to the event loop's
-    finalizer, a task of its own at some later turn (or, at the loop's shutdown, a pending
-    ``async_generator_athrow``). The connection is closed now, so one more read fails at the
-    bottom at once, and the error ends each generator of the chain on its way up (or the end
-    of the body does). A body that keeps giving bytes (one held in memory) is closed after
-    :data:`_UNWIND_READS` reads. A cancelled or failed read unwound the chain already: the
-    next one ends at once.
-    """
-    for _ in range(_UNWIND_READS):
-        try:
-            await body.__anext__()
-        except Exception:  # StopAsyncIteration, or what the closed connection raises
-            return
-    close = getattr(body, "aclose", None)
-    if close is not None:
-        await close()
-
-
-def _hang_up(response: AnyResponse, reuse: bool) -> None:
-    """Shut the connection of an unfinished response down now, without awaiting anything.
-
-    An async stream left early is closed by ``aclose()``, which needs the event loop; when a
-    consumer breaks out just before ``asyncio.run`` ends, the loop stops before the close
-    completes and the gateway would go on generating until the process exits. A sync one
-    after an error the same way: a connection whose body broke the protocol is never reused.
-    A response closed already (its body read to the end) gave its connection back to the
-    pool, where it may serve another request by now: it is only retired if still idle
-    (where the reuse fast path is off, it asked ``connection: close`` and is closed already).
-
-    Where the fast path :data:`~sse_core.transport.keepalive.REUSE` is off, every stream
-    ends here: its connection is not reused (httpx's public API only).
-    """
-    if not response.is_closed:
-        hang_up(response.extensions.get("network_stream"))
-    elif reuse:
-        retire(response)
 
 
 def _ending(session: StreamSession, outcome: _Outcome) -> list[StreamEvent]:
@@ -351,8 +318,8 @@ class ChatStream(_StreamBase):
     """One streamed answer: iterate for StreamEvents; :attr:`completion` at the end."""
 
     def __init__(self, client: ChatClient, prepared: Prepared) -> None:
-        if not _Closer.started:
-            _Closer.start()
+        if not Closer.started:
+            Closer.start()
         self._outcome = _Outcome(client)
         self._session = client._session(prepared)
         self._batches = _run(client, prepared, self._session, self._outcome)
@@ -425,73 +392,3 @@ class AsyncChatStream(_StreamBase):
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
-
-
-# --- closing a response without deadlocking against the garbage collector ---
-
-
-class _Closer:
-    """Closes responses abandoned inside a garbage collection, on a thread of its own.
-
-    A sync stream's body is a chain of generators down to httpcore's pool stream, whose
-    own close takes the pool's lock when it is finalized. Were the chain part of the garbage
-    a collection finds, the collector would finalize it there, inside httpcore perhaps,
-    with the lock held: a deadlock. So :attr:`reading` holds each sync response with its
-    body while its read loop runs, which keeps them out of any garbage, and a loop
-    finalized by the collector hands both to this thread, where they are closed and
-    released.
-    """
-
-    collecting = False  # a collection is running (set by the gc callback)
-    started = False
-    pending: queue.SimpleQueue[tuple[AnyResponse, Any]] = queue.SimpleQueue()
-    reading: ClassVar[dict[int, tuple[AnyResponse, Iterator[bytes]]]] = {}
-
-    @classmethod
-    def on_gc(cls, phase: str, info: dict[str, Any]) -> None:
-        cls.collecting = phase == "start"
-
-    @classmethod
-    def start(cls) -> None:
-        """Start the thread (once, before any stream runs: never from the collector)."""
-        if not cls.started:
-            cls.started = True
-            threading.Thread(target=cls.run, name="sse-core-closer", daemon=True).start()
-
-    @classmethod
-    def run(cls) -> None:
-        while True:
-            _close_abandoned(*cls.pending.get())
-
-
-def _close_abandoned(response: AnyResponse, body: Any) -> None:
-    """Close a response abandoned in a collection, and its body's generators (if here).
-    (A function of its own: a local of the closer's loop would keep the last one, its
-    connection and its pool, alive until the next, and so its socket open.)"""
-    with contextlib.suppress(Exception):  # nobody to report to: it was abandoned
-        response.close()
-    with contextlib.suppress(Exception):
-        close = getattr(body, "close", None)
-        if close is not None:
-            close()
-
-
-gc.callbacks.append(_Closer.on_gc)
-
-
-def _close(
-    response: AnyResponse, body: Iterator[bytes], *, ended_well: bool, reuse: bool
-) -> None:
-    """Close ``response`` (after reading the end of ``body``, for an answer that ended well
-    and a client whose connections are reused: :mod:`.keepalive`); inside a garbage
-    collection, on the closer thread instead, with the body (see :class:`_Closer`)."""
-    _Closer.reading.pop(id(response), None)
-    keep = ended_well and reuse
-    if not keep:
-        _hang_up(response, reuse)
-    if _Closer.collecting:
-        _Closer.pending.put((response, body))
-        return
-    if keep:
-        finish_body(response, body)
-    response.close()
