@@ -47,7 +47,8 @@ def test_anthropic_api_key_is_not_read_on_chat_completions(
     driver: Driver, emulator: Emulator, no_keys: pytest.MonkeyPatch
 ) -> None:
     no_keys.setenv("ANTHROPIC_API_KEY", ENV_KEY)
-    driver.ask(_model(driver, emulator, "chat_completions"), "echo: hi")
+    with pytest.warns(UserWarning, match="no API key will be sent: ANTHROPIC_API_KEY is set"):
+        driver.ask(_model(driver, emulator, "chat_completions"), "echo: hi")
     record = emulator.last_request
     assert record is not None and record.header("authorization") is None
 

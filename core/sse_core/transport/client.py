@@ -20,7 +20,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -33,29 +33,27 @@ from sse_core.completion import Completion
 from sse_core.errors import GatewayHTTPError, SSEConnectorError, StreamTimeoutError
 from sse_core.fast_paths import FastPath, is_on
 from sse_core.pipeline.session import StreamSession
-from sse_core.transport.body import adecoded, codings, decoded
 from sse_core.transport.config import (
     ClientConfig,
     check_header,
 )
 from sse_core.transport.head import READ_TIMEOUT, HeadWatch
 from sse_core.transport.http import (
-    MAX_ERROR_BODY,
     HttpxErrors,
+    aread_error_body,
     build_headers,
     build_payload,
     detach,
     error_from_response,
     head_timeout,
     map_transport_error,
+    read_error_body,
     rejects_stream_options,
 )
 from sse_core.transport.keepalive import REUSE
 from sse_core.transport.packages import (
     HttpPackage,
     default_package,
-    error_names,
-    is_http_error,
     package_of,
 )
 from sse_core.transport.streams import AsyncChatStream, ChatStream
@@ -378,44 +376,8 @@ class ChatClient(_ClientBase):
             elif response.is_success:
                 return response
             else:
-                error = self._status_error(response, _read_head(response), prepared)
+                error = self._status_error(response, read_error_body(response), prepared)
             time.sleep(self._retry(error, attempt, prepared.deadline))
-
-
-def _read_head(response: Any) -> bytes:
-    """Up to MAX_ERROR_BODY bytes of an error body (decoded), then close the response."""
-    parts: list[bytes] = []
-    size = 0
-    try:
-        for piece in _error_body(response):
-            parts.append(piece)
-            size += len(piece)
-            if size >= MAX_ERROR_BODY:
-                break
-    except Exception as exc:
-        if not is_http_error(exc):
-            raise
-        parts = _undecodable(response, exc, parts)
-    finally:
-        response.close()
-    return b"".join(parts)[:MAX_ERROR_BODY]
-
-
-def _error_body(response: Any) -> Iterator[bytes]:
-    """The body's pieces, decoded with bounded output (:mod:`.body`)."""
-    if response.is_stream_consumed:
-        return iter((response.content,))
-    names = codings(response.headers)
-    return decoded(response.iter_raw(), names) if names else response.iter_raw()
-
-
-def _undecodable(response: Any, exc: Exception, parts: list[bytes]) -> list[bytes]:
-    """What arrived is enough to describe the error; a body that could not be decoded is
-    described by its coding instead."""
-    if "DecodingError" in error_names(type(exc)) and not parts:
-        coding = response.headers.get("content-encoding", "")
-        return [f"(a body in content-encoding {coding!r} that was not decoded: {exc})".encode()]
-    return parts
 
 
 class AsyncChatClient(_ClientBase):
@@ -484,34 +446,7 @@ class AsyncChatClient(_ClientBase):
             elif response.is_success:
                 return response
             else:
-                error = self._status_error(response, await _aread_head(response), prepared)
+                error = self._status_error(response, await aread_error_body(response), prepared)
             await asyncio.sleep(self._retry(error, attempt, prepared.deadline))
 
 
-async def _aread_head(response: Any) -> bytes:
-    """Async twin of :func:`_read_head`."""
-    parts: list[bytes] = []
-    size = 0
-    try:
-        async for piece in _aerror_body(response):
-            parts.append(piece)
-            size += len(piece)
-            if size >= MAX_ERROR_BODY:
-                break
-    except Exception as exc:
-        if not is_http_error(exc):
-            raise
-        parts = _undecodable(response, exc, parts)
-    finally:
-        await response.aclose()
-    return b"".join(parts)[:MAX_ERROR_BODY]
-
-
-async def _aerror_body(response: Any) -> AsyncIterator[bytes]:
-    if response.is_stream_consumed:
-        yield response.content
-        return
-    names = codings(response.headers)
-    raw = response.aiter_raw()
-    async for piece in adecoded(raw, names) if names else raw:
-        yield piece

@@ -5,26 +5,19 @@
 (``SSE_BASE_URL``, ``SSE_API_KEY``) and refuses a bad value with a
 :class:`~sse_core.errors.ConfigurationError` that names the field and never shows a secret.
 
-The request URL joins ``path`` onto the path of ``base_url`` and keeps its query
-(``http://gw/deployments/d?api-version=1`` + ``/chat/completions`` is
-``http://gw/deployments/d/chat/completions?api-version=1``), with ``default_query`` added
-(its names replace the same names of ``base_url``'s query). Query values may be credentials
-(``key=``, ``sig=``): messages and traces show the URL without its query, and the values of
-credential-like names are masked wherever they would appear.
+The request URL is made and shown by :mod:`.urls`.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
-import re
 import secrets
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, unquote_plus, urlencode, urlsplit, urlunsplit
+from urllib.parse import unquote_plus, urlsplit
 
 import httpx
 from pydantic import SecretStr
@@ -36,9 +29,19 @@ from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, check_bound
 from sse_core.protocols.registry import request_shape, wire_protocol
 from sse_core.transport.retry import RetryPolicy
 from sse_core.transport.timeouts import Timeouts
+from sse_core.transport.urls import (
+    SECRET_QUERY,
+    check_path,
+    check_query,
+    check_url,
+    example_base_url,
+    join_url,
+    public_url,
+    shown,
+)
 from sse_core.transport.wire import check_auth, default_path
 
-__all__ = ["ClientConfig", "ConfigCache", "Timeouts", "public_url"]
+__all__ = ["SECRET_QUERY", "ClientConfig", "ConfigCache", "Timeouts", "join_url", "public_url"]
 
 #: Connections per client: httpx's default (100) would cap the streams one client runs.
 DEFAULT_MAX_CONNECTIONS = 1000
@@ -47,31 +50,8 @@ DEFAULT_MAX_KEEPALIVE = 100
 SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "api-key", "x-api-key", "cookie", "set-cookie"}
 )
-_USERINFO = re.compile(r"//[^/?#]*@")
-#: Query parameter names whose values are credentials (masked; never recorded).
-SECRET_QUERY = re.compile(r"key|token|secret|password|passwd|auth|signature|^sig$", re.I)
 #: A per-process key for the fingerprints of secrets (a pool key never holds a secret).
 _FINGERPRINT_KEY = secrets.token_bytes(32)
-
-
-def public_url(url: str) -> str:
-    """``url`` without user info, query or fragment: what messages and traces may show."""
-    # Asked for by every request (messages, traces): remembered, but never a URL with user
-    # info (a credential stays out of any cache).
-    return _remembered_public_url(url) if "@" not in url else _public_url(url)
-
-
-def _public_url(url: str) -> str:
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    port = parts.port
-    netloc = f"{host}:{port}" if port is not None else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
-_remembered_public_url = functools.lru_cache(maxsize=64)(_public_url)
 
 
 def _check_accelerator(name: str | None) -> str | None:
@@ -88,59 +68,16 @@ def _count(name: str, value: object, *, least: int) -> int:
     return value
 
 
-def _check_url(base_url: object) -> str:
-    if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
-        raise ConfigurationError(
-            f"base_url must be an http(s) URL such as http://host/v1, got {_shown(base_url)}"
-        )
-    if any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in base_url):
-        raise ConfigurationError("base_url must not contain spaces or control characters")
-    try:
-        parts = urlsplit(base_url)
-        parts.port  # noqa: B018 - raises ValueError for a port out of range
-    except ValueError as exc:
-        raise ConfigurationError(f"base_url is not a valid URL ({exc})") from None
-    if not parts.hostname:
-        raise ConfigurationError("base_url has no host: expected http://host/v1")
-    # The path's own trailing '/' goes (path adds one); the query stays, a fragment is
-    # never sent.
-    return urlunsplit(parts._replace(path=parts.path.rstrip("/"), fragment=""))
-
-
-def _check_query(query: object) -> dict[str, str]:
-    """``default_query``: names to string values (the values are never shown)."""
-    if query is None:
-        return {}
-    if not isinstance(query, Mapping):
-        raise ConfigurationError(
-            f"default_query must be a mapping of names to values, got {type(query).__name__}"
-        )
-    checked: dict[str, str] = {}
-    for name, value in query.items():
-        if not isinstance(name, str) or not name:
-            raise ConfigurationError(f"default_query: {_shown(name)} is not a parameter name")
-        if not isinstance(value, str):
-            raise ConfigurationError(
-                f"default_query: the value of {name!r} must be a string, got {type(value).__name__}"
-            )
-        checked[name] = value
-    return checked
-
-
 #: Key variables other clients read: where none we read is set, one of these set means a
 #: key the user may expect to be sent.
 KNOWN_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 
-def example_base_url(protocol: str) -> str:
-    """A base URL of the shape ``protocol``'s clients take: the root where the protocol's own
-    path carries the version (``/v1/messages``), else with the version prefix."""
-    root_path = request_shape(protocol).path("http://host")
-    return "http://host" if root_path.startswith("/v1/") else "http://host/v1"
-
-
-def _credential_header(headers: Mapping[str, str] | None) -> bool:
-    return any(name.lower() in SECRET_HEADERS for name in headers or {})
+def _credential_header(headers: object) -> bool:
+    """Whether ``headers`` (not checked yet) carry a credential header."""
+    if not isinstance(headers, Mapping):
+        return False
+    return any(isinstance(name, str) and name.lower() in SECRET_HEADERS for name in headers)
 
 
 def _say_unread_keys(protocol: str, env: Mapping[str, str]) -> None:
@@ -168,33 +105,6 @@ def _check_auth(base_url: str, api_key: SecretStr | None, from_env: bool) -> Non
             "would be sent as Basic auth, in place of a Bearer key or beside an x-api-key; "
             "give one of them (the values are not shown)"
         )
-
-
-def join_url(base_url: str, path: str, query: Mapping[str, str]) -> str:
-    """The request URL: ``path`` joined onto ``base_url``'s path, their queries kept and
-    ``query`` added (its names replace the same names already there)."""
-    parts = urlsplit(base_url)
-    path, _, path_query = path.partition("?")
-    pairs = [pair for raw in (parts.query, path_query) for pair in raw.split("&") if pair]
-    if query:
-        pairs = [p for p in pairs if unquote_plus(p.partition("=")[0]) not in query]
-        pairs.append(urlencode(list(query.items()), quote_via=quote))
-    return urlunsplit(parts._replace(path=parts.path + path, query="&".join(pairs)))
-
-
-def _shown(value: object) -> str:
-    """A value for a message: strings are cut short, URLs shown without user info."""
-    if isinstance(value, str):
-        return repr(_USERINFO.sub("//***@", value)[:80])
-    return type(value).__name__
-
-
-def _check_path(path: object) -> str:
-    if not isinstance(path, str) or not path.startswith("/"):
-        raise ConfigurationError(f"path must start with '/', got {_shown(path)}")
-    if any(ch.isspace() or ord(ch) < 0x20 for ch in path):
-        raise ConfigurationError("path must not contain spaces or control characters")
-    return path
 
 
 def header_value_ok(value: str) -> bool:
@@ -242,17 +152,17 @@ def check_header(
     """A header that can be sent, or a ConfigurationError (secret values never shown:
     credential headers, and the lower-case names in ``secret``)."""
     if not isinstance(name, str) or not name or not all(33 <= ord(ch) < 127 for ch in name):
-        raise ConfigurationError(f"{field}: {_shown(name)} is not a valid header name")
+        raise ConfigurationError(f"{field}: {shown(name)} is not a valid header name")
     if not isinstance(value, str):
         raise ConfigurationError(
             f"{field}: the value of {name!r} must be a string, got {type(value).__name__}"
         )
     if not header_value_ok(value.strip()):
         hidden = name.lower() in SECRET_HEADERS or name.lower() in secret
-        shown = "(not shown)" if hidden else repr(value[:40])
+        said = "(not shown)" if hidden else repr(value[:40])
         raise ConfigurationError(
             f"{field}: the value of {name!r} holds a character that cannot be sent in an "
-            f"HTTP header (a control or non-ASCII character): {shown}"
+            f"HTTP header (a control or non-ASCII character): {said}"
         )
     return name, value.strip()
 
@@ -369,16 +279,16 @@ class ClientConfig:
                 f"extra_body must be a mapping, got {type(extra_body).__name__}"
             )
         secret = frozenset(name.lower() for name in secret_headers)
-        url, key = _check_url(base_url), _check_key(api_key)
+        url, key = check_url(base_url), _check_key(api_key)
         _check_auth(url, key, key_from_env)
         request_shape(protocol)  # decoded and requested alike
         return cls(
             base_url=url,
             api_key=key,
-            path=_check_path(default_path(protocol, url) if path is None else path),
+            path=check_path(default_path(protocol, url) if path is None else path),
             protocol=protocol,
             auth=check_auth(auth, protocol),
-            default_query=_check_query(default_query),
+            default_query=check_query(default_query),
             default_headers=_check_headers(default_headers, secret),
             secret_headers=secret,
             timeouts=Timeouts() if timeout is None else Timeouts.of(timeout),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -31,7 +31,7 @@ from sse_core.errors import (
     StreamTimeoutError,
 )
 from sse_core.protocols.registry import request_shape
-from sse_core.transport.body import ACCEPT_ENCODING
+from sse_core.transport.body import ACCEPT_ENCODING, adecoded, codings, decoded
 from sse_core.transport.config import Timeouts
 from sse_core.transport.packages import HttpPackage, error_names, holds_request, is_http_error
 from sse_core.transport.retry import NOT_IMPLEMENTED, parse_retry_after
@@ -39,12 +39,14 @@ from sse_core.transport.wire import auth_header, protocol_headers, request_id
 
 __all__ = [
     "HttpxErrors",
+    "aread_error_body",
     "build_headers",
     "build_payload",
     "detach",
     "error_from_response",
     "head_timeout",
     "map_transport_error",
+    "read_error_body",
     "rejects_stream_options",
 ]
 
@@ -337,3 +339,71 @@ def detach(exc: BaseException) -> None:
             current.request = None  # type: ignore[attr-defined]  # httpx's public setter
         traceback.clear_frames(current.__traceback__)  # a running frame is left alone
         pending += (current.__cause__, current.__context__)
+
+
+# --- the body of an error answer, read to describe it ---
+
+
+def read_error_body(response: Any) -> bytes:
+    """Up to MAX_ERROR_BODY bytes of an error body (decoded), then close the response."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        for piece in _error_body(response):
+            parts.append(piece)
+            size += len(piece)
+            if size >= MAX_ERROR_BODY:
+                break
+    except Exception as exc:
+        if not is_http_error(exc):
+            raise
+        parts = _undecodable(response, exc, parts)
+    finally:
+        response.close()
+    return b"".join(parts)[:MAX_ERROR_BODY]
+
+
+def _error_body(response: Any) -> Iterator[bytes]:
+    """The body's pieces, decoded with bounded output (:mod:`.body`)."""
+    if response.is_stream_consumed:
+        return iter((response.content,))
+    names = codings(response.headers)
+    return decoded(response.iter_raw(), names) if names else response.iter_raw()
+
+
+def _undecodable(response: Any, exc: Exception, parts: list[bytes]) -> list[bytes]:
+    """What arrived is enough to describe the error; a body that could not be decoded is
+    described by its coding instead."""
+    if "DecodingError" in error_names(type(exc)) and not parts:
+        coding = response.headers.get("content-encoding", "")
+        return [f"(a body in content-encoding {coding!r} that was not decoded: {exc})".encode()]
+    return parts
+
+
+async def aread_error_body(response: Any) -> bytes:
+    """Async twin of :func:`read_error_body`."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async for piece in _aerror_body(response):
+            parts.append(piece)
+            size += len(piece)
+            if size >= MAX_ERROR_BODY:
+                break
+    except Exception as exc:
+        if not is_http_error(exc):
+            raise
+        parts = _undecodable(response, exc, parts)
+    finally:
+        await response.aclose()
+    return b"".join(parts)[:MAX_ERROR_BODY]
+
+
+async def _aerror_body(response: Any) -> AsyncIterator[bytes]:
+    if response.is_stream_consumed:
+        yield response.content
+        return
+    names = codings(response.headers)
+    raw = response.aiter_raw()
+    async for piece in adecoded(raw, names) if names else raw:
+        yield piece

@@ -37,30 +37,35 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import logging
 import os
 import re
 import threading
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import httpx
 
-from sse_core._redact import redact, redact_data
 from sse_core.transport import recording_store as store
-from sse_core.transport.body import codings, decoded
 from sse_core.transport.config import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_KEEPALIVE,
     SECRET_HEADERS,
-    SECRET_QUERY,
 )
 from sse_core.transport.packages import named, package_of_response
+from sse_core.transport.recording_masks import (
+    decode_reads,
+    kept,
+    mask_reads,
+    public_url,
+    request_body,
+    secret_name,
+    secret_values,
+)
 from sse_core.transport.recording_store import FORMAT
 
 __all__ = ["FORMAT", "RecordingTransport", "recording_async_client", "recording_client"]
@@ -70,9 +75,6 @@ WHOLE, AFTER_THE_END, LEFT_EARLY = "whole", "closed after its last event", "cons
 #: The lines of a last event that end a stream (chat completions, Anthropic Messages).
 _LAST_EVENTS = {b"data: [DONE]", b"data:[DONE]", b"event: message_stop", b"event:message_stop"}
 _BLANK_LINE = re.compile(rb"\r\n\r\n|\n\n|\r\r")
-_MASK = b"***"
-_MIN_SECRET = 4
-_SECRET_NAME = SECRET_QUERY
 
 logger: logging.Logger = logging.getLogger("sse_core")
 
@@ -81,104 +83,6 @@ def _ends_the_stream(body: bytes) -> bool:
     """Whether the last event of ``body`` ends its stream (the body's end may still be due)."""
     last = _BLANK_LINE.split(body[-1024:].rstrip())[-1]
     return any(line.strip() in _LAST_EVENTS for line in last.splitlines())
-
-
-def _secret_name(name: str, hidden: frozenset[str]) -> bool:
-    lowered = name.lower()
-    return lowered in hidden or bool(_SECRET_NAME.search(lowered))
-
-
-def _secret_values(name: str, value: str) -> list[str]:
-    """A credential's value and its parts: ``Bearer KEY`` gives both; a cookie its values."""
-    value = value.strip()
-    found = [value, value.partition(" ")[2].strip()]
-    if name.lower() == "cookie":
-        found += [cookie.partition("=")[2].strip() for cookie in value.split(";")]
-    return [v for v in found if len(v) >= _MIN_SECRET]
-
-
-def _kept(
-    headers: Iterable[tuple[str, str]], hidden: frozenset[str], secrets: Sequence[str]
-) -> list[tuple[str, str]]:
-    """The headers that may be written: no credential, and every secret masked."""
-    return [(k, redact(v, secrets)) for k, v in headers if not _secret_name(k, hidden)]
-
-
-def _public_url(url: httpx.URL, secrets: Sequence[str]) -> str:
-    """The URL without user info, fragment or credential-like query parameters."""
-    params = url.params.multi_items()
-    query = [(k, redact(v, secrets)) for k, v in params if not _SECRET_NAME.search(k)]
-    clean = url.copy_with(username=None, password=None, fragment=None, params=query)
-    return redact(str(clean), secrets)
-
-
-def _request_body(content: bytes, secrets: Sequence[str]) -> Any:
-    """The request body as JSON (every string masked), else as masked text, else None."""
-    if not content:
-        return None
-    try:
-        return redact_data(json.loads(content), secrets)
-    except ValueError:
-        return redact(content.decode("utf-8", "replace"), secrets)
-
-
-def _shifted(offset: int, spans: Sequence[tuple[int, int]]) -> int:
-    """Where ``offset`` of the body lands in the masked body (a mask arrives with its start)."""
-    moved = offset
-    for start, end in spans:
-        if offset >= end:
-            moved -= (end - start) - len(_MASK)
-        elif offset > start:
-            moved -= (offset - start) - len(_MASK)
-    return moved
-
-
-def mask_reads(
-    reads: Sequence[tuple[float, bytes]], secrets: Iterable[str]
-) -> tuple[bytes, list[tuple[float, int]]]:
-    """The body with every secret masked, and its reads as ``(time, size)`` of that body."""
-    body = b"".join(data for _, data in reads)
-    longest_first = sorted({s.encode() for s in secrets if len(s) >= _MIN_SECRET}, key=len)[::-1]
-    pattern = re.compile(b"|".join(map(re.escape, longest_first))) if longest_first else None
-    spans = [m.span() for m in pattern.finditer(body)] if pattern else []
-    sizes: list[tuple[float, int]] = []
-    offset = done = 0
-    for at, data in reads:
-        offset += len(data)
-        end = _shifted(offset, spans)
-        sizes.append((at, end - done))
-        done = end
-    return (pattern.sub(_MASK, body) if pattern else body), sizes
-
-
-#: The most bytes a recorded body may inflate to (a bomb the client refused mid-body stays
-#: as it came, compressed, instead of filling memory here).
-MAX_DECODED = 64 * 1024 * 1024
-
-
-def decode_reads(
-    encoding: str, reads: Sequence[tuple[float, bytes]]
-) -> list[tuple[float, bytes]] | None:
-    """Undo a content-encoding read by read, with the clients' bounded inflater; None if it
-    cannot be undone (a coding they refuse, corrupt bytes) or inflates past MAX_DECODED."""
-    clock = [0.0]
-
-    def raw() -> Iterator[bytes]:
-        for at, data in reads:
-            clock[0] = at
-            yield data
-
-    out: list[tuple[float, bytes]] = []
-    total = 0
-    try:
-        for piece in decoded(raw(), codings(httpx.Headers({"content-encoding": encoding}))):
-            total += len(piece)
-            if total > MAX_DECODED:
-                return None
-            out.append((clock[0], piece))
-    except httpx.DecodingError:
-        return None
-    return out
 
 
 class _Recorder:
@@ -200,8 +104,8 @@ class _Recorder:
         """The values to mask for a request with ``headers``: its credentials, and ours."""
         found = list(self._secrets)
         for name, value in headers:
-            if _secret_name(name, self.hidden_headers):
-                found += _secret_values(name, value)
+            if secret_name(name, self.hidden_headers):
+                found += secret_values(name, value)
         return sorted(set(found), key=len, reverse=True)
 
     def write(self, number: int, meta: dict[str, Any], body: bytes) -> None:
@@ -219,9 +123,9 @@ class _Call:
         self._secrets = owner.secrets_of(headers)
         self._request = {
             "method": request.method,
-            "url": _public_url(request.url, self._secrets),
-            "headers": dict(_kept(headers, owner.hidden_headers, self._secrets)),
-            "body": _request_body(content, self._secrets),
+            "url": public_url(request.url, self._secrets),
+            "headers": dict(kept(headers, owner.hidden_headers, self._secrets)),
+            "body": request_body(content, self._secrets),
         }
         self._number = self._status = 0
         self._headers: list[tuple[str, str]] = []
@@ -281,7 +185,7 @@ class _Call:
             "format": FORMAT,
             "request": self._request,
             "status": self._status,
-            "headers": [list(pair) for pair in _kept(headers, hidden, self._secrets)],
+            "headers": [list(pair) for pair in kept(headers, hidden, self._secrets)],
             "head_time": self._head_time,
             "reads": [[at, size] for at, size in sizes],
             "elapsed": self._now(),

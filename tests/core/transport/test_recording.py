@@ -32,13 +32,11 @@ from sse_core import (
 from sse_core.transport.packages import default_package
 from sse_core.transport.recording import (
     FORMAT,
-    MAX_DECODED,
     RecordingTransport,
-    decode_reads,
-    mask_reads,
     recording_async_client,
     recording_client,
 )
+from sse_core.transport.recording_masks import MAX_DECODED, decode_reads, mask_reads
 from sse_emulator import DIALECTS, Emulator
 from sse_emulator.pytest_plugin import ReplayFactory
 from sse_emulator.replay.recording import load_recording

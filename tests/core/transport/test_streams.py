@@ -238,7 +238,7 @@ def test_the_closer_keeps_no_response_it_closed() -> None:
     """A response abandoned inside a collection is closed on the closer thread with its
     body, which it must then let go: the last one it held kept its connection, pool and
     socket alive (the soak found one socket open after every client was closed)."""
-    from sse_core.transport.streams import _Closer
+    from sse_core.transport.closing import Closer as _Closer
 
     closed: list[str] = []
 

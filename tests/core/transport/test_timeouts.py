@@ -65,7 +65,10 @@ def test_a_mapping_is_checked_like_the_fields() -> None:
     with pytest.raises(ConfigurationError, match=r"Timeouts.idle must be a positive"):
         Timeouts.of({"idle": 0})
     phases = "the phases are connect, first_byte, idle, data_idle, total"
-    with pytest.raises(ConfigurationError, match=f"'read': {phases}"):
+    with pytest.raises(ConfigurationError, match=f"'reed': {phases}"):
+        Timeouts.of({"reed": 5})
+    # httpx's own phases, which a migrant's mapping holds, say which of ours to use
+    with pytest.raises(ConfigurationError, match=r"'read': httpx's read .* first_byte .* idle"):
         Timeouts.of({"read": 5})
     with pytest.raises(ConfigurationError, match=r"'first_bite': did you mean 'first_byte'\?"):
         Timeouts.of({"first_bite": 5})
