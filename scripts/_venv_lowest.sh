@@ -5,8 +5,9 @@
 #   .venv-lowest       requirements/lowest.txt: every extra (httpx, pydantic, langchain-core,
 #                      llama-index-core, uvicorn, tiktoken, msgspec, httpx2, opentelemetry-api)
 #                      and the dev tools; the adapters' dependencies hold pydantic higher
-#   .venv-lowest-core  requirements/lowest-core.txt: the core alone (with the emulator and
-#                      msgspec) at pydantic's own floor, and the tools tests/core needs
+#   .venv-lowest-core  requirements/lowest-core.txt: the core alone (with the emulator,
+#                      msgspec and httpx2) at pydantic's own floor, and the tools tests/core
+#                      needs
 # Re-made only when its lock or pyproject.toml changed since the last install.
 set -euo pipefail
 

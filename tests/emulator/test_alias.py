@@ -100,7 +100,7 @@ def test_python_m_the_old_name_serves() -> None:
         match = re.search(r"http://127\.0\.0\.1:(\d+) ", banner)
         assert match, banner
         url = f"http://127.0.0.1:{match.group(1)}/v1/chat/completions"
-        with httpx.Client(timeout=5.0) as http:
+        with httpx.Client(timeout=30.0) as http:
             answer = http.post(url, json=BODY)
         assert answer.status_code == 200
         assert answer.text.rstrip().endswith("data: [DONE]")

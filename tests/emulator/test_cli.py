@@ -137,7 +137,7 @@ def test_log_prints_one_line_per_request_without_secrets() -> None:
     try:
         url = f"http://127.0.0.1:{banner_port(process)}/v1/chat/completions"
         auth = {"Authorization": f"Bearer {SECRET}"}
-        with httpx.Client(timeout=5.0) as http:
+        with httpx.Client(timeout=30.0) as http:
             assert http.post(url, json=BODY, headers=auth).status_code == 200
             assert http.post(url, json=BODY).status_code == 401
             slow = {**auth, "X-Emulator-Fault": "slow; delay=0.3"}

@@ -38,6 +38,7 @@ __all__ = [
     "ENV",
     "SOURCES",
     "Validator",
+    "compiled",
     "resolve_strict",
     "source",
     "validator",
@@ -119,6 +120,12 @@ def _build(api: str) -> Validator | None:
     # ``stream`` is in the SDK's two subclasses of the base (streaming or not), one field.
     root = compiler.root(base, {"stream": bool | None})
     return Validator(api=api, source=str(source(api)), root=root)
+
+
+def compiled() -> None:
+    """Return once every API's validator is compiled (compiling what is not yet)."""
+    for api in SOURCES:
+        validator(api)
 
 
 def warm() -> threading.Thread:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sse_emulator.schemas.published import versions
+from sse_emulator.schemas.published import compiled, versions
 from sse_emulator.server.background import Emulator
 from sse_emulator.server.state import FinishedHook
 from sse_emulator.wire.dialects import ALL_DIALECTS
@@ -68,6 +68,8 @@ def serve(
         if stop.is_set():  # a signal came while the recording was loading
             return
         emulator.start()
+        if emulator.strict:
+            compiled()  # the banner says it is ready: its first request does not wait for them
         try:
             if announce is not None:
                 announce(_banner(emulator, replay))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import ssl
 import subprocess
 import sys
@@ -28,6 +29,7 @@ from sse_core import (
     StreamProtocolError,
     StreamTimeoutError,
     decode,
+    fast_paths,
 )
 from sse_core.transport.http import map_transport_error
 from sse_core.transport.packages import ENV, default_package, error_names, package_of
@@ -243,12 +245,14 @@ def test_an_alias_made_before_our_import_changes_nothing(emulator: Emulator) -> 
         "print(json.dumps({'module': httpx.__name__, 'package': client.package.name,"
         " 'answer': answer.content, 'paths': fast_paths.fast_paths()}))\n"
     )
+    env = {key: value for key, value in os.environ.items() if key != fast_paths.ENV}
     done = subprocess.run(
         [sys.executable, "-c", code, emulator.base_url()],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+        env=env,  # the registry decides (not SSE_CONNECTORS_FAST=0 of a faithful run)
     )
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
