@@ -101,8 +101,8 @@ class Closer:
     released.
     """
 
-    collecting = False  # a collection is running (set by the gc callback)
-    started = False
+    collecting: ClassVar[bool] = False  # a collection is running (set by the gc callback)
+    started: ClassVar[bool] = False
     pending: queue.SimpleQueue[tuple[AnyResponse, Any]] = queue.SimpleQueue()
     reading: ClassVar[dict[int, tuple[AnyResponse, Iterator[bytes]]]] = {}
 
