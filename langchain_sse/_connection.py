@@ -33,6 +33,7 @@ from sse_core._names import refuse_unknown, validation_summary
 from sse_core._slots import read_private
 from sse_core.errors import ConfigurationError
 from sse_core.protocols import check_protocol
+from sse_core.protocols.registry import with_not_taken
 from sse_core.transport.config import public_url
 from sse_core.transport.timeouts import Timeouts
 
@@ -111,7 +112,8 @@ def check_arguments(cls: type[BaseModel], data: dict[str, Any]) -> None:
     """Refuse an unknown keyword by name (pydantic would drop it), pointing ChatOpenAI's names
     to ChatSSE's and request parameters to ``model_kwargs``; and a protocol that the core
     does not register or ChatSSE does not map (:mod:`._protocols`)."""
-    refuse_unknown(cls.__name__, data, _known_names(cls), _HINTS, _OTHERWISE)
+    hints = with_not_taken(data.get("protocol"), _HINTS)
+    refuse_unknown(cls.__name__, data, _known_names(cls), hints, _OTHERWISE)
     if isinstance(data.get("timeout"), Mapping):  # pydantic would drop a phase it does not know
         data["timeout"] = Timeouts.of(data["timeout"])
     _check_output_version(data.get("output_version", "v0"))

@@ -24,6 +24,7 @@ from sse_core import ClientConfig
 from sse_core._choices import refuse_choices
 from sse_core._names import refuse_unknown
 from sse_core.protocols import check_protocol
+from sse_core.protocols.registry import with_not_taken
 from sse_core.transport.config import DEFAULT_MAX_CONNECTIONS, ConfigCache, public_url
 
 __all__ = [
@@ -125,7 +126,8 @@ def check_settings(data: Mapping[str, Any], known: Collection[str] = ()) -> dict
             the message names it.
     """
     if known:  # class_name: what LlamaIndex's to_dict adds (SSELLM(**llm.to_dict()) works)
-        refuse_unknown("SSELLM", data, {*known, "class_name"}, _HINTS, _OTHERWISE)
+        hints = with_not_taken(data.get("protocol"), _HINTS)
+        refuse_unknown("SSELLM", data, {*known, "class_name"}, hints, _OTHERWISE)
     config = build_config(data)
     return {
         **data,

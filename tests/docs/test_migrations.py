@@ -8,6 +8,7 @@ a new release of that package adds fails this test until the guide says where it
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import inspect
 import re
 from pathlib import Path
@@ -60,3 +61,52 @@ def test_nothing_listed_that_the_class_does_not_take(page: str) -> None:
     aliases = {f.alias for f in cls.model_fields.values() if f.alias}
     extra = listed_in(page) - taken - aliases
     assert not extra, f"{page} lists arguments {name} does not take: {sorted(extra)}"
+
+
+#: Guide -> the distribution its claims about the other class are of, and ours with its
+#: protocol (what the quoted refusals are checked on).
+ANCHORS = {
+    "chatopenai.md": ("langchain-openai", "ChatSSE", "chat_completions"),
+    "chatanthropic.md": ("langchain-anthropic", "ChatSSE", "anthropic"),
+    "openailike.md": ("llama-index-llms-openai-like", "SSELLM", "chat_completions"),
+    "llamaindex-anthropic.md": ("llama-index-llms-anthropic", "SSELLM", "anthropic"),
+    "chatopenai-responses.md": ("langchain-openai", "ChatSSE", "responses"),
+    "openairesponses.md": ("llama-index-llms-openai", "SSELLM", "responses"),
+}
+
+
+@pytest.mark.parametrize("page", sorted(GUIDES))
+def test_each_guide_names_the_version_its_claims_are_of(page: str) -> None:
+    """A claim about the other class holds of one version: the guide names it, and it is the
+    one installed (a lock that moves the anchor fails here until the guide is checked)."""
+    distribution = ANCHORS[page][0]
+    text = " ".join((DOCS / page).read_text().split())
+    named = re.search(rf"Compared with `{re.escape(distribution)}` (\S+), the version", text)
+    assert named, f"{page} does not name the version of {distribution} it compares with"
+    assert named.group(1) == importlib.metadata.version(distribution)
+
+
+def _refusals(page: str) -> list[tuple[str, str]]:
+    """``(argument, hint)`` of each Arguments row that says ``arg=`` is refused with "hint"."""
+    section = (DOCS / page).read_text().split("## Arguments", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r'`(\w+)=` is refused with "([^"]+)"', section)
+
+
+@pytest.mark.parametrize("page", sorted(GUIDES))
+def test_a_refusal_a_row_quotes_is_what_the_adapter_says(page: str) -> None:
+    """Each ``arg=`` is refused with "hint" of an Arguments table, checked on the adapter and
+    protocol of the guide: a ConfigurationError at construction, naming the argument and
+    saying the hint."""
+    from langchain_sse import ChatSSE
+    from llamaindex_sse import SSELLM
+    from sse_core import ConfigurationError
+
+    _, ours, protocol = ANCHORS[page]
+    cls = {"ChatSSE": ChatSSE, "SSELLM": SSELLM}[ours]
+    refusals = _refusals(page)
+    assert refusals, f"{page} quotes no refusal"
+    for argument, hint in refusals:
+        with pytest.raises(ConfigurationError) as refused:
+            cls(model="m", base_url="http://gw.test/v1", protocol=protocol, **{argument: "x"})
+        said = str(refused.value)
+        assert f"'{argument}'" in said and hint in said, (page, argument, said)

@@ -46,6 +46,7 @@ __all__ = [
     "register_protocol",
     "request_shape",
     "wire_protocol",
+    "with_not_taken",
 ]
 
 #: How the key can be sent: ``Authorization: Bearer <key>``, or ``x-api-key: <key>``.
@@ -176,6 +177,10 @@ class WireProtocol:
         forced_tools: Whether a forced tool choice may be sent with the request's
             ``thinking`` setting (Anthropic's API refuses it with thinking on): structured
             output that forces its tool asks for it freely where not.
+        not_taken: Request fields of other protocols this one has no parameter for, each
+            with what to do instead (the Responses API's ``seed``): an adapter refusing such
+            a setting says so at once, rather than pointing it at a field the request would
+            carry to a refusal.
     """
 
     name: str
@@ -187,6 +192,7 @@ class WireProtocol:
     default_max_tokens: Callable[[Mapping[str, Any] | None], int | None] = no_max_tokens
     forced_tools: Callable[[Mapping[str, Any] | None], bool] = always
     key_env: tuple[str, ...] = ()
+    not_taken: Mapping[str, str] = field(default_factory=dict)
 
     def new_decoder(self, accelerator: str | None = None) -> PayloadDecoder:
         """A payload decoder for one stream (``accelerator``: see :class:`StreamDecoder`).
@@ -234,6 +240,18 @@ def wire_protocol(protocol: object) -> WireProtocol:
         choices = ", ".join(repr(name) for name in REGISTRY)
         raise ConfigurationError(f"protocol must be one of {choices}, got {protocol!r}")
     return found
+
+
+def with_not_taken(protocol: object, hints: Mapping[str, str]) -> dict[str, str]:
+    """``hints`` (an adapter's: an argument name -> what to use instead) with what
+    ``protocol`` says of the fields it has no parameter for (:attr:`WireProtocol.not_taken`,
+    named with the protocol), over the adapter's own where both have a name; ``hints`` alone
+    for a protocol not registered (refused elsewhere)."""
+    found = REGISTRY.get(protocol) if type(protocol) is str else None
+    if found is None or not found.not_taken:
+        return dict(hints)
+    said = {name: f"{why} (protocol={found.name!r})" for name, why in found.not_taken.items()}
+    return {**hints, **said}
 
 
 def check_protocol(protocol: object) -> str:

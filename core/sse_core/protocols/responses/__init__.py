@@ -111,5 +111,6 @@ RESPONSES = register_protocol(
         api="Responses API (/responses)",
         ends="a terminal event (response.completed, response.incomplete or response.failed)",
         request=RequestShape(path=lambda base_url: "/responses", body=request_body),
+        not_taken=NOT_TAKEN,
     )
 )
