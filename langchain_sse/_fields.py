@@ -45,8 +45,8 @@ class ChatSSEFields(BaseChatModel):
     """Sent as ``Authorization: Bearer`` (env ``SSE_API_KEY``); held and sent without its
     surrounding whitespace; never shown, traced or pickled."""
     protocol: str = "chat_completions"
-    """The wire (``sse_core.protocol_names()``): OpenAI chat completions, or Anthropic Messages
-    (``"anthropic"``: the root ``base_url``, e.g. ``https://openrouter.ai/api``)."""
+    """The wire: one of ``sse_core.protocol_names()`` (the first, the default); each protocol's
+    page says the ``base_url`` it takes."""
     auth: Literal["bearer", "x-api-key"] | None = None
     """How the key is sent; None: the protocol's way (Bearer; Anthropic ``x-api-key``)."""
     path: str | None = None
@@ -85,8 +85,8 @@ class ChatSSEFields(BaseChatModel):
     temperature: float | None = None
     """Sampling temperature; None: not sent (the gateway's default)."""
     max_tokens: int | None = None
-    """The most tokens to generate; None: not sent on chat completions, and on
-    ``protocol="anthropic"`` (which requires it) 1024 after thinking's budget, as sent."""
+    """The most tokens to generate; None: what the protocol's rule gives (not sent, where it
+    needs none; where it requires one, a default after thinking's budget, shown as sent)."""
     stop: list[str] | None = Field(default=None, alias="stop_sequences")
     """Stop sequences (``stop``; Anthropic's ``stop_sequences``)."""
     reasoning_effort: str | None = None

@@ -54,9 +54,8 @@ _blocks.register()
 class ChatSSE(ChatSSEFields):
     """Chat model for any gateway that streams Server-Sent Events, in the protocol it speaks.
 
-    ``protocol=`` picks the wire (``sse_core.protocol_names()``): ``"chat_completions"``
-    (OpenAI chat completions and its gateway dialects, the default) or ``"anthropic"``
-    (Anthropic Messages, in place of ``ChatAnthropic``); each protocol's request rules are
+    ``protocol=`` picks the wire, one of ``sse_core.protocol_names()`` (the first, OpenAI chat
+    completions with its gateway dialects, the default); each protocol's request rules are
     the core's (:mod:`sse_core.protocols`), and a setting the protocol cannot carry is
     refused by name. Keeps what ``ChatOpenAI(base_url=...)`` loses on such gateways:
     reasoning text, usage that gateways repeat on every chunk, refusals, named SSE events

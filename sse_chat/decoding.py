@@ -102,8 +102,7 @@ def _says(name: str, data: str) -> str | None:
 
 def detect_protocol(body: bytes, content_type: str) -> str:
     """The protocol ``body`` is in, by its first event that tells (a JSON answer by its
-    shape: Anthropic's ``message``, the Responses API's ``response``); chat completions when
-    none does."""
+    shape, e.g. the Messages API's ``message``); the default protocol when none does."""
     if content_type.startswith("application/json"):
         try:
             answer: Any = from_json(body)

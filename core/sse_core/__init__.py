@@ -1,8 +1,8 @@
 """Framework-free streaming core for OpenAI-compatible gateways.
 
-The data path runs one way, a folder per layer: body bytes -> :class:`SSEParser` ->
-:class:`ChunkDecoder` or, for Anthropic Messages, :class:`MessagesDecoder`, or, for OpenAI's
-Responses API, :class:`ResponsesDecoder` (together: :class:`StreamDecoder`) -> StreamEvents ->
+The data path runs one way, a folder per layer: body bytes -> :class:`SSEParser` -> the
+protocol's payload decoder (:class:`ChunkDecoder` for the default one; each protocol's
+registers its own, and :class:`StreamDecoder` holds the one asked for) -> StreamEvents ->
 :class:`Accumulator` -> :class:`Completion` (``sse_core.pipeline``, no I/O at all); the
 transport (:class:`ChatClient`, :class:`AsyncChatClient`, ``sse_core.transport``) feeds it
 over httpx; the adapters map its events and snapshots to framework objects. The shared

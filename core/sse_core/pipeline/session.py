@@ -52,8 +52,8 @@ class StreamSession:
             a gateway may echo them in an error frame.
         accelerator: ``"msgspec"`` to decode common chunks with msgspec (see
             :class:`StreamDecoder`); None: the pure path.
-        protocol: ``"chat_completions"`` (the default), ``"anthropic"`` (Anthropic
-            Messages events; see :class:`StreamDecoder`) or another registered protocol.
+        protocol: A registered protocol (``sse_core.protocol_names()``; the first, the
+            default): the events the body holds (see :class:`StreamDecoder`).
 
     Raises:
         ConfigurationError: An unknown accelerator or protocol.
@@ -344,13 +344,13 @@ def decode(
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     protocol: str = "chat_completions",
 ) -> Completion:
-    """Decode an SSE chat-completions (or Anthropic Messages) body into a :class:`Completion`.
+    """Decode an SSE body of a registered protocol into a :class:`Completion`.
 
     Args:
         body: The body bytes, whole or as an iterable of pieces (split anywhere).
         max_event_bytes: Upper bound on one SSE line or event.
-        protocol: ``"chat_completions"`` (the default), ``"anthropic"``, ``"responses"``, or
-            another registered protocol.
+        protocol: A registered protocol (``sse_core.protocol_names()``; the first, the
+            default).
 
     Raises:
         GatewayStreamError: The stream carried an error frame or ``event: error``.

@@ -306,8 +306,8 @@ class ChatClient(_ClientBase):
             transports); not closed here. Without it, the client is httpx's (httpx2's with
             ``SSE_CONNECTORS_HTTP=httpx2``).
         **settings: The keywords of :meth:`ClientConfig.build`: ``base_url``, ``api_key``
-            (never shown), ``protocol`` (``"chat_completions"``, the default, or
-            ``"anthropic"``), ``auth`` (``"bearer"`` or ``"x-api-key"``: how the key is
+            (never shown), ``protocol`` (one of ``sse_core.protocol_names()``, the first the
+            default), ``auth`` (``"bearer"`` or ``"x-api-key"``: how the key is
             sent; the protocol's own by default), ``path``, ``default_headers``,
             ``timeout`` (seconds, or :class:`Timeouts`), ``max_retries``, ``retry``,
             ``include_usage``, ``extra_body``, ``max_event_bytes``, ``secret_headers``.

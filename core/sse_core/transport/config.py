@@ -172,14 +172,14 @@ class ClientConfig:
     """Everything a client needs to send a request; checked when built (:meth:`build`).
 
     Attributes:
-        base_url: The gateway URL, no ``/`` end: with its version prefix for chat
-            completions (``http://host/v1``); the root or the ``/v1`` URL for Anthropic.
+        base_url: The gateway URL, no ``/`` end, of the shape the protocol's clients take
+            (:func:`~sse_core.transport.urls.example_base_url`).
         api_key: Sent as ``auth`` says; never shown, logged or recorded.
         path: Joined onto ``base_url``'s path (``/chat/completions``; SPASS ``/c1/chat``;
             Anthropic ``/v1/messages``, or ``/messages`` after a ``/v1`` base URL); a query
             in ``base_url`` is kept after it.
-        protocol: ``"chat_completions"`` or ``"anthropic"`` (Anthropic Messages): what the
-            request asks for and how the stream is decoded.
+        protocol: A registered protocol (``sse_core.protocol_names()``): what the request
+            asks for and how the stream is decoded.
         auth: How the key is sent: ``"bearer"`` (``Authorization: Bearer <key>``) or
             ``"x-api-key"`` (``x-api-key: <key>``); the protocol's own by default.
         default_query: Query parameters sent with every request (e.g. Azure's
