@@ -334,16 +334,17 @@ class ResponseMapper:
             kwargs["citations"] = [dict(citation) for citation in answer.citations()]
         if reasoning:
             kwargs["thinking_delta"] = reasoning
-        meta = answer.metadata
-        if self._raw is not None:  # the protocol's own object so far
-            raw = self._raw.streamed(meta, usage, stop)
-        else:
-            raw = self._chunk_raw(meta, delta, finish_reason, usage_payload, stop)
         self.yielded += 1
         at: Any = mark
         if self._anthropic:  # with the usage and stop reason the message must show then
             at = (mark, usage, stop.get("stop_reason"))
         message = self._build.make_message(self, at)
+        meta = answer.metadata
+        if self._raw is not None:  # the protocol's own object so far, built when read
+            return self._build.make_response_later(
+                message, text, self, (mark, meta, usage, stop), kwargs
+            )
+        raw = self._chunk_raw(meta, delta, finish_reason, usage_payload, stop)
         return self._build.make_response(message, text, raw, kwargs)
 
     def _chunk_raw(
@@ -376,6 +377,14 @@ class ResponseMapper:
             _NO_USAGE if usage is None else to_token_kwargs(usage),
             None if usage is None else to_usage_dict(usage),
         )
+
+    def raw_at(self, at: Any) -> dict[str, Any]:
+        """The protocol's own object as of ``at`` (the read's mark, metadata, usage and stop
+        fields): the choice's snapshot at the mark, in the protocol's raw shape."""
+        mark, meta, usage, stop = at
+        assert self._raw is not None, "only a protocol with a raw shape defers its raw"
+        choice = None if mark is None else self._answer.snapshot(mark)
+        return self._raw.streamed(meta, usage, stop, choice)
 
     def assemble(self, mark: Any) -> tuple[list[ContentBlock], dict[str, Any]]:
         """The blocks and additional_kwargs of the message as of ``mark`` (Anthropic: with

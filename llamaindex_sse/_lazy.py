@@ -4,7 +4,9 @@ LlamaIndex wants every streamed ``ChatResponse`` to carry the whole message so f
 the running text for every chunk costs O(length) per chunk, so a 100,000-chunk answer would
 cost O(n^2). Here each chunk's :class:`StreamMessage` records only a mark (O(1)) and builds
 its blocks from its source on first read; reading the chunks in order reuses the previous
-join (the core's snapshots do that), so reading every message costs O(n) overall.
+join (the core's snapshots do that), so reading every message costs O(n) overall. Where
+``raw`` is the protocol's own object so far (Anthropic's message, the Responses API's
+response), a :class:`StreamResponse` builds it the same way, on first read of ``raw``.
 
 :class:`StreamMessage` is a real :class:`ChatMessage` (``isinstance``, pydantic dumps,
 copies, pickling and equality all see the assembled fields); it fills ``blocks`` and
@@ -47,7 +49,9 @@ __all__ = [
     "LAZY",
     "Build",
     "MessageSource",
+    "RawSource",
     "StreamMessage",
+    "StreamResponse",
     "default_build",
     "probe",
     "probe_fields",
@@ -151,9 +155,63 @@ _set_source: Callable[[StreamMessage, Any], None] = vars(StreamMessage)["_source
 _set_mark: Callable[[StreamMessage, Any], None] = vars(StreamMessage)["_mark"].__set__
 
 
+class RawSource(Protocol):
+    """What a :class:`StreamResponse`'s ``raw`` is built from."""
+
+    def raw_at(self, at: Any) -> dict[str, Any]:
+        """The ``raw`` of the response at ``at``."""
+
+
+class StreamResponse(ChatResponse):
+    """A ChatResponse whose ``raw`` (the protocol's object so far) is built on first read."""
+
+    __slots__ = ("_raw_at", "_raw_source")
+
+    def _assembled(self) -> dict[str, Any]:
+        fields: dict[str, Any] = _get_dict(self)
+        source: RawSource | None = getattr(self, "_raw_source", None)
+        if source is not None and "raw" not in fields:
+            # In the field order validation gives: pydantic dumps the instance dict in order.
+            message = fields.pop("message")
+            fields = {"message": message, "raw": source.raw_at(self._raw_at), **fields}
+            _set_dict(self, fields)
+            _set_raw_source(self, None)
+        return fields
+
+    @property
+    def __dict__(self) -> dict[str, Any]:
+        """The instance dict, assembled first: pydantic dumps, copies and compares it."""
+        return self._assembled()
+
+    @__dict__.setter
+    def __dict__(self, value: dict[str, Any]) -> None:
+        _set_dict(self, value)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "raw":
+            return self._assembled()["raw"]
+        base: Callable[[BaseModel, str], Any] = BaseModel.__getattr__  # type: ignore[attr-defined]
+        return base(self, name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ChatResponse):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in _COMPARED)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_COMPARED = WRITTEN_FIELDS[ChatResponse]
+_set_raw_source: Callable[[StreamResponse, Any], None] = vars(StreamResponse)["_raw_source"].__set__
+_set_raw_at: Callable[[StreamResponse, Any], None] = vars(StreamResponse)["_raw_at"].__set__
+
+
 class _Probe:
     def assemble(self, mark: Any) -> tuple[list[ContentBlock], dict[str, Any]]:
         return [TextBlock(text=str(mark))], {"probe": mark}
+
+    def raw_at(self, at: Any) -> dict[str, Any]:
+        return {"probe": at}
 
 
 def probe_pydantic() -> str | None:
@@ -172,6 +230,18 @@ def probe_pydantic() -> str | None:
         dumped.get(key) != value for key, value in expected.items()
     ):
         return f"pydantic no longer dumps a model through its __dict__ (got {dumped!r})"
+    return _probe_response()
+
+
+def _probe_response() -> str | None:
+    """None if a lazy ``raw`` is dumped and read as a built one is."""
+    try:
+        response = Build(lazy=True).make_response_later(ChatMessage(), "", _Probe(), "ok", {})
+        dumped = response.model_dump()
+    except Exception as exc:  # any failure means the internals moved: fall back
+        return f"a lazy ChatResponse cannot be dumped any more ({type(exc).__name__}: {exc})"
+    if list(dumped) != list(WRITTEN_FIELDS[ChatResponse]) or dumped["raw"] != {"probe": "ok"}:
+        return f"pydantic no longer dumps a response through its __dict__ (got {dumped!r})"
     return None
 
 
@@ -203,20 +273,36 @@ class Build:
                 message=message, raw=raw, delta=delta, additional_kwargs=additional_kwargs
             )
         response: ChatResponse = _new(ChatResponse)
-        _set_dict(
-            response,
-            {
-                "message": message,
-                "raw": raw,
-                "delta": delta,
-                "logprobs": None,
-                "additional_kwargs": additional_kwargs,
-            },
-        )
-        _set_fields(response, set(_RESPONSE_FIELDS))
-        _set_extra(response, None)
-        _set_private(response, None)
+        _fill(response, {"message": message, "raw": raw, "delta": delta, "logprobs": None,
+                         "additional_kwargs": additional_kwargs})  # fmt: skip
         return response
+
+    def make_response_later(
+        self,
+        message: ChatMessage,
+        delta: str,
+        source: RawSource,
+        at: Any,
+        additional_kwargs: dict[str, Any],
+    ) -> ChatResponse:
+        """:meth:`make_response` whose ``raw`` is ``source``'s as of ``at``: built on first
+        read (lazy: the protocol's object so far would cost O(length) per chunk), or at once."""
+        if not self.lazy:
+            return self.make_response(message, delta, source.raw_at(at), additional_kwargs)
+        response: StreamResponse = _new(StreamResponse)
+        _fill(response, {"message": message, "delta": delta, "logprobs": None,
+                         "additional_kwargs": additional_kwargs})  # fmt: skip
+        _set_raw_source(response, source)
+        _set_raw_at(response, at)
+        return response
+
+
+def _fill(response: ChatResponse, fields: dict[str, Any]) -> None:
+    """Write a response's slots as validation would (every slot, once per response)."""
+    _set_dict(response, fields)
+    _set_fields(response, set(_RESPONSE_FIELDS))
+    _set_extra(response, None)
+    _set_private(response, None)
 
 
 def probe_fields() -> str | None:
@@ -245,10 +331,11 @@ LAZY = register(
     FastPath(
         name="llamaindex.lazy_responses",
         shortcut="streamed ChatResponses built by writing pydantic's slots, without validation, "
-        "their message assembled on first read",
+        "their message (and a protocol's own raw object) assembled on first read",
         tested={"llama-index-core": ">=0.14.16,<0.15", "pydantic": ">=2.11,<2.15"},
         probe=probe,
-        faithful="ChatMessage(...) and ChatResponse(...), validated, the message joined at once",
+        faithful="ChatMessage(...) and ChatResponse(...), validated, the message and raw "
+        "built at once",
         uses={"sse_core._slots": PYDANTIC_SLOTS[1:]},  # the slot setters (__dict__ is public)
     )
 )
