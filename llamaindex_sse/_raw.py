@@ -2,10 +2,10 @@
 
 Chat completions keep the chunk / completion dict OpenAILike gives (made in
 :mod:`llamaindex_sse._inbound`). Another protocol's table entry names a :class:`RawShape`:
-the whole answer as the protocol's own object (Anthropic's message, the Responses API's
-response), and a streamed response's raw as that object so far, with the same keys (its
-content or output so far, its id, model, status or stop reason, and the usage in the
-protocol's own names: never chat completions' keys mixed in).
+the whole answer as the protocol's own object (e.g. the Messages API's message), and a
+streamed response's raw as that object so far, with the same keys (its content so far, its
+id, model, status or stop reason, and the usage in the protocol's own names: never chat
+completions' keys mixed in).
 """
 
 from __future__ import annotations
