@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage
 
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAPPINGS",
+    "Method",
     "ProtocolMapping",
     "bind_tools",
     "check_foreign",
@@ -41,6 +42,8 @@ __all__ = [
     "model_request",
 ]
 
+#: The ways ``with_structured_output`` asks for a structured answer.
+Method = Literal["function_calling", "json_schema", "json_mode"]
 #: Makes one call's request: (model, messages, stop, call kwargs) to what is sent.
 OutboundBuilder = Callable[
     ["ChatSSE", Sequence[BaseMessage], "list[str] | None", dict[str, Any]], Outbound
@@ -71,6 +74,12 @@ class ProtocolMapping:
         stop_metadata: The protocol's own ``response_metadata`` for how an answer ended, from
             its stop reason (the Responses API's ``status`` and ``incomplete_details``, as
             ChatOpenAI gives them); None: ``stop_reason`` says it.
+        structured_method: The method of ``with_structured_output`` when none is asked for,
+            as the protocol's LangChain class defaults (ChatOpenAI's ``json_schema``,
+            ChatAnthropic's ``function_calling``).
+        strict_schema: ``json_schema`` with ``strict=None`` is strict for a Pydantic class
+            (``strict: false`` for a TypedDict or a JSON schema), as ChatOpenAI sends it;
+            else ``strict`` goes only when asked.
     """
 
     outbound: OutboundBuilder
@@ -79,6 +88,8 @@ class ProtocolMapping:
     identity: tuple[str, ...] = ()
     foreign: Mapping[str, str] = field(default_factory=dict)
     stop_metadata: StopMetadata | None = None
+    structured_method: Method = "function_calling"
+    strict_schema: bool = False
 
 
 #: Why ``thinking`` is refused on a protocol without Anthropic's field.
@@ -99,11 +110,14 @@ MAPPINGS: dict[str, ProtocolMapping] = {
         bind_tools=bind_chat_tools,
         json_mode=True,
         foreign={"thinking": THINKING_ELSEWHERE},
+        structured_method="json_schema",  # as ChatOpenAI
+        strict_schema=True,
     ),
     "anthropic": ProtocolMapping(
         outbound=anthropic_outbound,
         bind_tools=bind_anthropic_tools,
         json_mode=False,
+        structured_method="function_calling",  # as ChatAnthropic
         identity=("protocol", "thinking"),
         foreign={"reasoning_passback": PASSBACK_ELSEWHERE},
     ),
@@ -117,6 +131,8 @@ MAPPINGS: dict[str, ProtocolMapping] = {
             "reasoning_passback": PASSBACK_ELSEWHERE,
         },
         stop_metadata=responses.how_it_ended,
+        structured_method="json_schema",  # as ChatOpenAI(use_responses_api=True)
+        strict_schema=True,
     ),
 }
 

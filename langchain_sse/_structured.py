@@ -4,7 +4,9 @@ Three methods, as in ChatOpenAI: ``function_calling`` (one forced tool call),
 ``json_schema`` (``response_format`` with the schema, which each protocol sends as its own
 structured output: Anthropic's ``output_config.format``, as ChatAnthropic sends it; it works
 with thinking on) and ``json_mode`` (any JSON object; with a schema, on a protocol without a
-JSON mode, the same as ``json_schema``).
+JSON mode, the same as ``json_schema``). Which one is used when none is asked for, and
+whether ``json_schema`` is strict when ``strict`` is not given, are facts of the protocol's
+table entry (:mod:`langchain_sse._protocols`): its LangChain class's defaults.
 The parsers are langchain-core's; they raise ``ModelRefusalError`` when the message's
 content blocks hold a refusal, which the ``sse`` translator adds for ``refusal`` text and
 for a ``content_filter`` finish.
@@ -15,7 +17,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import LanguageModelInput
@@ -30,7 +32,7 @@ from langchain_core.runnables import Runnable, RunnableLambda, RunnableMap, Runn
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_core.utils.pydantic import is_basemodel_subclass
 
-from langchain_sse._protocols import mapping_of
+from langchain_sse._protocols import Method, mapping_of
 from langchain_sse._tools import build_response_format
 from sse_core.protocols import wire_protocol
 
@@ -39,7 +41,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Method", "build_structured_output"]
 
-Method = Literal["function_calling", "json_schema", "json_mode"]
 Schema = Mapping[str, Any] | type
 
 
@@ -73,7 +74,9 @@ def _bind_request(
     if method == "json_schema":
         traced["schema"] = convert_to_openai_tool(schema)
         return model.bind(
-            response_format=build_response_format(schema, strict=strict),
+            response_format=build_response_format(
+                schema, strict=_schema_strict(model, schema, strict)
+            ),
             ls_structured_output_format=traced,
             **kwargs,
         )
@@ -92,6 +95,18 @@ def _bind_request(
     raise ValueError(
         f"method must be 'function_calling', 'json_schema' or 'json_mode', got {method!r}"
     )
+
+
+def _schema_strict(model: ChatSSE, schema: Schema, strict: bool | None) -> bool | None:
+    """``strict`` of a ``json_schema`` request: as asked; else, where the protocol's table says
+    so, as ChatOpenAI sends it (true for a Pydantic class, whose schema is then made strict;
+    a JSON schema's own ``strict``, else false)."""
+    if strict is not None or not mapping_of(model.protocol).strict_schema:
+        return strict
+    if _is_pydantic(schema):
+        return True
+    own = schema.get("strict") if isinstance(schema, Mapping) else None
+    return own if isinstance(own, bool) else False
 
 
 #: Said when the answer's tool call cannot be forced (thinking on, where the protocol refuses
@@ -130,12 +145,14 @@ def build_structured_output(
     model: ChatSSE,
     schema: Schema | None,
     *,
-    method: Method,
+    method: Method | None,
     include_raw: bool,
     strict: bool | None,
     **kwargs: Any,
 ) -> Runnable[LanguageModelInput, Any]:
     """The runnable ``ChatSSE.with_structured_output`` returns (see there)."""
+    if method is None:  # the protocol's LangChain class's default
+        method = mapping_of(model.protocol).structured_method
     if strict is not None and method == "json_mode":
         raise ValueError("strict is not supported with method='json_mode'")
     if method == "json_mode" and not mapping_of(model.protocol).json_mode:

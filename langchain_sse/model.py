@@ -405,7 +405,7 @@ class ChatSSE(ChatSSEFields):
         self,
         schema: dict[str, Any] | type | None = None,
         *,
-        method: Literal["function_calling", "json_schema", "json_mode"] = "function_calling",
+        method: Literal["function_calling", "json_schema", "json_mode"] | None = None,
         include_raw: bool = False,
         strict: bool | None = None,
         **kwargs: Any,
@@ -415,9 +415,13 @@ class ChatSSE(ChatSSEFields):
         Args:
             schema: The output schema (may be None only with ``json_mode``).
             method: ``function_calling`` (a forced tool call), ``json_schema``
-                (``response_format``) or ``json_mode`` (any JSON object).
+                (``response_format``) or ``json_mode`` (any JSON object). None: the default
+                of the protocol's LangChain class (ChatOpenAI's ``json_schema``,
+                ChatAnthropic's ``function_calling``).
             include_raw: Return ``{"raw", "parsed", "parsing_error"}`` instead of raising.
-            strict: Ask the gateway to follow the schema exactly.
+            strict: Ask the gateway to follow the schema exactly. None: as the protocol's
+                LangChain class asks (ChatOpenAI's ``json_schema`` is strict for a Pydantic
+                class).
             **kwargs: Further request fields.
 
         Raises:

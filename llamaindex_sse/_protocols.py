@@ -55,6 +55,12 @@ class ProtocolMapping:
         foreign: SSELLM's request fields this protocol cannot carry, each with what to use
             instead: set to anything but its default, the field is refused by name at
             construction (never dropped in silence).
+        structured_format: ``structured_predict`` (its async twin, and a structured LLM's
+            ``chat``) asks for the schema as the answer's own format, strict (constrained
+            decoding), with ``tool_choice`` "none", as the protocol's llama-index LLM does
+            (``OpenAIResponses``); else by a required tool call, as ``FunctionCallingLLM``
+            asks (``OpenAILike`` too). Streamed structured output is a required tool call
+            either way, as those LLMs stream it.
     """
 
     build_request: RequestBuilder
@@ -62,6 +68,7 @@ class ProtocolMapping:
     message_usage: bool = False
     raw: RawShape | None = None
     foreign: Mapping[str, str] = field(default_factory=dict)
+    structured_format: bool = False
 
 
 #: Why ``thinking_dict`` is refused on a protocol without Anthropic's field.
@@ -93,6 +100,7 @@ MAPPINGS: dict[str, ProtocolMapping] = {
         build_request=build_responses_request,
         settings=("max_tokens", "temperature", "reasoning_effort", "stop"),
         raw=RESPONSES_RAW,
+        structured_format=True,  # as OpenAIResponses.structured_predict
         foreign={
             "thinking_dict": THINKING_ELSEWHERE,
             "reasoning_passback": PASSBACK_ELSEWHERE,

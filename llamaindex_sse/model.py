@@ -395,12 +395,14 @@ class SSELLM(SSELLMFields):
         llm_kwargs: dict[str, Any] | None = None,
         **prompt_args: Any,
     ) -> Model:
-        """LlamaIndex's ``structured_predict``; where the protocol refuses a forced tool call
-        with this thinking, the answer's own format (:mod:`._structured`)."""
-        if not needs_native(self.protocol, self.thinking_dict):
+        """LlamaIndex's ``structured_predict``; the answer's own format (:mod:`._structured`)
+        where the protocol's llama-index LLM asks so (strict), or where the protocol refuses a
+        forced tool call with this thinking."""
+        strict = mapping_of(self.protocol).structured_format
+        if not (strict or needs_native(self.protocol, self.thinking_dict)):
             found = super().structured_predict(output_cls, prompt, llm_kwargs, **prompt_args)
             return cast("Model", found)
-        return predict_natively(self, output_cls, prompt, llm_kwargs, prompt_args)
+        return predict_natively(self, output_cls, prompt, llm_kwargs, prompt_args, strict)
 
     async def astructured_predict(
         self,
@@ -410,10 +412,11 @@ class SSELLM(SSELLMFields):
         **prompt_args: Any,
     ) -> Model:
         """:meth:`structured_predict`, async."""
-        if not needs_native(self.protocol, self.thinking_dict):
+        strict = mapping_of(self.protocol).structured_format
+        if not (strict or needs_native(self.protocol, self.thinking_dict)):
             found = await super().astructured_predict(output_cls, prompt, llm_kwargs, **prompt_args)
             return cast("Model", found)
-        return await apredict_natively(self, output_cls, prompt, llm_kwargs, prompt_args)
+        return await apredict_natively(self, output_cls, prompt, llm_kwargs, prompt_args, strict)
 
     def _structured_stream_call(
         self,

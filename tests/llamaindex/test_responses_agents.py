@@ -88,10 +88,15 @@ async def test_agent_workflow_tool_round_trip(emulator: Emulator) -> None:
     assert any(s.thinking_delta for s in streamed) and any(s.delta for s in streamed)
 
 
-def test_structured_predict_forces_the_tool_whole_and_streamed(emulator: Emulator) -> None:
+def test_structured_predict_is_strict_text_format_whole_and_the_tool_streamed(
+    emulator: Emulator,
+) -> None:
+    """As OpenAIResponses: constrained decoding for a whole answer, a tool call streamed."""
     llm = responses_llm(emulator)
     assert llm.structured_predict(Person, PERSON) == Person(name="Alice Smith", age=30)
     body = emulator.last_request.json() if emulator.last_request else {}
-    assert body["tool_choice"] == "required" and body["tools"][0]["type"] == "function"
+    assert body["text"]["format"]["strict"] is True and "tools" not in body
     streamed = list(llm.stream_structured_predict(Person, PERSON))
     assert streamed[-1] == Person(name="Alice Smith", age=30)
+    body = emulator.last_request.json() if emulator.last_request else {}
+    assert body["tool_choice"] == "required" and body["tools"][0]["type"] == "function"
