@@ -8,7 +8,7 @@ list of models with structured outputs."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Literal
 
 import anthropic
 import pytest
@@ -17,9 +17,11 @@ from llama_index.llms.anthropic import Anthropic
 from llama_index.llms.anthropic.utils import is_anthropic_structured_output_supported
 from llama_index.llms.openai import OpenAIResponses
 from llama_index.llms.openai_like import OpenAILike  # type: ignore[import-untyped]
-from pydantic import BaseModel
+from openai.lib._pydantic import to_strict_json_schema
+from pydantic import BaseModel, Field
 
 from llamaindex_sse import SSELLM
+from llamaindex_sse._structured import strict_schema
 from sse_emulator import Emulator
 from tests.llamaindex.agent_support import PERSON, Person
 
@@ -157,3 +159,29 @@ def test_anthropic_structured_predict_is_a_tool_call_as_llama_indexs_anthropics(
     assert [tool["name"] for tool in body["tools"]] == [t["name"] for t in expected["tools"]]
     assert expected["tool_choice"] is None and body["tool_choice"]["type"] in ("any", "tool")
     assert "output_config" not in body and "output_config" not in expected
+
+
+class Address(BaseModel):
+    """Where someone lives."""
+
+    street: str
+    city: str | None = None
+
+
+class Household(BaseModel):
+    """People at one address."""
+
+    address: Address = Field(description="The address")
+    people: list[Person]
+    pets: dict[str, int] = Field(default_factory=dict)
+    note: str | None = None
+    kind: Literal["house", "flat"] = "flat"
+
+
+@pytest.mark.parametrize("cls", [Person, Reading, Address, Household])
+def test_the_strict_schema_is_openai_pythons(cls: type[BaseModel]) -> None:
+    """The schema as openai-python's ``to_strict_json_schema`` makes it (what
+    ``OpenAIResponses.structured_predict`` sends), from a Pydantic class's JSON schema."""
+    schema = cls.model_json_schema()
+    assert strict_schema(schema) == to_strict_json_schema(cls)
+    assert schema == cls.model_json_schema()  # the class's own schema is left as it was
