@@ -161,6 +161,24 @@ def test_anthropic_structured_predict_is_a_tool_call_as_llama_indexs_anthropics(
     assert "output_config" not in body and "output_config" not in expected
 
 
+def test_llama_indexs_anthropic_asks_natively_for_a_model_of_its_list(emulator: Emulator) -> None:
+    """Where SSELLM still forces the tool: llama-index's list goes by model name, which says
+    nothing of a gateway's model."""
+    listed = "claude-sonnet-4-5"
+    assert is_anthropic_structured_output_supported(listed)
+    base = emulator.base_url("anthropic").removesuffix("/v1")
+    anchor = Anthropic(model=listed, base_url=base, api_key="sk-ant-x", max_retries=0)
+    assert anchor.structured_predict(Person, PERSON) == Person(name="Alice Smith", age=30)
+    expected = sent(emulator)
+    assert expected["output_config"]["format"]["type"] == "json_schema"
+    assert "tools" not in expected
+    llm = SSELLM(model=listed, base_url=emulator.base_url("anthropic"), api_key="sk-ant-x",
+                 protocol="anthropic", max_retries=0)  # fmt: skip
+    assert llm.structured_predict(Person, PERSON) == Person(name="Alice Smith", age=30)
+    body = sent(emulator)
+    assert body["tool_choice"]["type"] in ("any", "tool") and "output_config" not in body
+
+
 class Address(BaseModel):
     """Where someone lives."""
 
