@@ -18,7 +18,7 @@ from pydantic import BaseModel
 import sse_core
 from llamaindex_sse import SSELLM
 from llamaindex_sse._inbound import ResponseMapper
-from llamaindex_sse._lazy import Build
+from llamaindex_sse._lazy import Build, StreamResponse, probe_pydantic
 from llamaindex_sse._raw import ANTHROPIC_RAW, RESPONSES_RAW
 from sse_core import Accumulator, StreamEvent, TextDelta, ToolCallDelta, fast_paths
 from sse_emulator import Emulator
@@ -205,3 +205,13 @@ def test_the_cost_per_chunk_stays_flat_with_the_protocols_raw(shape: Any) -> Non
     short, long = _seconds_per_chunk(1_000, shape), _seconds_per_chunk(20_000, shape)
     # A raw built per chunk from the whole answer would make the long stream's chunks ~20x dearer.
     assert long < 3 * short, f"{long * 1e6:.1f} us per chunk at 20,000 vs {short * 1e6:.1f}"
+
+
+def test_a_response_that_no_longer_dumps_through_dict_turns_the_fast_path_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As if pydantic read the instance dict slot directly, past StreamResponse's hook: a lazy
+    # raw would be missing from dumps, so the probe names it and the faithful build runs.
+    monkeypatch.setattr(StreamResponse, "_assembled", BaseModel.__dict__["__dict__"].__get__)
+    reason = probe_pydantic()
+    assert reason is not None and "ChatResponse" in reason
