@@ -4,6 +4,7 @@ are no class attributes, so autodoc alone lists none of them."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -45,3 +46,24 @@ def test_the_reference_page_documents_both_adapter_packages() -> None:
     page = (DOCS / "api.md").read_text()
     for package in ("langchain_sse", "llamaindex_sse"):
         assert f".. automodule:: {package}\n   :members:" in page
+
+
+@pytest.mark.parametrize(
+    "page", sorted(p.name for p in (DOCS / "migration").glob("*.md"))
+)
+def test_a_guide_sends_readers_for_our_own_fields_to_the_page_that_has_them(page: str) -> None:
+    """The guides list the adapter's own fields and point at the API reference, which renders
+    every field; each field named there has its row."""
+    from langchain_sse import ChatSSE
+    from llamaindex_sse import SSELLM
+
+    text = (DOCS / "migration" / page).read_text()
+    own = text.split("'s own: ", 1)[1].split(".\n", 1)[0]
+    assert "[the API reference](../api.md)" in own, page
+    cls = ChatSSE if page.startswith("chat") else SSELLM
+    named = re.sub(r"\([^)]*\)", "", own)  # the fields, not what a note says of them
+    for name in re.findall(r"`(\w+)`", named):
+        assert name in cls.model_fields or name in {"http_client", "async_http_client"}, (
+            page,
+            name,
+        )
