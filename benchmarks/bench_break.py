@@ -35,23 +35,18 @@ LONG = "count to 500"
 SLOW = {"X-Emulator-Fault": "slow; delay=0.05"}
 
 
-async def _chatsse_leave(model: Any, closing: bool) -> float:
-    stream = model.astream(LONG)
-    if closing:
-        async with contextlib.aclosing(stream):
-            async for _ in stream:
-                break
-            left = time.monotonic()
-        return left
-    async for _ in stream:
-        break
-    left = time.monotonic()
-    del stream
-    return left
+async def _open_chatsse(model: Any) -> Any:
+    return model.astream(LONG)
 
 
-async def _ssellm_leave(model: Any, closing: bool) -> float:
-    stream = await model.astream_chat([ChatMessage(role="user", content=LONG)])
+async def _open_ssellm(model: Any) -> Any:
+    return await model.astream_chat([ChatMessage(role="user", content=LONG)])
+
+
+async def _leave(open_stream: Callable[[Any], Awaitable[Any]], model: Any, closing: bool) -> float:
+    """Read the first chunk and leave (``closing``: inside ``aclosing``; else a bare break,
+    the stream dropped); when the caller left."""
+    stream = await open_stream(model)
     if closing:
         async with contextlib.aclosing(stream):
             async for _ in stream:
@@ -66,7 +61,7 @@ async def _ssellm_leave(model: Any, closing: bool) -> float:
 
 
 async def _run(
-    emulator: Emulator, leave: Callable[[Any, bool], Awaitable[float]], model: Any, closing: bool,
+    emulator: Emulator, open_stream: Callable[[Any], Awaitable[Any]], model: Any, closing: bool,
     streams: int,
 ) -> tuple[list[float], int]:  # fmt: skip
     """The delays (ms) from leaving to the gateway's record of it, and streams never closed."""
@@ -74,7 +69,7 @@ async def _run(
     never = 0
     for _ in range(streams):
         emulator.reset()
-        left = await leave(model, closing)
+        left = await _leave(open_stream, model, closing)
         try:
             record = await emulator.wait_for_disconnect_async(5.0)
         except TimeoutError:
@@ -98,14 +93,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'adapter':<10} {'leaving':<10} {'median ms':>10} {'max ms':>8} {'never':>6}")
     with Emulator() as emulator:
         cases = [
-            ("ChatSSE", _chatsse_leave, ChatSSE),
-            ("SSELLM", _ssellm_leave, SSELLM),
+            ("ChatSSE", _open_chatsse, ChatSSE),
+            ("SSELLM", _open_ssellm, SSELLM),
         ]
-        for name, leave, cls in cases:
+        for name, open_stream, cls in cases:
             model = cls(model="m", base_url=emulator.base_url(), api_key="k",
                         default_headers=SLOW)  # fmt: skip
             for closing in (False, True):
-                delays, never = asyncio.run(_run(emulator, leave, model, closing, streams))
+                delays, never = asyncio.run(_run(emulator, open_stream, model, closing, streams))
                 label = "aclosing" if closing else "break"
                 worst = max(delays) if delays else float("nan")
                 median = statistics.median(delays) if delays else float("nan")
