@@ -111,6 +111,7 @@ async def test_a_finished_stream_is_not_counted_as_a_disconnect(
     driver: Driver, on_emulator: Any, emulator: Emulator
 ) -> None:
     assert await driver.aask(on_emulator(), "count to 3") == "1 2 3"
-    (record,) = emulator.requests
+    record = await asyncio.to_thread(emulator.wait_for_end, 10.0)  # recorded by its thread
+    assert len(emulator.requests) == 1
     assert record.completed
     assert not record.disconnected

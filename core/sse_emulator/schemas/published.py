@@ -17,6 +17,7 @@ message), where api.openai.com would refuse them.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -131,11 +132,16 @@ def compiled() -> None:
 def warm() -> threading.Thread:
     """Compile every API's validator in a daemon thread (importing an SDK takes about half a
     second, better spent while the server starts than on its first request)."""
-    thread = threading.Thread(
-        target=lambda: [validator(api) for api in SOURCES], name="sse-emulator-schemas", daemon=True
-    )
+    thread = threading.Thread(target=_warm, name="sse-emulator-schemas", daemon=True)
     thread.start()
     return thread
+
+
+def _warm() -> None:
+    # A best effort: a request compiles what this did not (an import broken by the end of
+    # the interpreter, which a daemon thread may meet, says nothing of the emulator).
+    with contextlib.suppress(BaseException):
+        compiled()
 
 
 def source(api: str) -> str | None:

@@ -302,6 +302,23 @@ class Emulator:
             raise TimeoutError(f"no early disconnect seen within {timeout}s: {self.requests}")
         return found
 
+    def wait_for_end(self, timeout: float = 2.0, *, index: int | None = None) -> RequestRecord:
+        """Wait until a request has ended, its response written whole or its client gone (a
+        client that stops reading at the stream's end can be back before the server thread
+        has recorded it).
+
+        Args:
+            timeout: Seconds to wait at most.
+            index: The request's ``index``; by default the latest request.
+
+        Raises:
+            TimeoutError: If it did not end within ``timeout``.
+        """
+        found = self.state.recorder.wait_for(_ended(index), timeout)
+        if found is None:
+            raise TimeoutError(f"no request ended within {timeout}s: {self.requests}")
+        return found
+
     async def wait_for_disconnect_async(
         self, timeout: float = 2.0, *, index: int | None = None
     ) -> RequestRecord:
@@ -313,6 +330,14 @@ class Emulator:
                 raise TimeoutError(f"no early disconnect seen within {timeout}s")
             await asyncio.sleep(0.001)
         return found
+
+
+def _ended(index: int | None) -> Callable[[list[RequestRecord]], RequestRecord | None]:
+    def predicate(records: list[RequestRecord]) -> RequestRecord | None:
+        chosen = [r for r in records if r.index == index] if index is not None else records[-1:]
+        return next((r for r in chosen if r.finished_at is not None), None)
+
+    return predicate
 
 
 def _disconnected(index: int | None) -> Callable[[list[RequestRecord]], RequestRecord | None]:
