@@ -1,17 +1,30 @@
-"""What the migration guides say of the other class's behaviour, checked on the installed
-version (the one each guide names; ``test_migrations.py`` checks the name): each claim here
-runs the anchor itself against the emulator, beside ChatSSE on the same answer."""
+"""What the migration guides say of the other class's behaviour, checked on the version each
+guide names (the one requirements/newest.txt pins, which ``test_migrations.py`` checks): each
+claim here runs the anchor itself against the emulator, beside ChatSSE on the same answer.
+
+The claims are of that one version, so this file runs on the newest set alone (scripts/test
+leaves it out of the lowest sets, whose anchors are older releases)."""
 
 from __future__ import annotations
 
+import importlib.metadata
 from typing import Any
 
+import pytest
 from langchain_core.messages import AIMessageChunk
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
 
 from langchain_sse import ChatSSE
 from sse_emulator import Emulator
+
+from .test_migrations import named_version
+
+
+@pytest.mark.parametrize("page", ["chatopenai-responses.md"])
+def test_the_installed_anchor_is_the_version_the_guide_names(page: str) -> None:
+    """The claims below are run on the version the guide names, not another one."""
+    assert importlib.metadata.version("langchain-openai") == named_version(page)
 
 
 @tool

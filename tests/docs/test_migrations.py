@@ -16,6 +16,23 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).parents[2] / "docs" / "migration"
+NEWEST = Path(__file__).parents[2] / "requirements" / "newest.txt"
+
+
+def newest_pin(distribution: str) -> str:
+    """The version requirements/newest.txt pins ``distribution`` to."""
+    pinned = re.search(rf"^{re.escape(distribution)}==(\S+)", NEWEST.read_text(), re.MULTILINE)
+    assert pinned, f"requirements/newest.txt pins no {distribution}"
+    return pinned.group(1)
+
+
+def named_version(page: str) -> str:
+    """The version of its anchor a migration guide says its claims are of."""
+    distribution = ANCHORS[page][0]
+    text = " ".join((DOCS / page).read_text().split())
+    named = re.search(rf"Compared with `{re.escape(distribution)}` (\S+), the version", text)
+    assert named, f"{page} does not name the version of {distribution} it compares with"
+    return named.group(1)
 #: Guide -> the class it starts from (module, name).
 GUIDES = {
     "chatopenai.md": ("langchain_openai", "ChatOpenAI"),
@@ -78,12 +95,10 @@ ANCHORS = {
 @pytest.mark.parametrize("page", sorted(GUIDES))
 def test_each_guide_names_the_version_its_claims_are_of(page: str) -> None:
     """A claim about the other class holds of one version: the guide names it, and it is the
-    one installed (a lock that moves the anchor fails here until the guide is checked)."""
+    one requirements/newest.txt pins (a refreshed lock that moves the anchor fails here until
+    the guide is checked; test_anchor_claims.py runs the claims on that version, installed)."""
     distribution = ANCHORS[page][0]
-    text = " ".join((DOCS / page).read_text().split())
-    named = re.search(rf"Compared with `{re.escape(distribution)}` (\S+), the version", text)
-    assert named, f"{page} does not name the version of {distribution} it compares with"
-    assert named.group(1) == importlib.metadata.version(distribution)
+    assert named_version(page) == newest_pin(distribution)
 
 
 def _refusals(page: str) -> list[tuple[str, str]]:
