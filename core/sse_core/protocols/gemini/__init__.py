@@ -1,0 +1,97 @@
+"""Google's Gemini API (``generateContent``): the decoder of its stream.
+
+Not registered yet: :class:`GenerateContentDecoder` is a
+:class:`~sse_core.protocols.PayloadDecoder`, and :data:`API` and :data:`ENDS` are what a
+:class:`~sse_core.protocols.WireProtocol` of it says; the request side comes with the
+registration.
+
+The wire (``POST /v1beta/models/{model}:streamGenerateContent?alt=sse``, or Vertex AI's
+``.../publishers/google/models/{model}:streamGenerateContent?alt=sse``): ``data:`` frames,
+each one whole ``GenerateContentResponse``, and no end marker. The rules
+(:mod:`.decode` reads a frame, :mod:`.candidates` a candidate, :mod:`.arguments` the
+arguments of a call streamed in pieces):
+
+- **parts** of ``candidates[i].content.parts``, ``i`` the candidate's ``index`` (absent: 0)
+  and the events' ``choice``: ``text`` -> TextDelta; ``text`` with ``thought: true`` (a thought
+  summary) -> ReasoningDelta; ``functionCall`` (whole: ``name``, ``args``, ``id``?) ->
+  one ToolCallDelta, numbered 0, 1, ... per candidate in the order calls come, ``id`` the
+  call's own else ``gemini_call_<index>`` (:data:`GENERATED_ID_PREFIX`), the arguments the
+  ``args`` as JSON text (``{}`` when it has none); a call without a name is no call but
+  :func:`~sse_core.pipeline.tool_calls.nameless_call`. A call whose arguments stream (Vertex
+  AI's ``partialArgs``, ``willContinue``) gives its ToolCallDelta with id and name when it
+  opens and its arguments, one JSON object, when it closes (a ``functionCall`` without
+  ``willContinue``, the next call, or the finish); partial arguments that cannot be placed
+  are a GatewayEvent ``functionCall.partialArgs``. Any other part (``executableCode``,
+  ``codeExecutionResult``, ``inlineData``, ``fileData``, a kind not known yet) -> a
+  GatewayEvent named by its kind, ``{"candidate", "position", "part"}`` as sent;
+- **thought signatures** (``thoughtSignature``, on any part: a thought, a text, a function
+  call, an image) -> ReasoningSignature after the part's own events, the signature as sent
+  (Gemini 3 refuses a function-calling turn sent back without it, byte-exact). It closes the
+  reasoning block as every protocol's signature does (the thought text since the previous
+  signature is its text); its ``item`` says where the part was, so the turn can be rebuilt
+  part by part: ``{"type": "gemini_signed_part"`` (:data:`SIGNED_PART`), ``"kind"``
+  (``thought``, ``text``, ``function_call``, or the part's kind), ``"position"`` (the part's
+  place among every part of the candidate, counted over the frames), ``"offset"`` (for a
+  thought or a text: how many characters of the candidate's reasoning, or text, came before
+  this part's text; None otherwise), ``"call"`` (for a function call: its ToolCallDelta
+  index; None otherwise), ``"part"`` (the part as sent)``}``. Streamed text is cut into parts
+  where Gemini chose; a signed part must go back as it came, never merged with another;
+- **citations** (``citationMetadata.citations`` on Vertex AI, ``citationSources`` on the
+  Gemini API) -> Citation, each once, as sent (``startIndex``, ``endIndex``, ``uri``,
+  ``license``); the candidate's other fields (``safetyRatings``, ``groundingMetadata``,
+  ``finishMessage``, ``urlContextMetadata``, ``avgLogprobs``, ...) -> a GatewayEvent
+  ``candidate`` (``{"index", ...}``) whenever they changed;
+- **finish**: ``finishReason`` -> Finish, in the shared vocabulary (:data:`FINISH_REASONS`:
+  ``STOP`` -> ``stop``, or ``tool_calls`` when the candidate called a function; ``MAX_TOKENS``
+  -> ``length``; the safety, recitation, blocklist, prohibited-content, SPII, image and Model
+  Armor reasons -> ``content_filter``; any other as sent), ``stop_reason`` Gemini's word;
+  ``promptFeedback.blockReason`` (no candidate comes) -> Finish ``content_filter`` with the
+  block reason as ``stop_reason``; the ``promptFeedback`` itself -> a GatewayEvent when it
+  changed;
+- **when the stream is complete**: there is no end marker, so a Finish is the verdict. A body
+  that ends after every candidate seen finished (or after a blocked prompt) ends with
+  StreamEnd from ``flush``; a body that ends before any Finish is a cut answer, which the
+  session reports (IncompleteStreamError naming :data:`ENDS`). ``data: [DONE]`` (a relay's
+  OpenAI habit) is ignored;
+- **usage**: ``usageMetadata``, repeated on every frame, is cumulative: the last one wins
+  (a frame that repeats it unchanged, or holds no count, reports nothing); the counts as
+  :func:`gemini_usage` maps them (the reasoning inside the output tokens, as the other
+  protocols count);
+- **metadata**: ``responseId`` -> Metadata ``id``, ``modelVersion`` -> ``model``, Vertex AI's
+  ``createTime`` -> ``created`` (whole seconds); the response's other fields -> a
+  GatewayEvent ``response`` whenever they changed;
+- **errors**: Google's error object (``{"error": {"code", "message", "status", "details"}}``),
+  as a frame or as the whole body -> ErrorFrame (``message``, ``type`` the ``status``,
+  ``code`` the ``code``, the payload as ``data``), and the stream is over
+  (:attr:`GenerateContentDecoder.done`). A frame that is no JSON object is a
+  StreamProtocolError;
+- **named events**: Gemini names none. ``event: error`` is an error as above; any other name
+  is a relay's own, a GatewayEvent as sent;
+- **whole answers** (:meth:`GenerateContentDecoder.decode_whole`): a ``generateContent``
+  answer, the JSON array ``streamGenerateContent`` sends without ``alt=sse``, or the error
+  body; Cloud Code Assist's ``{"response": {...}}`` envelope is read through, in a frame too.
+"""
+
+from sse_core.protocols.gemini.candidates import (
+    FINISH_REASONS,
+    GENERATED_ID_PREFIX,
+    SIGNED_PART,
+)
+from sse_core.protocols.gemini.decode import GenerateContentDecoder, error_frame, gemini_usage
+
+__all__ = [
+    "API",
+    "ENDS",
+    "FINISH_REASONS",
+    "GENERATED_ID_PREFIX",
+    "SIGNED_PART",
+    "GenerateContentDecoder",
+    "error_frame",
+    "gemini_usage",
+]
+
+#: What the endpoint is called, for messages (:attr:`~sse_core.protocols.WireProtocol.api`).
+API = "Gemini API (models/{model}:streamGenerateContent?alt=sse)"
+#: What a complete stream has and a cut one lacks (:attr:`~sse_core.protocols.WireProtocol.ends`):
+#: Gemini sends no end marker.
+ENDS = "a finishReason (a Gemini stream has no end marker)"
