@@ -55,10 +55,6 @@ def json_path(text: str) -> Path | None:
     return tuple(steps)
 
 
-class _Unplaced(Exception):
-    """A value whose path runs through a value of another kind, or past an array's end."""
-
-
 class StreamedArguments:
     """The arguments of one streamed call: values by path, in the order first given."""
 
@@ -112,9 +108,9 @@ class StreamedArguments:
         root: dict[str, Any] = dict(self._base)
         for path, value in self._values.items():
             whole = "".join(value) if type(value) is list else value
-            try:
+            if _placeable(root, path):
                 _place(root, path, whole)
-            except _Unplaced:
+            else:
                 self.unplaced.append({"path": list(path), "value": whole})
         return to_json(root).decode()
 
@@ -135,29 +131,42 @@ def _scalar(partial: Mapping[str, Any]) -> Any:
     return _NOTHING
 
 
+def _placeable(root: dict[str, Any], path: Path) -> bool:
+    """Whether ``path`` leads to a place below ``root``: through objects by key and arrays by
+    index, an array growing by one at a time (an index past its end, or a step through a
+    value of another kind, leads nowhere)."""
+    holder: Any = root
+    fresh = False  # past the values that exist: each step makes its container
+    for step in path:
+        if fresh:
+            if isinstance(step, int) and step != 0:
+                return False
+            continue
+        if isinstance(step, str):
+            if type(holder) is not dict:
+                return False
+            fresh = step not in holder
+            holder = holder.get(step)
+        else:
+            if type(holder) is not list or step > len(holder):
+                return False
+            fresh = step == len(holder)
+            holder = None if fresh else holder[step]
+    return True
+
+
 def _place(root: dict[str, Any], path: Path, value: Any) -> None:
-    """Set ``value`` at ``path`` below ``root``, making the objects and arrays on the way
-    (an array grows by one at a time: an index past its end is not placed)."""
+    """Set ``value`` at ``path`` below ``root`` (:func:`_placeable`), making the objects and
+    arrays on the way."""
     holder: Any = root
     for at, step in enumerate(path):
         last = at == len(path) - 1
-        made: Any = value if last else ({} if type(path[at + 1]) is str else [])
+        made: Any = value if last else ({} if isinstance(path[at + 1], str) else [])
         if isinstance(step, str):
-            if type(holder) is not dict:
-                raise _Unplaced
-            holder = _child(holder, step, made, last)
-        else:
-            if type(holder) is not list or step > len(holder):
-                raise _Unplaced
-            if step == len(holder):
-                holder.append(made)
-            elif last:
-                holder[step] = value
-            holder = holder[step]
-
-
-def _child(holder: dict[str, Any], key: str, made: Any, last: bool) -> Any:
-    """``holder[key]``: set to ``made`` when it is the last step or not there yet."""
-    if last or key not in holder:
-        holder[key] = made
-    return holder[key]
+            if last or step not in holder:
+                holder[step] = made
+        elif step == len(holder):
+            holder.append(made)
+        elif last:
+            holder[step] = value
+        holder = holder[step]
