@@ -16,8 +16,9 @@ from sse_emulator.server.anthropic import answer_messages
 from sse_emulator.server.chat import ChatRequest, answer_chat
 from sse_emulator.server.checks import check_access, fault_problem
 from sse_emulator.server.control import control, lifespan, models
+from sse_emulator.server.gemini import answer_gemini, as_gemini, check_key
 from sse_emulator.server.openai_responses import answer_responses
-from sse_emulator.server.record import Recorder, mask
+from sse_emulator.server.record import Recorder, mask, mask_query
 from sse_emulator.server.responses import (
     BodyTooLarge,
     Message,
@@ -31,7 +32,7 @@ from sse_emulator.server.responses import (
 )
 from sse_emulator.server.state import EmulatorState
 from sse_emulator.server.watcher import DisconnectWatcher
-from sse_emulator.wire.dialects import DIALECTS, OPENAI, Dialect, route
+from sse_emulator.wire.dialects import DIALECTS, OPENAI, Dialect, gemini_call, route
 
 #: The largest request body accepted (bytes).
 MAX_BODY = 8 << 20
@@ -121,7 +122,7 @@ class EmulatorApp:
         return self.state.recorder.add(
             method=scope["method"],
             path=request.path,
-            query=request.query,
+            query=mask_query(request.query),
             headers=tuple((key, mask(key, value)) for key, value in _headers(scope)),
             body=request.raw,
             dialect=dialect.name if dialect else None,
@@ -133,7 +134,9 @@ class EmulatorApp:
         anthropic = request.dialect.protocol == "anthropic"
         counters = self.state.counters
         if self.replay is not None:
-            await self._replay(send, request, watcher, self.replay, anthropic=anthropic)
+            await self._replay(send, request, watcher, self.replay)
+        elif request.dialect.protocol == "gemini":
+            await answer_gemini(send, request, watcher, api_key=self.api_key, counters=counters)
         elif request.dialect.protocol == "responses":
             stored = self.state.stored
             await answer_responses(
@@ -157,18 +160,22 @@ class EmulatorApp:
         request: ChatRequest,
         watcher: DisconnectWatcher,
         recording: Recording,
-        *,
-        anthropic: bool,
     ) -> None:
         """Answer a chat request with the recording's next response."""
         # Replay: the fault header's status faults and the key still apply; the body
         # is not read, since the recording's next response answers any request.
         rid = request.request_id
-        faults = check_access(request.headers, self.api_key, x_api_key=anthropic)
+        protocol = request.dialect.protocol
+        if protocol == "gemini":
+            faults = check_key(request.headers, request.query, self.api_key)
+        else:
+            faults = check_access(request.headers, self.api_key, x_api_key=protocol == "anthropic")
         if isinstance(faults, Problem):
             await send_problem(send, request.dialect, faults, request_id=rid)
             return
         counted = fault_problem(faults, self.state.counters, request.fault_key)
+        if counted is not None and protocol == "gemini":
+            counted = as_gemini(counted, (gemini_call(request.path) or ("", ""))[0])
         response = pick(recording, self.state.replayed.take()) if counted is None else None
         if counted is not None or response is None:
             problem = counted or exhausted(recording)

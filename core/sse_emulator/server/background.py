@@ -117,7 +117,8 @@ class Emulator:
         Args:
             port: The port on 127.0.0.1; 0 picks a free one.
             dialect: The dialect of the unprefixed ``/v1/chat/completions``.
-            api_key: When set, chat requests must send ``Authorization: Bearer <key>``.
+            api_key: When set, chat requests must send ``Authorization: Bearer <key>``
+                (Anthropic's ``x-api-key`` too; Gemini's ``x-goog-api-key`` or ``?key=``).
             record_limit: How many requests the record keeps.
             replay: A recording (a ``.sse`` file, or a directory of ``NNN.sse`` with
                 their ``.json`` sidecars) to answer chat requests with, instead of the
@@ -176,13 +177,15 @@ class Emulator:
 
     def base_url(self, dialect: str = "openai") -> str:
         """The base URL of a dialect: OpenAI-style (it carries ``/v1``), or for
-        ``anthropic`` the root its clients append ``/v1/messages`` to.
+        ``anthropic`` and ``gemini`` the root their clients append ``/v1/messages`` or
+        ``/v1beta/models/{model}:streamGenerateContent`` to.
 
         Args:
             dialect: ``openai``, ``shroud``, ``streamchat``, ``spass``, ``gateway``,
-                ``aivene``, ``anthropic`` or ``responses`` (OpenAI's Responses API, whose
-                clients append ``/responses`` to ``url + "/v1"``). (SPASS's ``/c1/chat`` is
-                ``url + "/spass/c1/chat"``; ``url`` itself serves ``/v1/messages`` too.)
+                ``aivene``, ``anthropic``, ``responses`` (OpenAI's Responses API, whose
+                clients append ``/responses`` to ``url + "/v1"``) or ``gemini`` (Google's
+                Gemini API). (SPASS's ``/c1/chat`` is ``url + "/spass/c1/chat"``; ``url``
+                itself serves ``/v1/messages`` and ``/v1beta/models/...`` too.)
         """
         return self.url + base_path(ALL_DIALECTS[dialect])
 

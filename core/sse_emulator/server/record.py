@@ -2,8 +2,9 @@
 
 The app writes entries from the server's event loop; tests read snapshots
 (:class:`RequestRecord`, frozen) from any thread and wait on a condition. Secrets in
-headers are masked before anything is stored: ``Authorization: Bearer sk-...`` is kept
-as ``Bearer ***wxyz`` (the last four characters, only for keys longer than 12).
+headers and in the query string are masked before anything is stored: ``Authorization:
+Bearer sk-...`` is kept as ``Bearer ***wxyz`` (the last four characters, only for keys
+longer than 12), Google's ``?key=AIza...`` as ``key=***wxyz``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import unquote_plus
 
 #: Headers whose values are always masked.
 SECRET_HEADERS = frozenset(
@@ -133,6 +135,24 @@ def mask(name: str, value: str) -> str:
     scheme, _, secret = value.partition(" ") if " " in value else ("", "", value)
     tail = secret[-4:] if len(secret) > 12 else ""
     return f"{scheme} ***{tail}" if scheme else f"***{tail}"
+
+
+def mask_query(query: str) -> str:
+    """Mask the values of query parameters that carry a secret, as :func:`mask` does for
+    headers: Google's clients may send their key as ``key=...`` in the URL.
+
+    Args:
+        query: The raw query string.
+
+    Returns:
+        The query with each secret parameter's value masked, the rest as received.
+    """
+    pieces = []
+    for piece in query.split("&") if query else []:
+        name, sep, value = piece.partition("=")
+        masked = mask(unquote_plus(name).lower(), unquote_plus(value))
+        pieces.append(f"{name}={masked}" if sep and masked != unquote_plus(value) else piece)
+    return "&".join(pieces)
 
 
 class Recorder:

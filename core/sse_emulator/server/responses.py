@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from sse_emulator.wire import gemini
 from sse_emulator.wire.anthropic import error_object
 from sse_emulator.wire.dialects import Dialect
 from sse_emulator.wire.render import error_body
@@ -41,11 +42,12 @@ class Problem:
     Attributes:
         status: The HTTP status.
         message: The human-readable message.
-        kind: The error ``type``.
+        kind: The error ``type`` (on ``gemini``, the ``status``: ``INVALID_ARGUMENT``).
         code: The error ``code``.
         param: The error ``param`` (the request field at fault), where the dialect has one.
         headers: Extra headers (e.g. ``retry-after``).
         html: Send nginx's HTML page instead of a JSON body.
+        details: The error's ``details``, where the dialect has them (Gemini's).
     """
 
     status: int
@@ -55,6 +57,7 @@ class Problem:
     param: str | None = None
     headers: Headers = ()
     html: bool = False
+    details: tuple[dict[str, Any], ...] = ()
 
 
 async def send_body(
@@ -132,6 +135,14 @@ async def send_problem(
     elif dialect.protocol == "anthropic":
         body = error_object(problem.status, problem.message, problem.kind, request_id)
         await send_json(send, problem.status, body, problem.headers)
+    elif dialect.protocol == "gemini":
+        # The checks of the gemini dialect name Google's status; the others (a 405, an
+        # exhausted recording) take their HTTP status's own.
+        name = problem.kind if problem.kind.isupper() else None
+        body = gemini.error_body(problem.status, problem.message, name, problem.details)
+        text = (gemini.pretty(body) + "\n").encode("utf-8")
+        headers = gemini.JSON_HEADERS[1:] + problem.headers
+        await send_body(send, problem.status, text, gemini.JSON_HEADERS[0][1], headers)
     else:
         body = error_body(dialect, problem.message, problem.kind, problem.code, problem.param)
         await send_json(send, problem.status, body, problem.headers)

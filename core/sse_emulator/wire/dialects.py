@@ -4,16 +4,21 @@ A :class:`Dialect` is data, not code: which envelope fields a chunk carries, whe
 ``index`` of a choice sits, how tool calls travel, where usage goes, whether
 ``[DONE]`` ends the stream and what a mid-stream failure looks like. The renderer in
 :mod:`sse_emulator.wire.render` reads these tables; the seed each row comes from is
-named on the row. ``anthropic`` and ``responses`` speak other protocols (Anthropic's
-Messages API at ``/v1/messages``, OpenAI's Responses API at ``/v1/responses``); only their
-name, path, headers and error shape live here, their wires are
-:mod:`sse_emulator.wire.anthropic` and :mod:`sse_emulator.wire.openai_responses`.
+named on the row. ``anthropic``, ``responses`` and ``gemini`` speak other protocols
+(Anthropic's Messages API at ``/v1/messages``, OpenAI's Responses API at ``/v1/responses``,
+Google's Gemini API at ``/v1beta/models/{model}:generateContent`` and
+``:streamGenerateContent``); only their name, path, headers and error shape live here, their
+wires are :mod:`sse_emulator.wire.anthropic`, :mod:`sse_emulator.wire.openai_responses` and
+:mod:`sse_emulator.wire.gemini`.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from sse_emulator.wire.frames import Newline
 
 ToolStyle = Literal["indexed", "unindexed", "whole"]
 UsageStyle = Literal["chunk", "final", "spass-event"]
@@ -21,7 +26,7 @@ UsageDetail = Literal["basic", "openai", "aivene"]
 IndexStyle = Literal["first", "after-delta", "none"]
 MidStreamError = Literal["frame", "chunk", "http502"]
 RefusalStyle = Literal["delta", "content", "content-filter"]
-Protocol = Literal["chat_completions", "anthropic", "responses"]
+Protocol = Literal["chat_completions", "anthropic", "responses", "gemini"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -55,9 +60,10 @@ class Dialect:
             ``content_filter`` finish with no content.
         headers: Headers of a streaming response.
         error_param: Whether JSON error objects carry ``"param": null``.
-        protocol: ``chat_completions``, ``anthropic`` (the Messages API) or ``responses``
-            (OpenAI's Responses API).
+        protocol: ``chat_completions``, ``anthropic`` (the Messages API), ``responses``
+            (OpenAI's Responses API) or ``gemini`` (Google's Gemini API).
         path: The chat path after the prefix.
+        newline: The line terminator of its SSE frames (Gemini's are CRLF).
     """
 
     name: str
@@ -86,6 +92,7 @@ class Dialect:
     error_param: bool = False
     protocol: Protocol = "chat_completions"
     path: str = "/v1/chat/completions"
+    newline: Newline = "lf"
 
 
 _SSE = ("content-type", "text/event-stream")
@@ -227,13 +234,59 @@ RESPONSES = Dialect(
     path="/v1/responses",
 )
 
+#: Google's Gemini API (``generativelanguage.googleapis.com``): ``data: <JSON>`` frames with
+#: CRLF line ends and no end marker; the mid-stream failure is an ``{"error": ...}`` frame.
+#: Its clients take the root and append ``/v1beta/models/{model}:<method>``.
+GEMINI = Dialect(
+    name="gemini",
+    prefix="/gemini",
+    id_prefix="",
+    stream_error={
+        "code": 500,
+        "message": "An internal error has occurred. Please retry or report in "
+        "https://developers.generativeai.google/guide/troubleshooting",
+        "status": "INTERNAL",
+    },
+    headers=(
+        ("content-type", "text/event-stream"),
+        ("content-disposition", "attachment"),
+        ("vary", "Origin, X-Origin, Referer"),
+        ("x-xss-protection", "0"),
+        ("x-frame-options", "SAMEORIGIN"),
+        ("x-content-type-options", "nosniff"),
+        ("server", "scaffolding on HTTPServer2"),
+    ),
+    protocol="gemini",
+    path="/v1beta/models",
+    newline="crlf",
+)
+#: The Gemini API's two generation methods, at ``{root}/v1beta/models/{model}:<method>``.
+GEMINI_METHODS = ("generateContent", "streamGenerateContent")
+_GEMINI_CALL = re.compile(r"^(?:/gemini)?/v1beta/models/([^/:]+):([A-Za-z]+)$")
+
 #: Every chat-completions dialect by name: the choices of the default dialect, the one
 #: of the unprefixed ``/v1/chat/completions``.
 DIALECTS: dict[str, Dialect] = {
     d.name: d for d in (OPENAI, SHROUD, STREAMCHAT, SPASS, GATEWAY, AIVENE)
 }
 #: Every dialect served, whatever its protocol.
-ALL_DIALECTS: dict[str, Dialect] = DIALECTS | {ANTHROPIC.name: ANTHROPIC, RESPONSES.name: RESPONSES}
+ALL_DIALECTS: dict[str, Dialect] = DIALECTS | {d.name: d for d in (ANTHROPIC, RESPONSES, GEMINI)}
+
+
+def gemini_call(path: str) -> tuple[str, str] | None:
+    """The model and method a Gemini API path names, or ``None`` for another path.
+
+    Args:
+        path: The request path, e.g. ``/gemini/v1beta/models/gemini-2.5-flash:generateContent``
+            (the ``/gemini`` prefix is optional: nothing else serves ``/v1beta``).
+
+    Returns:
+        ``(model, method)`` for ``generateContent`` and ``streamGenerateContent``.
+    """
+    match = _GEMINI_CALL.match(path.rstrip("/"))
+    if match is None or match.group(2) not in GEMINI_METHODS:
+        return None
+    return match.group(1), match.group(2)
 
 
 def route(path: str, *, default: Dialect = OPENAI) -> Dialect | None:
@@ -245,10 +298,12 @@ def route(path: str, *, default: Dialect = OPENAI) -> Dialect | None:
 
     Returns:
         The dialect, or ``None`` when the path is not a chat path. The unprefixed
-        ``/v1/messages`` is Anthropic's and ``/v1/responses`` OpenAI's Responses API,
-        whatever the default.
+        ``/v1/messages`` is Anthropic's, ``/v1/responses`` OpenAI's Responses API and
+        ``/v1beta/models/{model}:<method>`` Gemini's, whatever the default.
     """
     path = path.rstrip("/")
+    if gemini_call(path) is not None:
+        return GEMINI
     if path == "/spass/c1/chat":
         return SPASS
     if path == ANTHROPIC.path:
@@ -256,7 +311,7 @@ def route(path: str, *, default: Dialect = OPENAI) -> Dialect | None:
     if path in (RESPONSES.path, "/responses"):
         return RESPONSES
     for dialect in ALL_DIALECTS.values():
-        if dialect.prefix and path == dialect.prefix + dialect.path:
+        if dialect.prefix and dialect is not GEMINI and path == dialect.prefix + dialect.path:
             return dialect
     return default if path in ("/v1/chat/completions", "/chat/completions") else None
 
@@ -264,7 +319,10 @@ def route(path: str, *, default: Dialect = OPENAI) -> Dialect | None:
 def base_path(dialect: Dialect) -> str:
     """The base URL path of a dialect.
 
-    OpenAI's convention carries ``/v1``; Anthropic's clients take the root and append
-    ``/v1/messages`` themselves, so its base path is the bare prefix.
+    OpenAI's convention carries ``/v1``; Anthropic's and Google's clients take the root and
+    append ``/v1/messages`` or ``/v1beta/models/...`` themselves, so their base path is the
+    bare prefix.
     """
-    return dialect.prefix if dialect.protocol == "anthropic" else f"{dialect.prefix}/v1"
+    if dialect.protocol in ("anthropic", "gemini"):
+        return dialect.prefix
+    return f"{dialect.prefix}/v1"

@@ -40,6 +40,7 @@ CATALOG: dict[str, dict[str, Param]] = {
     "split-utf8": {"pause": (float, 0.01)},
     "crlf": {},
     "cr": {},
+    "lf": {},
     "single-newline": {},
     "keepalive": {"every": (int, 1), "text": (str, "ping")},
     "bom": {},

@@ -3,7 +3,8 @@
 Written from the WHATWG event-stream format and the seed documents, never with the
 decoder's code: each field is one ``name: value`` line, a blank line ends the event,
 and a comment is a line starting with ``:``. The line terminator is a parameter so
-faults can send CRLF, lone CR, or events separated by a single newline.
+faults can send CRLF, lone CR, or events separated by a single newline; ``verbatim`` writes
+a frame's data as it is, for a body that is not an event stream (Gemini's JSON array).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 FrameKind = Literal["chunk", "finish", "usage", "done", "event", "error", "comment"]
-Newline = Literal["lf", "crlf", "cr", "single"]
+Newline = Literal["lf", "crlf", "cr", "single", "verbatim"]
 
 _TERMINATORS: dict[str, str] = {"lf": "\n", "crlf": "\r\n", "cr": "\r", "single": "\n"}
 
@@ -51,11 +52,14 @@ def encode(frame: Frame, newline: Newline = "lf") -> bytes:
     Args:
         frame: The frame.
         newline: ``lf`` (``\\n`` lines, blank line after the event), ``crlf``, ``cr``,
-            or ``single`` (``\\n`` lines and no blank line between events).
+            ``single`` (``\\n`` lines and no blank line between events), or ``verbatim``
+            (the data alone, as it is).
 
     Returns:
         The UTF-8 bytes of the event, terminator included.
     """
+    if newline == "verbatim":
+        return (frame.data or "").encode("utf-8")
     end = _TERMINATORS[newline]
     lines: list[str] = []
     if frame.comment is not None:

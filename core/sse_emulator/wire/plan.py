@@ -81,12 +81,16 @@ class StreamWriter(Protocol):
         ...
 
 
-def plan_stream(writer: StreamWriter, faults: tuple[Fault, ...]) -> list[Op]:
+def plan_stream(
+    writer: StreamWriter, faults: tuple[Fault, ...], *, framing: Newline | None = None
+) -> list[Op]:
     """Plan every write of a streaming response.
 
     Args:
         writer: The response's chunk writer (dialect, reply, include_usage).
         faults: The requested faults.
+        framing: How frames are written, whatever the faults ask (``verbatim`` for a body
+            that is not an event stream); by default the newline fault's, else the dialect's.
 
     Returns:
         The operations, in order. A body that ends without ``Abort`` ends cleanly.
@@ -100,16 +104,17 @@ def plan_stream(writer: StreamWriter, faults: tuple[Fault, ...]) -> list[Op]:
     terminal = [f for f in faults if f.name in TERMINAL_FAULTS]
     at = min((min(f.integer("after"), finish) for f in terminal), default=len(frames))
     kept = [frame for position, order, frame in entries if (position, order) < (at, 1)]
+    newline = framing or _newline(faults, writer.dialect.newline)
     ending: list[Op] = []
     if terminal:
         fault = min(terminal, key=lambda f: min(f.integer("after"), finish))
-        tail, ending = _ending(writer, fault, frames[at], _newline(faults))
+        tail, ending = _ending(writer, fault, frames[at], newline)
         kept += tail
     if (keepalive := first(faults, "keepalive")) is not None:
         kept = _keepalives(kept, keepalive)
     if first(faults, "data-only") is not None:  # the type travels only inside the data
         kept = [dataclasses.replace(frame, event=None) for frame in kept]
-    writes = [encode(frame, _newline(faults)) for frame in kept]
+    writes = [encode(frame, newline) for frame in kept]
     if first(faults, "bom") is not None:
         writes = [BOM + writes[0], *writes[1:]] if writes else [BOM]
     if (burst := first(faults, "burst")) is not None:
@@ -185,11 +190,18 @@ def _keepalives(frames: list[Frame], fault: Fault) -> list[Frame]:
     return result
 
 
-def _newline(faults: tuple[Fault, ...]) -> Newline:
-    for name, style in (("crlf", "crlf"), ("cr", "cr"), ("single-newline", "single")):
+def _newline(faults: tuple[Fault, ...], default: Newline) -> Newline:
+    """The framing a newline fault asks for, else the dialect's own."""
+    styles: tuple[tuple[str, Newline], ...] = (
+        ("crlf", "crlf"),
+        ("cr", "cr"),
+        ("single-newline", "single"),
+        ("lf", "lf"),
+    )
+    for name, style in styles:
         if first(faults, name) is not None:
-            return style  # type: ignore[return-value]
-    return "lf"
+            return style
+    return default
 
 
 def _timed(writes: list[bytes], faults: tuple[Fault, ...]) -> list[Op]:
