@@ -158,12 +158,18 @@ def test_a_model_that_does_not_think_signs_nothing(client: httpx.Client) -> None
     assert found.signatures == []
 
 
-def test_gemini_3_signs_the_last_text_part(client: httpx.Client) -> None:
+def test_gemini_3_ends_a_text_answer_with_a_signed_empty_part(client: httpx.Client) -> None:
     chunks = sse_payloads(post(client, "count to 4", model=GEMINI3).content)
-    signed = [c for c in chunks if "thoughtSignature" in c["candidates"][0]["content"]["parts"][-1]]
-    assert signed == chunks[-1:]
+    last = chunks[-1]["candidates"][0]
+    (part,) = last["content"]["parts"]
+    assert part["text"] == "" and is_ours(part["thoughtSignature"])
+    assert last["finishReason"] == "STOP"
+    assert chunks[-1]["usageMetadata"] == chunks[-2]["usageMetadata"]
     found = read(chunks)
-    assert [kind for kind, _ in found.signatures] == ["text"] and is_ours(found.signatures[0][1])
+    assert found.text == "1 2 3 4" and [kind for kind, _ in found.signatures] == ["text"]
+    whole = post(client, "count to 4", model=GEMINI3, method="generateContent").json()
+    (text,) = whole["candidates"][0]["content"]["parts"]
+    assert text["text"] == "1 2 3 4" and is_ours(text["thoughtSignature"])
     other = read(sse_payloads(post(client, "count to 3", model=GEMINI3).content))
     assert other.signatures[0][1] != found.signatures[0][1]  # one per answer
 

@@ -12,7 +12,8 @@ same chunks are the elements of a JSON array written as they come (``[{...}\\r\\
 The JSON is the API's: ``": "`` after a key, ``,`` alone between members, ``<`` and ``>``
 escaped, other characters as they are. The shapes follow the API reference
 ("GenerateContentResponse") and real captures (the ``\\r\\n\\r\\n`` framing, the key order,
-``finishMessage`` on a function call).
+``finishMessage`` on a function call, Gemini 3's signature on an empty last text part,
+``serviceTier``; ``tests/core/gemini/fixtures/SOURCES.md`` names them).
 """
 
 from __future__ import annotations
@@ -173,6 +174,7 @@ class GeminiWriter:
         usage["promptTokensDetails"] = [{"modality": "TEXT", "tokenCount": prompt}]
         if thoughts:
             usage["thoughtsTokenCount"] = thoughts
+        usage["serviceTier"] = "standard"
         return usage
 
     def _response(
@@ -223,7 +225,12 @@ class GeminiWriter:
         return self._response(parts, answer.output_tokens, last=True)
 
     def payloads(self) -> list[dict[str, Any]]:
-        """Every chunk of the stream, in order; the last one finishes it."""
+        """Every chunk of the stream, in order; the last one finishes it.
+
+        A signed answer without calls ends, as Gemini 3 streams it, with an empty text part
+        that carries the signature and the finish (vercel/ai's Gemini 3 captures); an
+        unsigned one finishes on its last text chunk.
+        """
         answer = self.answer
         steps: list[tuple[list[dict[str, Any]], int]] = []
         if answer.show_thoughts:
@@ -231,13 +238,12 @@ class GeminiWriter:
         steps += [([{"text": piece}], count) for count, piece in enumerate(answer.text, start=1)]
         if answer.calls:
             steps.append((self._call_parts(), answer.output_tokens))
+        elif answer.signed:
+            steps.append(([self._signed_text("")], answer.output_tokens))
         elif not answer.text:
             steps.append(([{"text": ""}], 0))  # the finish needs a chunk of its own
-        last_parts, _ = steps[-1]
-        if not answer.calls:
-            last_parts[-1] = self._signed_text(str(last_parts[-1]["text"]))
         chunks = [self._response(parts, produced, last=False) for parts, produced in steps[:-1]]
-        chunks.append(self._response(last_parts, answer.output_tokens, last=True))
+        chunks.append(self._response(steps[-1][0], answer.output_tokens, last=True))
         return chunks
 
     def frames(self, *, think_tags: bool = False) -> list[Frame]:
