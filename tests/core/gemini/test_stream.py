@@ -315,3 +315,13 @@ def test_a_whole_error_body_or_an_array_ending_in_one() -> None:
 def test_a_whole_body_that_is_no_answer_is_a_protocol_error(data: bytes) -> None:
     with pytest.raises(StreamProtocolError):
         GenerateContentDecoder().decode_whole(data)
+
+
+def test_candidates_without_an_index_are_their_place_in_the_list() -> None:
+    """Google leaves index 0 out (proto3's default); a relay that drops every index still
+    keeps the candidates apart by their place."""
+    data = body(
+        {"candidates": [candidate([text("A")]), candidate([text("B")])]},
+        {"candidates": [candidate([], "STOP"), candidate([], "STOP", index=1)]},
+    )
+    assert [c.content for c in decoded(data).choices] == ["A", "B"]

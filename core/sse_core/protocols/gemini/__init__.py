@@ -11,12 +11,13 @@ each one whole ``GenerateContentResponse``, and no end marker. The rules
 (:mod:`.decode` reads a frame, :mod:`.candidates` a candidate, :mod:`.arguments` the
 arguments of a call streamed in pieces):
 
-- **parts** of ``candidates[i].content.parts``, ``i`` the candidate's ``index`` (absent: 0)
-  and the events' ``choice``: ``text`` -> TextDelta; ``text`` with ``thought: true`` (a thought
-  summary) -> ReasoningDelta; ``functionCall`` (whole: ``name``, ``args``, ``id``?) ->
-  one ToolCallDelta, numbered 0, 1, ... per candidate in the order calls come, ``id`` the
-  call's own else ``gemini_call_<index>`` (:data:`GENERATED_ID_PREFIX`), the arguments the
-  ``args`` as JSON text (``{}`` when it has none); a call without a name is no call but
+- **parts** of ``candidates[i].content.parts``, ``i`` the candidate's ``index`` and the events'
+  ``choice`` (a candidate without one is its place in the list: Google leaves index 0 out):
+  ``text`` -> TextDelta; ``text`` with ``thought: true`` (a thought summary) -> ReasoningDelta;
+  ``functionCall`` (whole: ``name``, ``args``, ``id``?) -> one ToolCallDelta, numbered 0, 1,
+  ... per candidate in the order calls come, ``id`` the call's own else
+  ``gemini_call_<index>`` (:data:`GENERATED_ID_PREFIX`), the arguments the ``args`` as JSON
+  text (``{}`` when it has none); a call without a name is no call but
   :func:`~sse_core.pipeline.tool_calls.nameless_call`. A call whose arguments stream (Vertex
   AI's ``partialArgs``, ``willContinue``) gives its ToolCallDelta with id and name when it
   opens and its arguments, one JSON object, when it closes (a ``functionCall`` without

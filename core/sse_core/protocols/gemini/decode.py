@@ -210,8 +210,8 @@ class GenerateContentDecoder:
 
     def _candidate(self, candidate: Mapping[str, Any], at: int, events: list[StreamEvent]) -> None:
         index = candidate.get("index")
-        if type(index) is not int:  # absent: 0 (proto3 leaves a zero out)
-            index = 0 if "index" not in candidate else at
+        if type(index) is not int:  # proto3 leaves a zero out: the first, absent, is 0
+            index = at
         known = self._candidates.get(index)
         if known is None:
             known = self._candidates[index] = Candidate(index)
