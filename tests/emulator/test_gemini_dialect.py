@@ -278,3 +278,13 @@ def test_with_api_key_a_missing_or_wrong_key_is_refused_as_google_refuses_it(
     assert error["details"][1]["@type"] == "type.googleapis.com/google.rpc.LocalizedMessage"
     bearer = {"authorization": "Bearer AIzaSy-emulator-0123456789"}
     assert_google_error(keyed.post(url(), json=body_of(), headers=bearer), 401, "UNAUTHENTICATED")
+
+
+def test_the_models_list_is_google_s(client: httpx.Client) -> None:
+    for path in ("/gemini/v1beta/models", "/v1beta/models"):
+        response = client.get(path)
+        assert response.status_code == 200
+        assert response.headers["content-type"] == "application/json; charset=UTF-8"
+        names = [model["name"] for model in response.json()["models"]]
+        assert f"models/{MODEL}" in names and f"models/{GEMINI3}" in names
+    assert client.get("/v1/models").json()["object"] == "list"  # OpenAI's stays OpenAI's

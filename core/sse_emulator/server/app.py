@@ -21,17 +21,20 @@ from sse_emulator.server.openai_responses import answer_responses
 from sse_emulator.server.record import Recorder, mask, mask_query
 from sse_emulator.server.responses import (
     BodyTooLarge,
+    Headers,
     Message,
     Problem,
     Receive,
     Scope,
     Send,
     read_body,
+    send_body,
     send_json,
     send_problem,
 )
 from sse_emulator.server.state import EmulatorState
 from sse_emulator.server.watcher import DisconnectWatcher
+from sse_emulator.wire import gemini
 from sse_emulator.wire.dialects import DIALECTS, OPENAI, Dialect, gemini_call, route
 
 #: The largest request body accepted (bytes).
@@ -188,7 +191,11 @@ class EmulatorApp:
 async def _other(
     send: Send, method: str, path: str, dialect: Dialect | None, request_id: str
 ) -> None:
-    """Answer what is not a chat POST: the models list, a 404 or a 405."""
+    """Answer what is not a chat POST: the models lists, a 404 or a 405."""
+    if path.rstrip("/") in ("/v1beta/models", "/gemini/v1beta/models") and method == "GET":
+        text = gemini.pretty(gemini.list_models()) + "\n"
+        await send_body(send, 200, text.encode("utf-8"), *_json_headers())
+        return
     if path.rstrip("/").endswith("/models") and method == "GET":
         await send_json(send, 200, models())
         return
@@ -232,6 +239,11 @@ def _with_request_id(send: Send, request_id: str) -> Send:
         await send(message)
 
     return identified_send
+
+
+def _json_headers() -> tuple[str, Headers]:
+    """The content type and the other headers of a Gemini JSON body."""
+    return gemini.JSON_HEADERS[0][1], gemini.JSON_HEADERS[1:]
 
 
 def _headers(scope: Scope) -> list[tuple[str, str]]:

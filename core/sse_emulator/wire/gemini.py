@@ -137,6 +137,38 @@ def fault_error(
     return message, STATUS_NAMES.get(status, "UNAVAILABLE"), ()
 
 
+#: The models ``GET {root}/v1beta/models`` lists (any other name is answered too).
+MODELS = (
+    ("gemini-2.5-flash", "Gemini 2.5 Flash"),
+    ("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite"),
+    ("gemini-2.5-pro", "Gemini 2.5 Pro"),
+    ("gemini-3-flash-preview", "Gemini 3 Flash Preview"),
+    ("gemini-3-pro-preview", "Gemini 3 Pro Preview"),
+)
+
+
+def list_models() -> dict[str, Any]:
+    """The body of ``GET {root}/v1beta/models``: the API's ``ListModelsResponse``."""
+    models = [
+        {
+            "name": f"models/{name}",
+            "version": "001",
+            "displayName": display,
+            "description": f"{display}, as the sse-connectors gateway emulator answers it",
+            "inputTokenLimit": 1048576,
+            "outputTokenLimit": 65536,
+            "supportedGenerationMethods": ["generateContent"],
+            "temperature": 1,
+            "topP": 0.95,
+            "topK": 64,
+            "maxTemperature": 2,
+            "thinking": True,
+        }
+        for name, display in MODELS
+    ]
+    return {"models": models}
+
+
 def _quota_failure(model: str) -> dict[str, Any]:
     violation = {
         "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
