@@ -1,10 +1,11 @@
 """The embedded gateway emulator: a deterministic OpenAI-compatible server on loopback.
 
 It speaks six chat-completions dialects (plain OpenAI and the five seed gateways),
-Anthropic's Messages API (``anthropic``, at ``/v1/messages``) and OpenAI's Responses API
-(``responses``, at ``/v1/responses``), answers with a
-rule-based assistant, injects wire faults on request (``X-Emulator-Fault``) and
-records every request, including a client's early disconnect. It writes its wire bytes
+Anthropic's Messages API (``anthropic``, at ``/v1/messages``), OpenAI's Responses API
+(``responses``, at ``/v1/responses``) and Google's Gemini API (``gemini``, at
+``/v1beta/models/{model}:streamGenerateContent``), answers with a rule-based assistant,
+injects wire faults on request (``X-Emulator-Fault``) and records every request, including
+a client's early disconnect. It writes its wire bytes
 with code of its own and never imports the decoder, so a bug cannot hide in both.
 
 Start it with ``python -m sse_emulator --port N``, ``with Emulator() as emu:``,
