@@ -9,7 +9,7 @@ validators, LangChain's entry points and the request mapping are in
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.utils import from_env, secret_from_env
@@ -47,8 +47,9 @@ class ChatSSEFields(BaseChatModel):
     protocol: str = "chat_completions"
     """The wire: one of ``sse_core.protocol_names()`` (the first, the default); each protocol's
     page says the ``base_url`` it takes."""
-    auth: Literal["bearer", "x-api-key"] | None = None
-    """How the key is sent; None: the protocol's way (Bearer; Anthropic ``x-api-key``)."""
+    auth: str | None = None
+    """How the key is sent: ``"bearer"``, or the name of the header that carries it
+    (``"x-api-key"``); None: the protocol's way (its ``RequestShape.auth``)."""
     path: str | None = None
     """Joined onto ``base_url``'s path, before its query (SPASS: ``base_url="https://host"``,
     ``path="/c1/chat"``); None: the protocol's (``/chat/completions``, ``/v1/messages``)."""

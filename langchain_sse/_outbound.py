@@ -29,8 +29,10 @@ from langchain_core.messages import (
     convert_to_openai_data_block,
     is_data_content_block,
 )
+from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from langchain_sse._turns import to_turns
+from sse_core.protocols import wire_protocol
 from sse_core.protocols.history import reasoning_name, signed, warn_left_out
 from sse_core.protocols.turns import ReasoningPart
 
@@ -44,6 +46,7 @@ __all__ = [
     "check_query",
     "convert_messages",
     "drop_disabled",
+    "generic_outbound",
     "model_outbound",
     "pop_call_options",
     "turns_outbound",
@@ -208,6 +211,46 @@ def turns_outbound(model: ChatSSE, payload: dict[str, Any], options: Mapping[str
 #: Tool types that take ``strict``: Anthropic's custom tools (no type, or ``custom``) and
 #: OpenAI's function tools.
 _STRICT_TAKERS = frozenset({None, "custom", "function"})
+
+
+def _tool(tool: Any) -> Any:
+    """A tool as the core takes it: a dict as given (an OpenAI function tool, a protocol's
+    own tool such as a server tool), anything else as ``convert_to_openai_tool`` makes it."""
+    return tool if isinstance(tool, dict) else convert_to_openai_tool(tool)
+
+
+def generic_outbound(
+    model: ChatSSE, messages: Sequence[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+) -> Outbound:
+    """The request of one call of ``model`` in a protocol whose body the core makes of turns
+    (:attr:`sse_core.protocols.WireProtocol.turns_body`: the Responses API, Gemini, any
+    protocol registered in the core); pops what is not a request field from ``kwargs``, as
+    :func:`build_outbound` does.
+
+    Precedence, lowest first: ChatSSE's fields, ``model_kwargs`` (the protocol's own fields),
+    the call's kwargs (bound tools and choice), then ``strict`` on each function tool,
+    ``disabled_params``, the call's ``extra_body``.
+
+    Raises:
+        ConfigurationError: A message the protocol cannot carry, a setting it does not take,
+            or a rule of the API broken.
+        ValueError: An ``extra_query`` that is not a mapping of names to strings.
+    """
+    options = pop_call_options(kwargs)
+    params: dict[str, Any] = {
+        "max_tokens": model.max_tokens,
+        "stop": (stop if stop is not None else model.stop) or None,
+        "temperature": model.temperature,
+        "reasoning_effort": model.reasoning_effort,
+        **model.model_kwargs,
+        **kwargs,
+    }
+    if params.get("tools"):
+        params["tools"] = [_tool(tool) for tool in params["tools"]]
+    body = wire_protocol(model.protocol).turns_body
+    assert body is not None  # mapping_of refused a protocol without one at construction
+    payload = body(model.model_name, to_turns(messages), params)
+    return turns_outbound(model, payload, options)
 
 
 def check_query(query: object) -> dict[str, str] | None:

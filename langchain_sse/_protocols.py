@@ -1,30 +1,29 @@
-"""ChatSSE's one table from a protocol to its LangChain mapping.
+"""ChatSSE's one mapping from a protocol to LangChain, made of the core's facts of it.
 
-The core holds everything about a protocol that no framework needs (:mod:`sse_core.protocols`:
-its decoder, request shape and request rules); what ChatSSE needs on top is here, one entry
-per protocol: how a call's LangChain messages, fields and kwargs become the request, how
-``bind_tools`` binds tools and their choice, whether the protocol has OpenAI's
-a JSON mode, and which fields say more
-about the model in traces. Events come back the same way for every protocol (the core's
-StreamEvents), so nothing else in ChatSSE looks at the protocol's name: a protocol without an
-entry here is refused at construction, naming the ones there are.
+The core holds everything about a protocol (:mod:`sse_core.protocols`: its decoder, request
+shape, request rules, how a conversation becomes its body, its JSON mode, the settings only it
+takes, whether it sends reasoning back itself, its words for how an answer ended). ChatSSE
+maps any registered protocol from those facts (:func:`generic_mapping`); :data:`OVERRIDES`
+holds only where a protocol's LangChain class has a convention of its own (ChatOpenAI's
+message shapes and structured output default, ChatAnthropic's tool dicts). Events come back
+the same way for every protocol (the core's StreamEvents), so nothing else in ChatSSE looks
+at the protocol's name, and a protocol registered in the core is taken with no edit here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage
 
 from langchain_sse._anthropic_outbound import anthropic_outbound, bind_anthropic_tools
 from langchain_sse._inbound import StopMetadata
-from langchain_sse._outbound import Outbound, model_outbound
-from langchain_sse._responses_outbound import responses_outbound
+from langchain_sse._outbound import Outbound, generic_outbound, model_outbound
 from langchain_sse._tools import ToolLike, bind_chat_tools
 from sse_core import ConfigurationError
-from sse_core.protocols import responses
+from sse_core.protocols import WireProtocol, wire_protocol
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput
@@ -33,11 +32,12 @@ if TYPE_CHECKING:
     from langchain_sse.model import ChatSSE
 
 __all__ = [
-    "MAPPINGS",
+    "OVERRIDES",
     "Method",
     "ProtocolMapping",
     "bind_tools",
     "check_foreign",
+    "generic_mapping",
     "mapping_of",
     "model_request",
 ]
@@ -103,51 +103,75 @@ PASSBACK_ELSEWHERE = (
     "(signed, byte-exact); reasoning_passback is chat completions' reasoning_content"
 )
 
-#: Every protocol ChatSSE speaks, by the core's name of it.
-MAPPINGS: dict[str, ProtocolMapping] = {
-    "chat_completions": ProtocolMapping(
-        outbound=model_outbound,
+
+def generic_mapping(protocol: WireProtocol) -> ProtocolMapping:
+    """What ChatSSE does in a protocol, from the core's facts of it alone: the request from the
+    core's turns (:attr:`WireProtocol.turns_body`), tools bound in OpenAI's shapes (which the
+    protocol's body makes its own), its JSON mode, its fields refused elsewhere, its own words
+    for how an answer ended; structured output by a tool call, which every protocol with tools
+    takes."""
+    foreign: dict[str, str] = {}
+    if "thinking" not in protocol.settings:
+        foreign["thinking"] = THINKING_ELSEWHERE
+    if protocol.sends_reasoning_back:
+        foreign["reasoning_passback"] = PASSBACK_ELSEWHERE
+    return ProtocolMapping(
+        outbound=generic_outbound,
         bind_tools=bind_chat_tools,
-        json_mode=True,
-        foreign={"thinking": THINKING_ELSEWHERE},
-        structured_method="json_schema",  # as ChatOpenAI
-        strict_schema=True,
-    ),
-    "anthropic": ProtocolMapping(
-        outbound=anthropic_outbound,
-        bind_tools=bind_anthropic_tools,
-        json_mode=False,
-        structured_method="function_calling",  # as ChatAnthropic
-        identity=("protocol", "thinking"),
-        foreign={"reasoning_passback": PASSBACK_ELSEWHERE},
-    ),
-    "responses": ProtocolMapping(
-        outbound=responses_outbound,
-        bind_tools=bind_chat_tools,  # OpenAI's shapes: the core makes them flat
-        json_mode=True,
-        identity=("protocol",),
-        foreign={
-            "thinking": THINKING_ELSEWHERE,
-            "reasoning_passback": PASSBACK_ELSEWHERE,
-        },
-        stop_metadata=responses.how_it_ended,
-        structured_method="json_schema",  # as ChatOpenAI(use_responses_api=True)
-        strict_schema=True,
-    ),
+        json_mode=protocol.json_mode,
+        identity=("protocol", *(name for name in protocol.settings if name == "thinking")),
+        foreign=foreign,
+        stop_metadata=protocol.how_it_ended,
+    )
+
+
+#: Where a protocol's LangChain convention is not the generic one (by the core's name of it):
+#: the fields replaced. A protocol without an entry is mapped from the core's facts alone.
+OVERRIDES: dict[str, Mapping[str, Any]] = {
+    "chat_completions": {
+        # ChatOpenAI's messages (its own converter), and its structured output defaults.
+        "outbound": model_outbound,
+        "identity": (),
+        "structured_method": "json_schema",
+        "strict_schema": True,
+    },
+    "anthropic": {
+        # ChatAnthropic's tool shapes (bind_tools takes its own tool dicts).
+        "bind_tools": bind_anthropic_tools,
+        "outbound": anthropic_outbound,
+    },
+    "responses": {
+        # As ChatOpenAI(use_responses_api=True).
+        "structured_method": "json_schema",
+        "strict_schema": True,
+    },
 }
+
+#: The mappings made so far, by protocol name, with the protocol they were made of (a name
+#: registered again, as tests do, is mapped again).
+_MADE: dict[str, tuple[WireProtocol, ProtocolMapping]] = {}
 
 
 def mapping_of(protocol: object) -> ProtocolMapping:
-    """The mapping of ``protocol``.
+    """The mapping of ``protocol``: the generic one, with its overrides.
 
     Raises:
-        ConfigurationError: ChatSSE has no mapping of it (it names the protocols it has).
+        ConfigurationError: Not a registered protocol (it names those there are), or one
+            ChatSSE cannot make a request of.
     """
-    found = MAPPINGS.get(protocol) if isinstance(protocol, str) else None
-    if found is None:
-        choices = ", ".join(repr(name) for name in MAPPINGS)
-        raise ConfigurationError(f"protocol must be one of {choices}, got {protocol!r}")
-    return found
+    found = wire_protocol(protocol)
+    made = _MADE.get(found.name)
+    if made is not None and made[0] is found:
+        return made[1]
+    overrides = OVERRIDES.get(found.name, {})
+    if found.turns_body is None and "outbound" not in overrides:
+        raise ConfigurationError(
+            f"protocol {found.name!r} has no turns_body: ChatSSE makes a request from the "
+            "core's turns (register it with WireProtocol(turns_body=...))"
+        )
+    mapping = replace(generic_mapping(found), **overrides)
+    _MADE[found.name] = (found, mapping)
+    return mapping
 
 
 def check_foreign(model: ChatSSE) -> None:

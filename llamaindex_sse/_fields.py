@@ -7,7 +7,7 @@ them from one place; the endpoints and hooks are in :mod:`llamaindex_sse.model`.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from llama_index.core.bridge.pydantic import ConfigDict, Field, SecretStr
 from llama_index.core.llms.function_calling import FunctionCallingLLM
@@ -50,9 +50,10 @@ class SSELLMFields(FunctionCallingLLM):
         "(sse_core.protocol_names()): 'chat_completions' (OpenAI chat completions, the "
         "default) or 'anthropic' (Anthropic Messages).",
     )
-    auth: Literal["bearer", "x-api-key"] | None = Field(
+    auth: str | None = Field(
         default=None,
-        description="How api_key is sent (None: the protocol's; bearer, anthropic x-api-key).",
+        description="How api_key is sent: 'bearer', or the name of the header that carries "
+        "it ('x-api-key'); None: the protocol's way (its RequestShape.auth).",
     )
     default_query: dict[str, str] = Field(
         default_factory=dict,

@@ -1,29 +1,38 @@
-"""SSELLM's one table from a protocol to its LlamaIndex mapping.
+"""SSELLM's one mapping from a protocol to LlamaIndex, made of the core's facts of it.
 
-The core holds everything about a protocol that no framework needs (:mod:`sse_core.protocols`:
-its decoder, request shape and request rules); what SSELLM needs on top is here, one entry per
-protocol: which of SSELLM's fields the protocol carries, how a call's messages, settings and
-arguments become the request, and whether the response's message carries the usage and stop
-reason (as llama-index's ``Anthropic`` LLM gives them). Events come back the same way for every
-protocol (the core's StreamEvents), so nothing else in SSELLM looks at the protocol's name: a
-protocol without an entry here is refused at construction, naming the ones there are.
+The core holds everything about a protocol (:mod:`sse_core.protocols`: its decoder, request
+shape, request rules, how a conversation becomes its body, the settings only it takes, whether
+it sends reasoning back itself). SSELLM maps any registered protocol from those facts
+(:func:`generic_mapping`: which of SSELLM's fields it carries, how a call becomes its request);
+:data:`OVERRIDES` holds only where a protocol's llama-index LLM has a convention of its own
+(OpenAILike's message shapes, the usage and stop reason Anthropic's LLM puts on the message,
+the ``raw`` each gives). Events come back the same way for every protocol (the core's
+StreamEvents), so nothing else in SSELLM looks at the protocol's name, and a protocol
+registered in the core is taken with no edit here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from llama_index.core.base.llms.types import ChatMessage
 
-from llamaindex_sse._anthropic import build_anthropic_request
 from llamaindex_sse._outbound import Headers, build_request
 from llamaindex_sse._raw import ANTHROPIC_RAW, RESPONSES_RAW, RawShape
-from llamaindex_sse._responses import build_responses_request
+from llamaindex_sse._turns import turns_request
 from sse_core import ConfigurationError
+from sse_core.protocols import WireProtocol, wire_protocol
 
-__all__ = ["MAPPINGS", "ProtocolMapping", "RequestBuilder", "check_foreign", "mapping_of"]
+__all__ = [
+    "OVERRIDES",
+    "ProtocolMapping",
+    "RequestBuilder",
+    "check_foreign",
+    "generic_mapping",
+    "mapping_of",
+]
 
 
 class RequestBuilder(Protocol):
@@ -81,45 +90,95 @@ PASSBACK_ELSEWHERE = (
     "this protocol always sends an earlier answer's reasoning back as the API requires it "
     "(signed, byte-exact); reasoning_passback is chat completions' reasoning_content"
 )
+#: SSELLM's names of the request settings the core names otherwise.
+_NAMES = {"thinking_dict": "thinking"}
+#: SSELLM's fields of the settings only some protocols take (by the core's names).
+_OWN_FIELDS = {"thinking": "thinking_dict"}
 
-#: Every protocol SSELLM speaks, by the core's name of it.
-MAPPINGS: dict[str, ProtocolMapping] = {
-    "chat_completions": ProtocolMapping(
-        build_request=build_request,
-        settings=("temperature", "reasoning_effort", "max_tokens", "stop"),
-        foreign={"thinking_dict": THINKING_ELSEWHERE},
-    ),
-    "anthropic": ProtocolMapping(
-        build_request=build_anthropic_request,
-        settings=("max_tokens", "temperature", "stop", "thinking_dict", "reasoning_effort"),
-        message_usage=True,
-        raw=ANTHROPIC_RAW,
-        foreign={"reasoning_passback": PASSBACK_ELSEWHERE},
-    ),
-    "responses": ProtocolMapping(
-        build_request=build_responses_request,
-        settings=("max_tokens", "temperature", "reasoning_effort", "stop"),
-        raw=RESPONSES_RAW,
-        structured_format=True,  # as OpenAIResponses.structured_predict
-        foreign={
-            "thinking_dict": THINKING_ELSEWHERE,
-            "reasoning_passback": PASSBACK_ELSEWHERE,
-        },
-    ),
+
+def generic_request(
+    protocol: WireProtocol,
+) -> RequestBuilder:
+    """The request builder of a protocol whose body the core makes of turns
+    (:attr:`WireProtocol.turns_body`)."""
+    body = protocol.turns_body
+    assert body is not None
+
+    def build(
+        model: str,
+        messages: Sequence[ChatMessage],
+        *,
+        settings: Mapping[str, Any],
+        call_kwargs: Mapping[str, Any],
+        reasoning_passback: bool = False,
+    ) -> tuple[dict[str, Any], Headers]:
+        return turns_request(body, model, messages, settings, call_kwargs, _NAMES)
+
+    return build
+
+
+def generic_mapping(protocol: WireProtocol) -> ProtocolMapping:
+    """What SSELLM does in a protocol, from the core's facts of it alone: the request from the
+    core's turns (:attr:`WireProtocol.turns_body`), SSELLM's common settings and the fields of
+    the settings only the protocol takes, its fields refused elsewhere."""
+    foreign: dict[str, str] = {}
+    if "thinking" not in protocol.settings:
+        foreign["thinking_dict"] = THINKING_ELSEWHERE
+    if protocol.sends_reasoning_back:
+        foreign["reasoning_passback"] = PASSBACK_ELSEWHERE
+    own = tuple(_OWN_FIELDS[name] for name in protocol.settings if name in _OWN_FIELDS)
+    return ProtocolMapping(
+        build_request=generic_request(protocol) if protocol.turns_body else build_request,
+        settings=("max_tokens", "temperature", "stop", *own, "reasoning_effort"),
+        foreign=foreign,
+    )
+
+
+#: Where a protocol's LlamaIndex convention is not the generic one (by the core's name of it):
+#: the fields replaced. A protocol without an entry is mapped from the core's facts alone.
+OVERRIDES: dict[str, Mapping[str, Any]] = {
+    "chat_completions": {
+        # OpenAILike's messages (its own converter) and its order of settings.
+        "build_request": build_request,
+        "settings": ("temperature", "reasoning_effort", "max_tokens", "stop"),
+    },
+    "anthropic": {
+        # As llama-index's Anthropic LLM gives them.
+        "message_usage": True,
+        "raw": ANTHROPIC_RAW,
+    },
+    "responses": {
+        # As OpenAIResponses gives raw, and asks structured_predict for its format.
+        "raw": RESPONSES_RAW,
+        "structured_format": True,
+    },
 }
+
+#: The mappings made so far, by protocol name, with the protocol they were made of (a name
+#: registered again, as tests do, is mapped again).
+_MADE: dict[str, tuple[WireProtocol, ProtocolMapping]] = {}
 
 
 def mapping_of(protocol: object) -> ProtocolMapping:
-    """The mapping of ``protocol``.
+    """The mapping of ``protocol``: the generic one, with its overrides.
 
     Raises:
-        ConfigurationError: SSELLM has no mapping of it (it names the protocols it has).
+        ConfigurationError: Not a registered protocol (it names those there are), or one
+            SSELLM cannot make a request of.
     """
-    found = MAPPINGS.get(protocol) if isinstance(protocol, str) else None
-    if found is None:
-        choices = ", ".join(repr(name) for name in MAPPINGS)
-        raise ConfigurationError(f"protocol must be one of {choices}, got {protocol!r}")
-    return found
+    found = wire_protocol(protocol)
+    made = _MADE.get(found.name)
+    if made is not None and made[0] is found:
+        return made[1]
+    overrides = OVERRIDES.get(found.name, {})
+    if found.turns_body is None and "build_request" not in overrides:
+        raise ConfigurationError(
+            f"protocol {found.name!r} has no turns_body: SSELLM makes a request from the "
+            "core's turns (register it with WireProtocol(turns_body=...))"
+        )
+    mapping = replace(generic_mapping(found), **overrides)
+    _MADE[found.name] = (found, mapping)
+    return mapping
 
 
 def check_foreign(fields: Mapping[str, Any]) -> None:

@@ -29,13 +29,10 @@ from llama_index.core.tools import FunctionTool
 from pydantic import SecretStr
 
 from llamaindex_sse import SSELLM
-from llamaindex_sse._anthropic import (
-    anthropic_tool_choice,
-    anthropic_tools,
-    build_anthropic_request,
-    to_anthropic_messages,
-)
+from llamaindex_sse._protocols import mapping_of
+from llamaindex_sse._turns import openai_tool, to_turns
 from sse_core import ConfigurationError
+from sse_core.protocols import anthropic
 from sse_core.protocols.anthropic import DEFAULT_MAX_TOKENS
 from sse_emulator import Emulator
 from tests.llamaindex.li_support import API_KEY, TIMEOUT, sse_transport
@@ -44,6 +41,22 @@ SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds+/=="
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
+
+
+def to_anthropic_messages(
+    messages: list[ChatMessage],
+) -> tuple[str | list[dict[str, Any]] | None, list[dict[str, Any]]]:
+    """LlamaIndex messages as SSELLM sends them in Messages: its turns, the core's rules."""
+    return anthropic.messages(to_turns(messages))
+
+
+def anthropic_tools(tools: list[Any]) -> list[dict[str, Any]]:
+    """Tools as SSELLM sends them in Messages (LlamaIndex tools as OpenAI's, then the core's)."""
+    return anthropic.tools(openai_tool(tool) for tool in tools)
+
+
+def anthropic_tool_choice(choice: Any, parallel: bool | None) -> dict[str, Any] | None:
+    return anthropic.tool_choice(choice, parallel)
 
 
 def user(text: str) -> ChatMessage:
@@ -234,7 +247,7 @@ def test_a_tool_choice_that_names_nothing_is_refused() -> None:
 
 
 def test_the_request_body_settings_then_call_arguments() -> None:
-    body, headers = build_anthropic_request(
+    body, headers = mapping_of("anthropic").build_request(
         "claude-x",
         [ChatMessage(role="system", content="sys"), user("hi")],
         settings={

@@ -22,29 +22,39 @@ from sse_core.protocols import anthropic
 from sse_core.protocols import responses
 from sse_core.protocols.registry import (
     AUTH_MODES,
+    BEARER,
     REGISTRY,
     BodyBuilder,
     PayloadDecoder,
     RequestShape,
+    TurnsBody,
     WireProtocol,
+    built_in,
+    check_auth_mode,
     check_protocol,
     payload_decoder,
     plain_body,
     protocol_names,
     register_protocol,
     request_shape,
+    unregister_protocol,
     wire_protocol,
 )
 
+built_in(protocol_names())
+
 __all__ = [
     "AUTH_MODES",
+    "BEARER",
     "REGISTRY",
     "BodyBuilder",
     "PayloadDecoder",
     "RequestShape",
+    "TurnsBody",
     "WireProtocol",
     "anthropic",
     "chat_completions",
+    "check_auth_mode",
     "check_protocol",
     "payload_decoder",
     "plain_body",
@@ -52,5 +62,6 @@ __all__ = [
     "register_protocol",
     "request_shape",
     "responses",
+    "unregister_protocol",
     "wire_protocol",
 ]

@@ -200,5 +200,6 @@ CHAT_COMPLETIONS = register_protocol(
         api="chat completions",
         ends="a finish_reason and without [DONE]",
         request=RequestShape(path=lambda base_url: "/chat/completions", body=chat_body),
+        json_mode=True,
     )
 )

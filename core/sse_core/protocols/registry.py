@@ -21,23 +21,30 @@ changes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sse_core.errors import ConfigurationError
 from sse_core.events import StreamEvent
 from sse_core.pipeline._accel import check_accelerator
 from sse_core.pipeline.parser import ServerSentEvent
 
+if TYPE_CHECKING:
+    from sse_core.protocols.turns import Turn
+
 __all__ = [
     "AUTH_MODES",
+    "BEARER",
     "REGISTRY",
     "BodyBuilder",
     "PayloadDecoder",
     "RequestShape",
+    "TurnsBody",
     "WireProtocol",
     "always",
+    "check_auth_mode",
     "check_protocol",
     "no_max_tokens",
     "payload_decoder",
@@ -45,12 +52,51 @@ __all__ = [
     "protocol_names",
     "register_protocol",
     "request_shape",
+    "unregister_protocol",
     "wire_protocol",
     "with_not_taken",
 ]
 
-#: How the key can be sent: ``Authorization: Bearer <key>``, or ``x-api-key: <key>``.
-AUTH_MODES: tuple[str, ...] = ("bearer", "x-api-key")
+#: ``auth="bearer"``: the key is sent as ``Authorization: Bearer <key>``.
+BEARER = "bearer"
+#: The common ways a key is sent: ``bearer``, or the header ``x-api-key: <key>``. ``auth`` also
+#: takes any other header name, which then carries the key as it is (Gemini's
+#: ``x-goog-api-key``).
+AUTH_MODES: tuple[str, ...] = (BEARER, "x-api-key")
+#: An HTTP header name (RFC 9110's token).
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+#: Headers the request itself sets or that name another credential scheme: never the key's.
+_NOT_FOR_KEYS = frozenset(
+    {"accept", "accept-encoding", "connection", "content-length", "content-type", "host",
+     "transfer-encoding", "user-agent", "authorization", "proxy-authorization", "cookie"}
+)  # fmt: skip
+
+
+#: HTTP authentication schemes other than Bearer: words a caller may mean as ``auth``, but
+#: never the name of a header carrying a key.
+_SCHEMES = frozenset({"basic", "digest", "negotiate", "ntlm", "oauth", "token"})
+
+
+def check_auth_mode(auth: object) -> str:
+    """``auth`` as a request sends the key by it: ``"bearer"``, or the (lower-cased) name of
+    the header that carries the key as it is.
+
+    Raises:
+        ConfigurationError: Not a string, not a header name, or a header the request sets
+            itself (``content-type``, ...) or ``authorization`` (that is ``"bearer"``).
+    """
+    if type(auth) is not str or not _HEADER_NAME.fullmatch(auth) or auth.lower() in _SCHEMES:
+        raise ConfigurationError(
+            "auth must be 'bearer' or the name of the header that carries the key ('x-api-key', "
+            f"'x-goog-api-key', ...), got {auth!r}"
+        )
+    name = auth.lower()
+    if name in _NOT_FOR_KEYS:
+        raise ConfigurationError(
+            f"auth={auth!r} names a header the request sets itself or another credential "
+            "scheme: use 'bearer' for Authorization: Bearer <key>, or the gateway's key header"
+        )
+    return name
 
 
 class PayloadDecoder(Protocol):
@@ -125,6 +171,14 @@ def plain_body(
     return body
 
 
+#: Makes a request body from a conversation: ``(model, turns, params)`` to the JSON body, with
+#: the protocol's rules (``params``: the common request settings by their OpenAI names,
+#: ``max_tokens``, ``temperature``, ``stop``, ``tools``, ``tool_choice``, ``response_format``,
+#: ``reasoning_effort``, then the protocol's own fields as given). Raises ConfigurationError for
+#: a turn or setting the protocol cannot carry.
+TurnsBody = Callable[[str, "Sequence[Turn]", Mapping[str, Any]], dict[str, Any]]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RequestShape:
     """How one protocol's request looks.
@@ -132,13 +186,20 @@ class RequestShape:
     Attributes:
         path: The path joined onto a base URL when none is given, from the base URL
             (checked, without a trailing ``/``).
-        auth: How the key is sent unless ``auth`` says otherwise (one of :data:`AUTH_MODES`).
+        route: The request's path from the configured one, the model and whether the answer
+            streams, with its query: ``(path, model, streaming)`` to ``path?query`` (Gemini's
+            ``/v1beta/models/{model}:streamGenerateContent?alt=sse``). None: the configured
+            path for every request (the model goes in the body).
+        auth: How the key is sent unless ``auth`` says otherwise: ``"bearer"``, or the name
+            of the header that carries it (:func:`check_auth_mode`).
         headers: Headers the protocol requires on every request (the caller's replace them).
         body: Builds the JSON body (:class:`BodyBuilder`); :func:`plain_body` by default.
+            It owns ``stream``: a protocol that says streaming by its route leaves it out.
     """
 
     path: Callable[[str], str]
-    auth: str = "bearer"
+    route: Callable[[str, str, bool], str] | None = None
+    auth: str = BEARER
     headers: Mapping[str, str] = field(default_factory=dict)
     body: BodyBuilder = plain_body
 
@@ -181,6 +242,20 @@ class WireProtocol:
             with what to do instead (the Responses API's ``seed``): an adapter refusing such
             a setting says so at once, rather than pointing it at a field the request would
             carry to a refusal.
+        turns_body: Makes the body of a request from a conversation (:data:`TurnsBody`), the
+            one way both adapters and the app build a request in this protocol; None for a
+            protocol whose adapters build their own.
+        json_mode: The protocol has a JSON mode of its own (OpenAI's ``response_format``
+            ``json_object``); else JSON mode asks for a schema as structured output does.
+        settings: The request settings only this protocol takes, by the adapters' common
+            names (``"thinking"``: Anthropic's ``thinking``): an adapter refuses them, named,
+            on the other protocols.
+        sends_reasoning_back: The protocol sends an earlier answer's reasoning back itself, as
+            the API requires it (signed, byte-exact): chat completions'
+            ``reasoning_passback`` does not apply to it.
+        how_it_ended: The protocol's own words for how an answer ended, from the stop reason
+            its decoder gave (the Responses API's ``status`` and ``incomplete_details``), for
+            the frameworks' response metadata; None: the stop reason says it.
     """
 
     name: str
@@ -193,6 +268,11 @@ class WireProtocol:
     forced_tools: Callable[[Mapping[str, Any] | None], bool] = always
     key_env: tuple[str, ...] = ()
     not_taken: Mapping[str, str] = field(default_factory=dict)
+    turns_body: TurnsBody | None = None
+    json_mode: bool = False
+    settings: tuple[str, ...] = ()
+    sends_reasoning_back: bool = False
+    how_it_ended: Callable[[str], Mapping[str, Any]] | None = None
 
     def new_decoder(self, accelerator: str | None = None) -> PayloadDecoder:
         """A payload decoder for one stream (``accelerator``: see :class:`StreamDecoder`).
@@ -218,14 +298,35 @@ def register_protocol(protocol: WireProtocol) -> WireProtocol:
 
     Raises:
         ConfigurationError: The name is taken (or empty), or its request's ``auth`` is not
-            one of :data:`AUTH_MODES`.
+            ``"bearer"`` or a header name (:func:`check_auth_mode`).
     """
     if not protocol.name or protocol.name in REGISTRY:
         raise ConfigurationError(f"protocol {protocol.name!r} is already registered (or empty)")
-    if protocol.request is not None and protocol.request.auth not in AUTH_MODES:
-        raise ConfigurationError(f"auth must be one of {AUTH_MODES}, got {protocol.request.auth!r}")
+    if protocol.request is not None:
+        check_auth_mode(protocol.request.auth)
     REGISTRY[protocol.name] = protocol
     return protocol
+
+
+def unregister_protocol(name: str) -> None:
+    """Forget the protocol ``name`` (a test's own, registered for a while); the built-in ones
+    stay.
+
+    Raises:
+        ConfigurationError: ``name`` is a built-in protocol, or not registered.
+    """
+    if name not in REGISTRY or name in _BUILT_IN:
+        raise ConfigurationError(f"protocol {name!r} is not a registered protocol of one's own")
+    del REGISTRY[name]
+
+
+#: The names of the protocols the core registers itself (set when the package is imported).
+_BUILT_IN: set[str] = set()
+
+
+def built_in(names: Sequence[str]) -> None:
+    """Mark ``names`` as the core's own protocols (:func:`unregister_protocol` keeps them)."""
+    _BUILT_IN.update(names)
 
 
 def protocol_names() -> tuple[str, ...]:

@@ -76,6 +76,9 @@ class Prepared:
     headers: dict[str, str]
     deadline: float | None
     secrets: tuple[str, ...] = ()
+    #: The request URL as the client's package takes it, for a protocol that routes by model
+    #: (:meth:`ClientConfig.url_for`); None: the client's own.
+    url: Any = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,6 +170,7 @@ class _ClientBase:
             auth=config.auth,
             protocol=config.protocol,
         )
+        routed = config.url_for(payload.get("model"), streaming)
         if not self.fast(REUSE):
             # httpx's public API cannot tell a connection holding bytes behind its response
             # from a clean one, so without the reuse fast path none is kept: the server and
@@ -183,6 +187,7 @@ class _ClientBase:
             headers=headers,
             deadline=None if total is None else time.monotonic() + total,
             secrets=tuple(config.secrets(extra)),
+            url=None if routed is None else self.package.url(routed),
         )
 
     def _session(self, prepared: Prepared) -> StreamSession:
@@ -201,7 +206,7 @@ class _ClientBase:
         remaining = _remaining(prepared.deadline)
         request = self._http.build_request(
             "POST",
-            self._url,
+            self._url if prepared.url is None else prepared.url,
             content=to_json(attempt.body),
             headers=prepared.headers,
             timeout=head_timeout(

@@ -180,8 +180,9 @@ class ClientConfig:
             in ``base_url`` is kept after it.
         protocol: A registered protocol (``sse_core.protocol_names()``): what the request
             asks for and how the stream is decoded.
-        auth: How the key is sent: ``"bearer"`` (``Authorization: Bearer <key>``) or
-            ``"x-api-key"`` (``x-api-key: <key>``); the protocol's own by default.
+        auth: How the key is sent: ``"bearer"`` (``Authorization: Bearer <key>``), or the
+            name of the header that carries it as it is (``"x-api-key"``, Gemini's
+            ``"x-goog-api-key"``); the protocol's own by default. That header is a secret one.
         default_query: Query parameters sent with every request (e.g. Azure's
             ``api-version``), besides any in ``base_url``; never shown.
         default_headers: Sent with every request (e.g. ``SPASS-User-Id``).
@@ -223,6 +224,9 @@ class ClientConfig:
     _secrets: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
     _url: str | None = field(default=None, init=False, repr=False, compare=False)
     _http_url: httpx.URL | None = field(default=None, init=False, repr=False, compare=False)
+    _routes: dict[tuple[str, bool], str] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def build(
@@ -327,6 +331,30 @@ class ClientConfig:
             object.__setattr__(self, "_url", url)  # a cache, as _secrets
         return url
 
+    def url_for(self, model: object, streaming: bool) -> str | None:
+        """The request URL of ``model``, streamed or not, for a protocol whose path says them
+        (:attr:`~sse_core.protocols.RequestShape.route`); None for the others (:attr:`url`
+        is every request's).
+
+        Raises:
+            ConfigurationError: The protocol routes by model and ``model`` is not a
+                non-empty string.
+        """
+        route = request_shape(self.protocol).route
+        if route is None:
+            return None
+        if not isinstance(model, str) or not model:
+            raise ConfigurationError(
+                f"protocol={self.protocol!r} puts the model in the URL: the payload's model "
+                f"must be a non-empty string, got {shown(model)}"
+            )
+        found = self._routes.get((model, streaming))
+        if found is None:
+            found = join_url(self.base_url, route(self.path, model, streaming), self.default_query)
+            if len(self._routes) < 64:
+                self._routes[(model, streaming)] = found
+        return found
+
     @property
     def http_url(self) -> httpx.URL:
         """:attr:`url` as httpx sends it, parsed once (parsing the string is over half of
@@ -345,7 +373,7 @@ class ClientConfig:
     def is_secret_header(self, name: str) -> bool:
         """Whether a header of this name carries a secret (credentials, or marked secret)."""
         lower = name.lower()
-        return lower in SECRET_HEADERS or lower in self.secret_headers
+        return lower in SECRET_HEADERS or lower in self.secret_headers or lower == self.auth
 
     def secrets(self, extra_headers: Mapping[str, str] | None = None) -> list[str]:
         """Every secret value: the key, and the values of secret headers, the configured ones

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from sse_core.errors import ConfigurationError
 from sse_core.protocols.anthropic import ANTHROPIC_VERSION
-from sse_core.protocols.registry import AUTH_MODES, request_shape, wire_protocol
+from sse_core.protocols.registry import BEARER, check_auth_mode, request_shape, wire_protocol
 
 __all__ = [
     "ANTHROPIC_VERSION",
@@ -36,14 +35,12 @@ def default_path(protocol: str, base_url: str) -> str:
 
 
 def check_auth(auth: object, protocol: str) -> str:
-    """How the key is sent: ``auth`` if one of :data:`AUTH_MODES`, the protocol's own way
-    when None (``x-api-key`` for Anthropic, ``bearer`` otherwise)."""
+    """How the key is sent: ``auth`` (``"bearer"``, or the name of the header that carries
+    the key, :func:`~sse_core.protocols.registry.check_auth_mode`), the protocol's own way
+    when None (``x-api-key`` for Anthropic, ``bearer`` for OpenAI's)."""
     if auth is None:
         return request_shape(protocol).auth
-    if type(auth) is not str or auth not in AUTH_MODES:
-        choices = ", ".join(repr(mode) for mode in AUTH_MODES)
-        raise ConfigurationError(f"auth must be one of {choices} or None, got {auth!r}")
-    return auth
+    return check_auth_mode(auth)
 
 
 def no_key(protocol: str) -> str:
@@ -53,8 +50,9 @@ def no_key(protocol: str) -> str:
 
 
 def auth_header(auth: str, key: str) -> tuple[str, str]:
-    """The header that carries ``key``."""
-    return ("x-api-key", key) if auth == "x-api-key" else ("authorization", f"Bearer {key}")
+    """The header that carries ``key``: ``Authorization: Bearer`` for ``"bearer"``, else the
+    header ``auth`` names, with the key as it is."""
+    return ("authorization", f"Bearer {key}") if auth == BEARER else (auth, key)
 
 
 def protocol_headers(protocol: str) -> Mapping[str, str]:

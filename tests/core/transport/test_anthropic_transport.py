@@ -140,8 +140,11 @@ def test_the_gateway_sees_the_joined_request_line(
     [
         ({"protocol": "messages"}, "'chat_completions', 'anthropic'"),
         ({"protocol": None}, "'chat_completions', 'anthropic'"),
-        ({"protocol": "anthropic", "auth": "basic"}, "'bearer', 'x-api-key'"),
-        ({"auth": 1}, "'bearer', 'x-api-key'"),
+        ({"protocol": "anthropic", "auth": "basic"}, "'bearer' or the name of the header"),
+        ({"auth": 1}, "'bearer' or the name of the header"),
+        ({"auth": "x api key"}, "'x-api-key', 'x-goog-api-key'"),
+        ({"auth": "Content-Type"}, "a header the request sets itself"),
+        ({"auth": "authorization"}, "use 'bearer'"),
     ],
 )
 def test_an_unknown_protocol_or_auth_is_refused_naming_the_choices(

@@ -182,7 +182,7 @@ def test_a_protocol_without_a_request_shape_is_refused_before_any_request(
         (dataclasses.replace(TOY, name=""), "already registered \\(or empty\\)"),
         (
             dataclasses.replace(TOY, request=RequestShape(path=lambda url: "/x", auth="basic")),
-            "auth must be one of",
+            "auth must be .bearer. or the name of the header",
         ),
     ],
 )

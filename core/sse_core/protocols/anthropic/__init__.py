@@ -136,5 +136,8 @@ ANTHROPIC = register_protocol(
         default_max_tokens=default_max_tokens,
         forced_tools=forced_tools,
         key_env=("ANTHROPIC_API_KEY",),
+        turns_body=messages_body,
+        settings=("thinking",),
+        sends_reasoning_back=True,
     )
 )

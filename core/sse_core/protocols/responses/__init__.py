@@ -112,5 +112,9 @@ RESPONSES = register_protocol(
         ends="a terminal event (response.completed, response.incomplete or response.failed)",
         request=RequestShape(path=lambda base_url: "/responses", body=request_body),
         not_taken=NOT_TAKEN,
+        turns_body=responses_body,
+        json_mode=True,
+        sends_reasoning_back=True,
+        how_it_ended=how_it_ended,
     )
 )
