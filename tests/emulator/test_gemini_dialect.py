@@ -288,3 +288,11 @@ def test_the_models_list_is_google_s(client: httpx.Client) -> None:
         names = [model["name"] for model in response.json()["models"]]
         assert f"models/{MODEL}" in names and f"models/{GEMINI3}" in names
     assert client.get("/v1/models").json()["object"] == "list"  # OpenAI's stays OpenAI's
+
+
+def test_json_is_written_as_google_writes_it(client: httpx.Client) -> None:
+    response = post(client, "echo: <b>café</b> & more")
+    assert "\\u003cb\\u003ecafé\\u003c/b\\u003e".encode() in response.content  # UTF-8 raw
+    assert read(sse_payloads(response.content)).text == "<b>café</b> & more"
+    whole = post(client, "echo: <b>", method="generateContent")
+    assert '"text": "\\u003cb\\u003e"' in whole.text
