@@ -13,7 +13,7 @@ at the protocol's name, and a protocol registered in the core is taken with no e
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -23,7 +23,8 @@ from langchain_sse._inbound import StopMetadata
 from langchain_sse._outbound import Outbound, generic_outbound, model_outbound
 from langchain_sse._tools import ToolLike, bind_chat_tools
 from sse_core import ConfigurationError
-from sse_core.protocols import WireProtocol, wire_protocol
+from sse_core.protocols import WireProtocol
+from sse_core.protocols.mappings import Mappings
 
 if TYPE_CHECKING:
     from langchain_core.language_models import LanguageModelInput
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from langchain_sse.model import ChatSSE
 
 __all__ = [
+    "MAPPINGS",
     "OVERRIDES",
     "Method",
     "ProtocolMapping",
@@ -147,9 +149,8 @@ OVERRIDES: dict[str, Mapping[str, Any]] = {
     },
 }
 
-#: The mappings made so far, by protocol name, with the protocol they were made of (a name
-#: registered again, as tests do, is mapped again).
-_MADE: dict[str, tuple[WireProtocol, ProtocolMapping]] = {}
+#: Every protocol's mapping, made once (:class:`~sse_core.protocols.mappings.Mappings`).
+MAPPINGS: Mappings[ProtocolMapping] = Mappings("ChatSSE", generic_mapping, OVERRIDES, "outbound")
 
 
 def mapping_of(protocol: object) -> ProtocolMapping:
@@ -159,19 +160,7 @@ def mapping_of(protocol: object) -> ProtocolMapping:
         ConfigurationError: Not a registered protocol (it names those there are), or one
             ChatSSE cannot make a request of.
     """
-    found = wire_protocol(protocol)
-    made = _MADE.get(found.name)
-    if made is not None and made[0] is found:
-        return made[1]
-    overrides = OVERRIDES.get(found.name, {})
-    if found.turns_body is None and "outbound" not in overrides:
-        raise ConfigurationError(
-            f"protocol {found.name!r} has no turns_body: ChatSSE makes a request from the "
-            "core's turns (register it with WireProtocol(turns_body=...))"
-        )
-    mapping = replace(generic_mapping(found), **overrides)
-    _MADE[found.name] = (found, mapping)
-    return mapping
+    return MAPPINGS.of(protocol)
 
 
 def check_foreign(model: ChatSSE) -> None:

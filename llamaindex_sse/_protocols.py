@@ -14,7 +14,7 @@ registered in the core is taken with no edit here.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from llama_index.core.base.llms.types import ChatMessage
@@ -23,9 +23,11 @@ from llamaindex_sse._outbound import Headers, build_request
 from llamaindex_sse._raw import ANTHROPIC_RAW, RESPONSES_RAW, RawShape
 from llamaindex_sse._turns import turns_request
 from sse_core import ConfigurationError
-from sse_core.protocols import WireProtocol, wire_protocol
+from sse_core.protocols import WireProtocol
+from sse_core.protocols.mappings import Mappings
 
 __all__ = [
+    "MAPPINGS",
     "OVERRIDES",
     "ProtocolMapping",
     "RequestBuilder",
@@ -154,9 +156,10 @@ OVERRIDES: dict[str, Mapping[str, Any]] = {
     },
 }
 
-#: The mappings made so far, by protocol name, with the protocol they were made of (a name
-#: registered again, as tests do, is mapped again).
-_MADE: dict[str, tuple[WireProtocol, ProtocolMapping]] = {}
+#: Every protocol's mapping, made once (:class:`~sse_core.protocols.mappings.Mappings`).
+MAPPINGS: Mappings[ProtocolMapping] = Mappings(
+    "SSELLM", generic_mapping, OVERRIDES, request_field="build_request"
+)
 
 
 def mapping_of(protocol: object) -> ProtocolMapping:
@@ -166,19 +169,7 @@ def mapping_of(protocol: object) -> ProtocolMapping:
         ConfigurationError: Not a registered protocol (it names those there are), or one
             SSELLM cannot make a request of.
     """
-    found = wire_protocol(protocol)
-    made = _MADE.get(found.name)
-    if made is not None and made[0] is found:
-        return made[1]
-    overrides = OVERRIDES.get(found.name, {})
-    if found.turns_body is None and "build_request" not in overrides:
-        raise ConfigurationError(
-            f"protocol {found.name!r} has no turns_body: SSELLM makes a request from the "
-            "core's turns (register it with WireProtocol(turns_body=...))"
-        )
-    mapping = replace(generic_mapping(found), **overrides)
-    _MADE[found.name] = (found, mapping)
-    return mapping
+    return MAPPINGS.of(protocol)
 
 
 def check_foreign(fields: Mapping[str, Any]) -> None:

@@ -65,8 +65,8 @@ class _Streamed:
     __slots__ = ("arguments", "index")
 
     def __init__(self, index: int, arguments: StreamedArguments) -> None:
-        self.index = index
-        self.arguments = arguments
+        self.index: int = index
+        self.arguments: StreamedArguments = arguments
 
 
 class Candidate:
@@ -85,11 +85,11 @@ class Candidate:
     )
 
     def __init__(self, index: int) -> None:
-        self.index = index  # the candidate's index: the choice of its events
-        self.calls = 0  # function calls so far: the index of the next one
-        self.parts = 0  # parts so far, of every frame: the position of the next one
-        self.text_chars = 0  # the answer text so far, in code points
-        self.reasoning_chars = 0  # the thought text so far, in code points
+        self.index: int = index  # the candidate's index: the choice of its events
+        self.calls: int = 0  # function calls so far: the index of the next one
+        self.parts: int = 0  # parts so far, of every frame: the position of the next one
+        self.text_chars: int = 0  # the answer text so far, in code points
+        self.reasoning_chars: int = 0  # the thought text so far, in code points
         self.finished: str | None = None  # the finishReason, once it came
         self.streamed: _Streamed | None = None  # a call whose arguments are streaming
         self.extras: dict[str, Any] = {}  # the fields last kept as a GatewayEvent
