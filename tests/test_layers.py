@@ -87,3 +87,52 @@ def test_no_library_module_is_over_the_size_cap(package: str) -> None:
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert not big, f"modules over {MAX_LINES} lines: {big}"
+
+
+def _core_folder(module: str) -> str | None:
+    """The core's folder (sub-package) a module name is in, or None for a top-level module."""
+    parts = module.split(".")
+    if parts[0] != "sse_core" or len(parts) < 3:
+        return None
+    return parts[1] if (PACKAGES["sse_core"] / parts[1]).is_dir() else None
+
+
+def _folder_edges() -> dict[str, set[str]]:
+    """Each of the core's folders -> the other folders its modules import."""
+    edges: dict[str, set[str]] = {}
+    for path in sources("sse_core"):
+        relative = path.relative_to(PACKAGES["sse_core"]).parts
+        if len(relative) < 2:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        ] + [
+            node.module
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level
+        ]
+        found = {folder for name in names if (folder := _core_folder(name))} - {relative[0]}
+        edges.setdefault(relative[0], set()).update(found)
+    return edges
+
+
+def test_the_pipeline_takes_a_protocol_and_never_imports_the_registry() -> None:
+    """The registry and the protocols depend on the pipeline, not the other way round (a
+    name is resolved by the lookup the registry installs)."""
+    assert "protocols" not in _folder_edges()["pipeline"]
+
+
+def test_the_cores_folders_have_no_circle() -> None:
+    edges = _folder_edges()
+
+    def reaches(start: str, goal: str, seen: frozenset[str] = frozenset()) -> bool:
+        return any(
+            nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt}))
+            for nxt in edges.get(start, set())
+        )
+
+    assert not [folder for folder in edges if reaches(folder, folder)], edges

@@ -8,7 +8,7 @@ from pydantic_core import from_json
 from sse_core.errors import IncompleteStreamError, StreamError, StreamProtocolError
 from sse_core.events import StreamEvent
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, RawEvent, SSEParser, as_bytes
-from sse_core.protocols.registry import wire_protocol
+from sse_core.pipeline.protocol import Decodable, resolve
 
 __all__ = ["StreamDecoder"]
 
@@ -35,10 +35,10 @@ class StreamDecoder:
         accelerator: ``"msgspec"`` decodes common chunks with msgspec (installed
             separately), the same events faster; None (the default): the pure path. It
             applies to chat completions; other protocols take the pure path.
-        protocol: What the payloads are: ``"chat_completions"`` (the default),
-            ``"anthropic"`` (Anthropic Messages events, :class:`MessagesDecoder`),
-            ``"responses"`` (OpenAI Responses events, :class:`ResponsesDecoder`), or another
-            registered protocol (:func:`~sse_core.protocols.register_protocol`).
+        protocol: What the payloads are: a registered protocol's name
+            (``sse_core.protocol_names()``, the first the default), or a protocol object
+            (:class:`~sse_core.pipeline.protocol.Decodable`, as
+            :class:`~sse_core.protocols.WireProtocol` is).
         source: What the body comes from, for the message of a body with no event.
 
     Raises:
@@ -62,11 +62,11 @@ class StreamDecoder:
         *,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         accelerator: str | None = None,
-        protocol: str = "chat_completions",
+        protocol: str | Decodable = "chat_completions",
         source: str = "the body",
     ) -> None:
         self._parser = SSEParser(max_event_bytes=max_event_bytes)
-        payloads = self._payloads = wire_protocol(protocol).new_decoder(accelerator)
+        payloads = self._payloads = resolve(protocol).new_decoder(accelerator)
         # Bound once: a stream read one frame at a time calls them for every frame.
         self._single_frame = self._parser.single_frame
         self._data_into = payloads.data_into

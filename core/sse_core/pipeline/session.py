@@ -23,7 +23,7 @@ from sse_core.events import StreamEvent
 from sse_core.pipeline.accumulator import Accumulator, incomplete_message
 from sse_core.pipeline.decoder import StreamDecoder
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, as_bytes
-from sse_core.protocols.registry import WireProtocol, wire_protocol
+from sse_core.pipeline.protocol import Decodable, resolve
 
 __all__ = ["StreamSession", "decode"]
 
@@ -52,8 +52,9 @@ class StreamSession:
             a gateway may echo them in an error frame.
         accelerator: ``"msgspec"`` to decode common chunks with msgspec (see
             :class:`StreamDecoder`); None: the pure path.
-        protocol: A registered protocol (``sse_core.protocol_names()``; the first, the
-            default): the events the body holds (see :class:`StreamDecoder`).
+        protocol: A registered protocol's name (``sse_core.protocol_names()``; the first,
+            the default) or the protocol itself: the events the body holds (see
+            :class:`StreamDecoder`).
 
     Raises:
         ConfigurationError: An unknown accelerator or protocol.
@@ -91,13 +92,13 @@ class StreamSession:
         source: str = "the gateway",
         secrets: Sequence[str] = (),
         accelerator: str | None = None,
-        protocol: str = "chat_completions",
+        protocol: str | Decodable = "chat_completions",
     ) -> None:
-        self._protocol: WireProtocol = wire_protocol(protocol)
+        self._protocol: Decodable = resolve(protocol)
         self._decoder = StreamDecoder(
             max_event_bytes=max_event_bytes,
             accelerator=accelerator,
-            protocol=protocol,
+            protocol=self._protocol,
             source=source,
         )
         self._max = max_event_bytes
@@ -342,7 +343,7 @@ def decode(
     body: bytes | Iterable[bytes],
     *,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
-    protocol: str = "chat_completions",
+    protocol: str | Decodable = "chat_completions",
 ) -> Completion:
     """Decode an SSE body of a registered protocol into a :class:`Completion`.
 

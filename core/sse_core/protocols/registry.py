@@ -27,9 +27,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sse_core.errors import ConfigurationError
-from sse_core.events import StreamEvent
 from sse_core.pipeline._accel import check_accelerator
-from sse_core.pipeline.parser import ServerSentEvent
+from sse_core.pipeline.protocol import PayloadDecoder, install_lookup
 
 if TYPE_CHECKING:
     from sse_core.protocols.turns import Turn
@@ -97,41 +96,6 @@ def check_auth_mode(auth: object) -> str:
             "scheme: use 'bearer' for Authorization: Bearer <key>, or the gateway's key header"
         )
     return name
-
-
-class PayloadDecoder(Protocol):
-    """What :class:`~sse_core.StreamDecoder` needs of a protocol's payload decoder.
-
-    One instance per stream; it keeps whatever state the protocol needs. The ``*_into``
-    methods append to ``events`` (no list per event on the hot path) and raise
-    :class:`~sse_core.errors.StreamError` subclasses only (a bad payload is a
-    :class:`~sse_core.errors.StreamProtocolError`).
-    """
-
-    #: True once the stream is over (its end marker, or an error): stop reading.
-    done: bool
-
-    def data_into(self, data: bytes, events: list[StreamEvent]) -> None:
-        """Decode the data of an unnamed event (``event: message`` or no ``event:`` line)."""
-        ...
-
-    def named_into(self, name: str, data: bytes, events: list[StreamEvent]) -> None:
-        """Decode an event named ``name`` (any name but ``message``) with its data."""
-        ...
-
-    def flush(self) -> list[StreamEvent]:
-        """The body ended: the events still held (text held back, blocks left open)."""
-        ...
-
-    def decode_whole(self, body: bytes) -> list[StreamEvent]:
-        """Decode a whole JSON answer (a gateway that answered without SSE); the events end
-        with :class:`~sse_core.events.StreamEnd` (a whole answer is complete by nature)
-        unless it was an error."""
-        ...
-
-    def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
-        """Decode one parsed SSE event (:meth:`data_into` or :meth:`named_into`)."""
-        ...
 
 
 class BodyBuilder(Protocol):
@@ -341,6 +305,9 @@ def wire_protocol(protocol: object) -> WireProtocol:
         choices = ", ".join(repr(name) for name in REGISTRY)
         raise ConfigurationError(f"protocol must be one of {choices}, got {protocol!r}")
     return found
+
+
+install_lookup(wire_protocol)  # the pipeline resolves a protocol's name by the registry
 
 
 def with_not_taken(protocol: object, hints: Mapping[str, str]) -> dict[str, str]:

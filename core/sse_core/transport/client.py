@@ -199,7 +199,7 @@ class _ClientBase:
             source=self.config.public_url,
             secrets=prepared.secrets,
             accelerator=self.config.accelerator,
-            protocol=self.config.protocol,
+            protocol=self.config.wire,
         )
 
     def _request(self, prepared: Prepared, attempt: _Attempts) -> Any:

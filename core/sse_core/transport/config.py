@@ -26,7 +26,7 @@ from pydantic_core import to_json
 from sse_core.errors import ConfigurationError
 from sse_core.pipeline._accel import check_accelerator
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES, check_bound
-from sse_core.protocols.registry import request_shape, wire_protocol
+from sse_core.protocols.registry import WireProtocol, request_shape, wire_protocol
 from sse_core.transport.retry import RetryPolicy
 from sse_core.transport.timeouts import Timeouts
 from sse_core.transport.urls import (
@@ -224,6 +224,7 @@ class ClientConfig:
     _secrets: tuple[str, ...] | None = field(default=None, init=False, repr=False, compare=False)
     _url: str | None = field(default=None, init=False, repr=False, compare=False)
     _http_url: httpx.URL | None = field(default=None, init=False, repr=False, compare=False)
+    _wire: WireProtocol | None = field(default=None, init=False, repr=False, compare=False)
     _routes: dict[tuple[str, bool], str] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -331,6 +332,16 @@ class ClientConfig:
             object.__setattr__(self, "_url", url)  # a cache, as _secrets
         return url
 
+    @property
+    def wire(self) -> WireProtocol:
+        """The protocol named by :attr:`protocol`, resolved once: what the pipeline decodes
+        this configuration's streams by."""
+        found = self._wire
+        if found is None:
+            found = wire_protocol(self.protocol)
+            object.__setattr__(self, "_wire", found)  # a cache, as _url
+        return found
+
     def url_for(self, model: object, streaming: bool) -> str | None:
         """The request URL of ``model``, streamed or not, for a protocol whose path says them
         (:attr:`~sse_core.protocols.RequestShape.route`); None for the others (:attr:`url`
@@ -340,7 +351,8 @@ class ClientConfig:
             ConfigurationError: The protocol routes by model and ``model`` is not a
                 non-empty string.
         """
-        route = request_shape(self.protocol).route
+        shape = self.wire.request
+        route = None if shape is None else shape.route
         if route is None:
             return None
         if not isinstance(model, str) or not model:
