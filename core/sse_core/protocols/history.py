@@ -16,12 +16,14 @@ shape and adds what only it refuses):
   contain non-whitespace text", anthropics/claude-code#23440; nothing is lost), and a turn
   left with nothing is left out whole.
 - **Reasoning** goes back only to the protocol that made it, as it came: Anthropic's thinking
-  with its signature (or redacted data) to Messages, a Responses reasoning item with its
-  ``encrypted_content`` to Responses, followed by the item that followed it (Responses: "Item
-  'rs_...' of type 'reasoning' was provided without its required following item",
-  continuedev/continue#8933). Another protocol's signed or encrypted reasoning cannot be
-  verified by the target API and is left out; unsigned reasoning (a thinking block cut before
-  its signature, a gateway's plain ``reasoning_content``) goes back nowhere.
+  with its signature (or redacted data) to Messages, Gemini's signed parts
+  (``gemini_signed_part`` items, each with its ``thoughtSignature``) to Gemini, a Responses
+  reasoning item with its ``encrypted_content`` to Responses, followed by the item that
+  followed it (Responses: "Item 'rs_...' of type 'reasoning' was provided without its
+  required following item", continuedev/continue#8933). Another protocol's signed or
+  encrypted reasoning cannot be verified by the target API and is left out; unsigned
+  reasoning (a thinking block cut before its signature, a gateway's plain
+  ``reasoning_content``) goes back nowhere.
 
 What is left out that the model had said (a tool call, signed reasoning, an output item another
 API does not take) is named in one ``UserWarning`` per request (:func:`warn_left_out`).
@@ -42,7 +44,18 @@ from sse_core.protocols.turns import (
     Turn,
 )
 
-__all__ = ["answered_ids", "reasoning_name", "settle", "signed", "warn_left_out"]
+__all__ = [
+    "GEMINI_SIGNED_PART",
+    "answered_ids",
+    "reasoning_name",
+    "settle",
+    "signed",
+    "warn_left_out",
+]
+
+#: The ``type`` of a Gemini thought signature's item (the gemini package's ``SIGNED_PART``:
+#: named here too, as this module is imported by every protocol's, the gemini one's included).
+GEMINI_SIGNED_PART = "gemini_signed_part"
 
 #: A raw block that answers a tool call, and the key naming the call.
 _ANSWERS = {"tool_result": "tool_use_id", "function_call_output": "call_id"}
@@ -103,12 +116,17 @@ def settle(turns: Sequence[Turn]) -> tuple[list[Turn], list[str]]:
 
 def signed(part: ReasoningPart) -> bool:
     """Whether reasoning carries what only its own API verifies: a signature, redacted data,
-    or a Responses reasoning item's ``encrypted_content``."""
-    return bool(part.signature or part.redacted)
+    a Responses reasoning item's ``encrypted_content``, or a Gemini thought signature (on the
+    part its item holds)."""
+    gemini = part.item is not None and part.item.get("type") == GEMINI_SIGNED_PART
+    return bool(part.signature or part.redacted or gemini)
 
 
 def reasoning_name(part: ReasoningPart) -> str:
-    """Reasoning named for a warning: whose it is, and its id where it has one."""
+    """Reasoning named for a warning: whose it is, and its id (or place) where it has one."""
+    if part.item is not None and part.item.get("type") == GEMINI_SIGNED_PART:
+        kind, position = part.item.get("kind"), part.item.get("position")
+        return f"Gemini's thought signature on a {kind} part (position {position})"
     if part.item is not None:
         return f"the Responses API's encrypted reasoning item {part.item.get('id')!r}"
     if part.redacted:

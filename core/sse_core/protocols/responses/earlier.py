@@ -70,8 +70,9 @@ _FOLLOWERS = INPUT_ITEMS - {
 
 def taken(turns: Sequence[Turn], lost: list[str]) -> list[Turn]:
     """An earlier answer as the Responses API takes it back: another protocol's signed
-    reasoning (Anthropic's thinking: no reasoning item) and blocks that are no input item nor
-    content part are left out, and named in ``lost`` (:mod:`sse_core.protocols.history`)."""
+    reasoning (Anthropic's thinking, Gemini's signed parts: no reasoning item) and blocks that
+    are no input item nor content part are left out, and named in ``lost``
+    (:mod:`sse_core.protocols.history`)."""
     taken: list[Turn] = []
     for turn in turns:
         if turn.role != "assistant":
@@ -80,7 +81,7 @@ def taken(turns: Sequence[Turn], lost: list[str]) -> list[Turn]:
         parts: list[Part] = []
         for part in turn.parts:
             kind = part.block.get("type") if isinstance(part, RawPart) else None
-            if isinstance(part, ReasoningPart) and part.item is None:
+            if isinstance(part, ReasoningPart) and _not_an_item(part):
                 lost += [reasoning_name(part)] if signed(part) else []
             elif kind is not None and kind not in INPUT_ITEMS | CONTENT_TYPES:
                 lost.append(f"a {kind!r} block, which the Responses API has no item for")
@@ -88,6 +89,12 @@ def taken(turns: Sequence[Turn], lost: list[str]) -> list[Turn]:
                 parts.append(part)
         taken.append(Turn(role=turn.role, parts=tuple(parts)))
     return taken
+
+
+def _not_an_item(part: ReasoningPart) -> bool:
+    """Reasoning that is no Responses reasoning item: Anthropic's thinking (no item), a Gemini
+    signed part (an item of its own type)."""
+    return part.item is None or part.item.get("type") != "reasoning"
 
 
 def followed(items: Sequence[Item], lost: list[str] | None = None) -> list[Item]:
