@@ -17,9 +17,9 @@ them: one ThinkingBlock per reasoning block, its signature in ``additional_infor
 (a redacted block's ``data`` there too), so the message goes back byte-exact next turn;
 a CitationBlock per search-result citation after the text. Where the protocol's table says
 so (``message_usage``), the message's ``additional_kwargs`` hold ``usage`` (the gateway's
-counts) and ``stop_reason``; where it names a shape of ``raw`` (:mod:`llamaindex_sse._raw`),
-``raw`` is the protocol's own object (Anthropic's message, the Responses API's response: a
-whole answer's, or a streamed one's so far), as that protocol's llama-index LLM gives it. Elsewhere
+counts) and ``stop_reason``; where the protocol has an answer object of its own (the core's
+:attr:`~sse_core.protocols.WireProtocol.answer`), ``raw`` is that object (a whole answer's,
+or a streamed one's so far), as that protocol's llama-index LLM gives it. Elsewhere
 ``raw`` and the response's ``additional_kwargs`` add ``stop_reason`` and ``stop_sequence``
 once the answer stopped.
 """
@@ -41,7 +41,6 @@ from llama_index.core.base.llms.types import (
 )
 
 from llamaindex_sse._lazy import Build, default_build
-from llamaindex_sse._raw import RawShape
 from sse_core import (
     Accumulator,
     Choice,
@@ -53,6 +52,7 @@ from sse_core import (
     ToolCallDelta,
     Usage,
 )
+from sse_core.protocols.answer import AnswerShape
 
 __all__ = [
     "ResponseMapper",
@@ -279,7 +279,7 @@ class ResponseMapper:
         build: Build | None = None,
         *,
         message_usage: bool = False,
-        raw: RawShape | None = None,
+        raw: AnswerShape | None = None,
     ) -> None:
         self._answer = answer
         self._build = default_build() if build is None else build
@@ -413,7 +413,7 @@ def _message_parts(choice: Choice | None) -> tuple[list[ContentBlock], dict[str,
 
 
 def to_chat_response(
-    completion: Completion, *, message_usage: bool = False, raw_shape: RawShape | None = None
+    completion: Completion, *, message_usage: bool = False, raw_shape: AnswerShape | None = None
 ) -> ChatResponse:
     """The ChatResponse for a whole answer (``chat``/``achat``, and partial answers);
     ``message_usage``: the message carries usage and stop_reason, as Anthropic's LLM's do;

@@ -20,10 +20,10 @@ from typing import Any, Protocol
 from llama_index.core.base.llms.types import ChatMessage
 
 from llamaindex_sse._outbound import Headers, build_request
-from llamaindex_sse._raw import ANTHROPIC_RAW, RESPONSES_RAW, RawShape
 from llamaindex_sse._turns import turns_request
 from sse_core import ConfigurationError
 from sse_core.protocols import WireProtocol
+from sse_core.protocols.answer import AnswerShape
 from sse_core.protocols.mappings import Mappings
 
 __all__ = [
@@ -77,7 +77,7 @@ class ProtocolMapping:
     build_request: RequestBuilder
     settings: tuple[str, ...]
     message_usage: bool = False
-    raw: RawShape | None = None
+    raw: AnswerShape | None = None
     foreign: Mapping[str, str] = field(default_factory=dict)
     structured_format: bool = False
 
@@ -132,6 +132,7 @@ def generic_mapping(protocol: WireProtocol) -> ProtocolMapping:
     return ProtocolMapping(
         build_request=generic_request(protocol) if protocol.turns_body else build_request,
         settings=("max_tokens", "temperature", "stop", *own, "reasoning_effort"),
+        raw=protocol.answer,
         foreign=foreign,
     )
 
@@ -147,11 +148,9 @@ OVERRIDES: dict[str, Mapping[str, Any]] = {
     "anthropic": {
         # As llama-index's Anthropic LLM gives them.
         "message_usage": True,
-        "raw": ANTHROPIC_RAW,
     },
     "responses": {
-        # As OpenAIResponses gives raw, and asks structured_predict for its format.
-        "raw": RESPONSES_RAW,
+        # As OpenAIResponses asks structured_predict for its format.
         "structured_format": True,
     },
 }

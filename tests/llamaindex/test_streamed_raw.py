@@ -19,8 +19,9 @@ import sse_core
 from llamaindex_sse import SSELLM
 from llamaindex_sse._inbound import ResponseMapper
 from llamaindex_sse._lazy import Build, StreamResponse, probe_pydantic
-from llamaindex_sse._raw import ANTHROPIC_RAW, RESPONSES_RAW
 from sse_core import Accumulator, StreamEvent, TextDelta, ToolCallDelta, fast_paths
+from sse_core.protocols.anthropic import MESSAGE as ANTHROPIC_RAW
+from sse_core.protocols.responses import RESPONSE as RESPONSES_RAW
 from sse_emulator import Emulator
 from tests.llamaindex.anthropic_support import THINK, anthropic_llm, raw_of
 from tests.llamaindex.test_anthropic_blocks import BODY, FRAMES, responses

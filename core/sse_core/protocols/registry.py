@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sse_core.errors import ConfigurationError
 from sse_core.pipeline._accel import check_accelerator
 from sse_core.pipeline.protocol import PayloadDecoder, install_lookup
+from sse_core.protocols.answer import AnswerShape
 
 if TYPE_CHECKING:
     from sse_core.protocols.turns import Turn
@@ -220,6 +221,9 @@ class WireProtocol:
         how_it_ended: The protocol's own words for how an answer ended, from the stop reason
             its decoder gave (the Responses API's ``status`` and ``incomplete_details``), for
             the frameworks' response metadata; None: the stop reason says it.
+        answer: The protocol's own answer object, whole and while it streams
+            (:class:`~sse_core.protocols.answer.AnswerShape`: the Messages API's message);
+            None: chat completions' chunk and completion dicts stand for it.
     """
 
     name: str
@@ -237,6 +241,7 @@ class WireProtocol:
     settings: tuple[str, ...] = ()
     sends_reasoning_back: bool = False
     how_it_ended: Callable[[str], Mapping[str, Any]] | None = None
+    answer: AnswerShape | None = None
 
     def new_decoder(self, accelerator: str | None = None) -> PayloadDecoder:
         """A payload decoder for one stream (``accelerator``: see :class:`StreamDecoder`).

@@ -37,6 +37,7 @@ from typing import Any
 
 from sse_core.errors import ConfigurationError
 from sse_core.pipeline.anthropic_events import MessagesDecoder
+from sse_core.protocols.anthropic.answer import MESSAGE, message
 from sse_core.protocols.anthropic.request import (
     NO_RESPONSE_FORMAT,
     messages,
@@ -72,6 +73,7 @@ __all__ = [
     "ANTHROPIC_VERSION",
     "DEFAULT_MAX_TOKENS",
     "MAX_CACHE_BREAKPOINTS",
+    "MESSAGE",
     "MIN_THINKING_BUDGET",
     "NO_JSON_MODE",
     "NO_RESPONSE_FORMAT",
@@ -79,6 +81,7 @@ __all__ = [
     "check_request",
     "default_max_tokens",
     "forced_tools",
+    "message",
     "messages",
     "messages_body",
     "output_format",
@@ -139,5 +142,6 @@ ANTHROPIC = register_protocol(
         turns_body=messages_body,
         settings=("thinking",),
         sends_reasoning_back=True,
+        answer=MESSAGE,
     )
 )

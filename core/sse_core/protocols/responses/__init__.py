@@ -26,6 +26,7 @@ from typing import Any
 
 from sse_core.pipeline.responses_events import ResponsesDecoder
 from sse_core.protocols.registry import RequestShape, WireProtocol, register_protocol
+from sse_core.protocols.responses.answer import RESPONSE, how_it_ended, response_object
 from sse_core.protocols.responses.request import (
     ENCRYPTED_REASONING,
     input_items,
@@ -54,6 +55,7 @@ __all__ = [
     "INCLUDABLE",
     "MIN_OUTPUT_TOKENS",
     "NOT_TAKEN",
+    "RESPONSE",
     "RESPONSES",
     "SUMMARIES",
     "TOOL_CHOICES",
@@ -62,21 +64,13 @@ __all__ = [
     "input_items",
     "reasoning_model",
     "request_body",
+    "response_object",
     "responses_body",
     "text_format",
     "tool",
     "tool_choice",
     "tools",
 ]
-
-
-def how_it_ended(stop_reason: str) -> dict[str, Any]:
-    """The API's ``status`` and ``incomplete_details`` of an answer that ended for
-    ``stop_reason`` (the decoder's: ``completed``, or the raw reason it is incomplete for),
-    as the API's response object and ChatOpenAI's ``response_metadata`` give them."""
-    if stop_reason == "completed":
-        return {"status": "completed", "incomplete_details": None}
-    return {"status": "incomplete", "incomplete_details": {"reason": stop_reason}}
 
 
 def request_body(
@@ -116,5 +110,6 @@ RESPONSES = register_protocol(
         json_mode=True,
         sends_reasoning_back=True,
         how_it_ended=how_it_ended,
+        answer=RESPONSE,
     )
 )
