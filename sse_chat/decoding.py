@@ -7,7 +7,8 @@ object too). The protocol is ``--protocol``'s, or told by the first event that s
 (``auto``): Anthropic's Messages API when its type is one of Anthropic's (an ``event:
 message_start`` line, or ``"type": "message_start"`` in the data of a frame without
 ``event:`` line), OpenAI's Responses API when it is a ``response.*`` event
-(``response.created``, ...; named or typed in the data), else chat completions (the app's
+(``response.created``, ...; named or typed in the data), else chat completions (Google's
+Gemini API is read with ``--protocol gemini``; the app's
 table says which types tell which protocol: :mod:`sse_chat.protocols`). A capture that stops
 before the answer finished is said to be cut, and what arrived is printed; a stream that
 carried an error prints the error and what arrived before it.

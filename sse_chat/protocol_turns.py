@@ -5,12 +5,14 @@ Chat completions take OpenAI's shapes (``tools`` with ``function``, an assistant
 with ``tool_calls``, then one ``tool`` message per result). Anthropic's Messages API wants
 ``max_tokens``, tools with ``input_schema``, an assistant turn of content blocks (its
 thinking passed back with its signature, byte-exact, as the API requires for a tool loop),
-and one user turn of ``tool_result`` blocks. OpenAI's Responses API gets its body from the
-core (:func:`sse_core.protocols.responses.responses_body`, from the core's turns): ``input``
+and one user turn of ``tool_result`` blocks. The other protocols get their bodies from the
+core (:func:`sse_core.protocols.responses.responses_body`,
+:func:`sse_core.protocols.gemini.contents_body`, from the core's turns). Responses: ``input``
 items, flat tools, ``max_output_tokens``, ``reasoning``, ``store`` false; the tool results go
 back after the answer's own items, its reasoning items whole (with their
 ``encrypted_content``: the stateless loop), its ``function_call`` items with the arguments
-as they came.
+as they came. Gemini: ``contents``, the answer's signed parts back with their
+``thoughtSignature`` byte-exact, then a user content of ``functionResponse`` parts.
 
 Which builder a protocol uses is the app's table's business (:mod:`sse_chat.protocols`).
 """
@@ -24,7 +26,7 @@ from typing import Any
 from pydantic_core import from_json, to_json
 
 from sse_core import Completion, ReasoningBlock, ToolCall
-from sse_core.protocols import responses
+from sse_core.protocols import gemini, responses
 from sse_core.protocols.turns import (
     Part,
     ReasoningPart,
@@ -44,6 +46,8 @@ __all__ = [
     "chat_first",
     "chat_next",
     "default_max_tokens",
+    "gemini_first",
+    "gemini_next",
     "responses_first",
     "responses_next",
     "responses_reasoning",
@@ -235,3 +239,36 @@ def responses_next(
     body = {**payload, "input": [*payload["input"], *items]}
     responses.check_request(body)
     return body
+
+
+def gemini_first(question: Question) -> dict[str, Any]:
+    """Google's Gemini API: the core's body from one user turn (``maxOutputTokens``,
+    ``thinkingConfig`` from the effort, the tool as a function declaration)."""
+    params: dict[str, Any] = {"max_tokens": question.max_tokens}
+    params["reasoning_effort"] = question.effort
+    if question.tool is not None:
+        params["tools"] = [question.tool]
+    ask = Turn(role="user", parts=(TextPart(text=question.prompt),))
+    return gemini.contents_body(question.model, [ask], params)
+
+
+def gemini_next(
+    payload: dict[str, Any], completion: Completion, run_tool: RunTool
+) -> dict[str, Any]:
+    """The request after an answer with tool calls: the contents so far, the answer as the
+    core sends it back (its signed parts with their signatures, byte-exact), then a user
+    content of one ``functionResponse`` per result."""
+    calls = completion.tool_calls
+    answer: list[Part] = [
+        ReasoningPart(text=block.text, signature=block.signature or "", item=block.item)
+        for block in completion.reasoning_blocks
+    ]
+    if completion.content:
+        answer.append(TextPart(text=completion.content))
+    answer += [ToolUsePart(id=c.id or "", name=c.name or "", input=c.arguments) for c in calls]
+    results = tuple(
+        ToolResultPart(call_id=call.id or "", content=_result(call, run_tool)) for call in calls
+    )
+    turns = [Turn(role="assistant", parts=tuple(answer)), Turn(role="tool", parts=results)]
+    _, made = gemini.contents(turns, [])
+    return {**payload, "contents": [*payload["contents"], *made]}

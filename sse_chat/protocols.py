@@ -22,6 +22,8 @@ from sse_chat.protocol_turns import (
     anthropic_next,
     chat_first,
     chat_next,
+    gemini_first,
+    gemini_next,
     responses_first,
     responses_next,
     responses_reasoning,
@@ -69,6 +71,11 @@ def _anthropic_message(answer: Mapping[str, Any]) -> bool:
 
 def _response_object(answer: Mapping[str, Any]) -> bool:
     return answer.get("object") == "response"
+
+
+def _gemini_response(answer: Mapping[str, Any]) -> bool:
+    """A ``GenerateContentResponse`` (its candidates, or a blocked prompt's feedback)."""
+    return "candidates" in answer or "promptFeedback" in answer
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -155,6 +162,17 @@ PROTOCOLS: dict[str, AppProtocol] = {
             },
             tells=_responses_event,
             answers=_response_object,
+        ),
+        AppProtocol(
+            name="gemini",
+            speaks="Google's Gemini API",
+            dialect="gemini",
+            path=None,
+            first=gemini_first,
+            next=gemini_next,
+            effort=lambda effort: {"reasoning_effort": effort},
+            refuses={"thinking": _THINKING + "the Gemini API asks for reasoning with --effort"},
+            answers=_gemini_response,
         ),
     )
 }

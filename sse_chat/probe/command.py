@@ -27,6 +27,7 @@ from sse_chat.options import (
 )
 from sse_chat.probe.analyse import find
 from sse_chat.probe.anthropic import find_messages, messages_human, messages_json
+from sse_chat.probe.gemini import gemini_report
 from sse_chat.probe.report import as_json, fatal_line, human
 from sse_chat.probe.responses import find_responses, responses_human, responses_json
 from sse_chat.probe.steps import Probe, Target, run_probe_steps
@@ -256,6 +257,7 @@ REPORTS: dict[str, Report] = {
     "chat_completions": _chat_report,
     "anthropic": _messages_report,
     "responses": _responses_report,
+    "gemini": gemini_report,
 }
 
 

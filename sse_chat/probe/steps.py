@@ -22,7 +22,13 @@ from pydantic_core import from_json
 from sse_chat.demo_tool import WEATHER_TOOL
 from sse_chat.probe.analyse import Exchange, exchange, reasoning_field
 from sse_chat.probe.ending import Ending, body_ending
-from sse_chat.protocol_turns import Question, anthropic_tool, responses_first, responses_reasoning
+from sse_chat.protocol_turns import (
+    Question,
+    anthropic_tool,
+    gemini_first,
+    responses_first,
+    responses_reasoning,
+)
 from sse_core import ChatClient, SSEConnectorError, Timeouts
 from sse_core.transport.config import ClientConfig
 from sse_core.transport.recording import recording_client
@@ -187,11 +193,36 @@ def plan_responses(model: str) -> dict[str, Step]:
     return {step.name: step for step in steps}
 
 
+def plan_gemini(model: str) -> dict[str, Step]:
+    """The steps for a Gemini API gateway, each body the core's
+    (:func:`~sse_chat.protocol_turns.gemini_first`): plain text, thoughts asked for, a tool to
+    call."""
+    steps = [
+        Step(
+            name="plain",
+            what="plain text",
+            payload=gemini_first(Question(model=model, prompt=PROMPT, max_tokens=256)),
+        ),
+        Step(
+            name="thinking",
+            what="thoughts (reasoning_effort low, includeThoughts)",
+            payload=gemini_first(Question(model=model, prompt=PROMPT, effort="low")),
+        ),
+        Step(
+            name="tools",
+            what="a tool to call",
+            payload=gemini_first(Question(model=model, prompt=TOOL_PROMPT, tool=WEATHER_TOOL)),
+        ),
+    ]
+    return {step.name: step for step in steps}
+
+
 #: Each protocol's plan, by the core's name of it.
 PLANS: dict[str, Callable[[str], dict[str, Step]]] = {
     "chat_completions": plan_chat,
     "anthropic": plan_messages,
     "responses": plan_responses,
+    "gemini": plan_gemini,
 }
 
 

@@ -35,6 +35,7 @@ CORPUS: dict[str, list[Path]] = {
     + sorted((FIXTURES / "responses" / "real").glob("*.sse")),
     "anthropic": sorted((FIXTURES / "real" / "anthropic").glob("*.sse")),
     "chat_completions": sorted((FIXTURES / "real").glob("*.sse"))[:12],
+    "gemini": sorted((Path(__file__).resolve().parent / "gemini" / "fixtures").glob("*.sse")),
 }
 #: Numbers no int or float of a reader holds, or that a reader may not expect.
 ODD = ["1e999", "-1e999", "NaN", "Infinity", "-Infinity", "-0.0", "1e-999", "0.5", "-1",

@@ -27,6 +27,7 @@ SPELLINGS = {
     "chat_completions": r"chat[ _-]completions?\b",
     "anthropic": r"Anthropic Messages|Messages API|[\"'`]anthropic[\"'`]",
     "responses": r"Responses API|OpenAI Responses|OpenAI's Responses|[\"'`]responses[\"'`]",
+    "gemini": r"Gemini API|Google's Gemini|[\"'`]gemini[\"'`]",
 }
 #: Pages and folders whose texts are their protocol's own (or history, or the emulator's).
 OWN = (
@@ -85,9 +86,9 @@ def test_no_text_names_some_protocols_and_not_the_others() -> None:
 @pytest.mark.parametrize(
     ("text", "stale"),
     [
-        ("protocol: chat completions, or Anthropic Messages (``\"anthropic\"``).", True),
+        ('protocol: chat completions, or Anthropic Messages (``"anthropic"``).', True),
         ("every protocol (``sse_core.protocol_names()``) takes it.", False),
-        ("chat completions, the Messages API and the Responses API alike.", False),
+        ("chat completions, the Messages API, the Responses API and the Gemini API alike.", False),
     ],
 )
 def test_the_rule_reads_a_sentence_as_meant(text: str, stale: bool) -> None:

@@ -3,6 +3,7 @@
 - :mod:`.chat_completions`: OpenAI chat completions in every gateway dialect (the default);
 - :mod:`.anthropic`: Anthropic Messages;
 - :mod:`.responses`: OpenAI's Responses API;
+- :mod:`.gemini`: Google's Gemini API;
 - :mod:`.turns`: a conversation as no framework and no protocol spells it, which each adapter
   hands a protocol module to make a request of.
 
@@ -20,6 +21,9 @@ from sse_core.protocols import anthropic
 
 # isort: split
 from sse_core.protocols import responses
+
+# isort: split
+from sse_core.protocols import gemini
 from sse_core.protocols.registry import (
     AUTH_MODES,
     BEARER,
@@ -56,6 +60,7 @@ __all__ = [
     "chat_completions",
     "check_auth_mode",
     "check_protocol",
+    "gemini",
     "payload_decoder",
     "plain_body",
     "protocol_names",

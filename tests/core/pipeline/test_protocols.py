@@ -150,7 +150,8 @@ def test_registering_leaves_the_built_in_protocols_as_they_were() -> None:
 
 def test_an_unregistered_protocol_is_refused_naming_the_registered_ones() -> None:
     with pytest.raises(
-        ConfigurationError, match="'chat_completions', 'anthropic', 'responses', got 'lines'"
+        ConfigurationError,
+        match="'chat_completions', 'anthropic', 'responses', 'gemini', got 'lines'",
     ):
         StreamDecoder(protocol="lines")
 

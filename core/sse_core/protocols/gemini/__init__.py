@@ -1,9 +1,21 @@
-"""Google's Gemini API (``generateContent``): the decoder of its stream.
+"""Google's Gemini API (``generateContent``): its stream, its request, registered as
+``protocol="gemini"`` (:data:`GEMINI`).
 
-Not registered yet: :class:`GenerateContentDecoder` is a
-:class:`~sse_core.protocols.PayloadDecoder`, and :data:`API` and :data:`ENDS` are what a
-:class:`~sse_core.protocols.WireProtocol` of it says; the request side comes with the
-registration.
+- Request: ``POST {base_url}/v1beta/models/{model}:streamGenerateContent?alt=sse`` (a whole
+  answer: ``:generateContent``), ``/models/...`` when ``base_url`` already ends in ``/v1beta``
+  or ``/v1``, so the root Google's clients take (``https://generativelanguage.googleapis.com``,
+  google-genai's ``base_url``) and its versioned forms both work; the key in
+  ``x-goog-api-key`` (read from ``GOOGLE_API_KEY``, else ``GEMINI_API_KEY``, as google-genai
+  reads them, after ``SSE_API_KEY``). The body has no ``model`` and no ``stream``: the URL
+  says both (a ``models/`` prefix on the model name is taken off, as google-genai does).
+- A conversation: :func:`contents_body` makes a body of the core's turns and the common
+  settings (:mod:`.request`: ``systemInstruction``, ``contents``, the thought signatures of an
+  earlier answer put back byte-exact; :mod:`.config`: ``generationConfig``,
+  ``thinkingConfig``, ``tools``, ``toolConfig``). OpenAI's JSON mode is Gemini's
+  ``responseMimeType`` (``json_mode``). How an answer ended is Finish's ``stop_reason``,
+  Gemini's own ``finishReason`` word, which both adapters already give: no ``how_it_ended``.
+
+:class:`GenerateContentDecoder` is the :class:`~sse_core.protocols.PayloadDecoder`.
 
 The wire (``POST /v1beta/models/{model}:streamGenerateContent?alt=sse``, or Vertex AI's
 ``.../publishers/google/models/{model}:streamGenerateContent?alt=sse``): ``data:`` frames,
@@ -73,22 +85,54 @@ arguments of a call streamed in pieces):
   body; Cloud Code Assist's ``{"response": {...}}`` envelope is read through, in a frame too.
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
 from sse_core.protocols.gemini.candidates import (
     FINISH_REASONS,
     GENERATED_ID_PREFIX,
     SIGNED_PART,
 )
+from sse_core.protocols.gemini.config import (
+    BUDGETS,
+    LEVELS,
+    NOT_TAKEN,
+    contents_body,
+    generation_config,
+    thinking_config,
+    tool_config,
+    tools,
+)
 from sse_core.protocols.gemini.decode import GenerateContentDecoder, error_frame, gemini_usage
+from sse_core.protocols.gemini.request import contents, signed_item
+from sse_core.protocols.registry import RequestShape, WireProtocol, register_protocol
 
 __all__ = [
     "API",
+    "BUDGETS",
     "ENDS",
     "FINISH_REASONS",
+    "GEMINI",
     "GENERATED_ID_PREFIX",
+    "KEY_ENV",
+    "LEVELS",
+    "NOT_TAKEN",
     "SIGNED_PART",
     "GenerateContentDecoder",
+    "contents",
+    "contents_body",
     "error_frame",
     "gemini_usage",
+    "generation_config",
+    "models_path",
+    "request_body",
+    "route",
+    "signed_item",
+    "thinking_config",
+    "tool_config",
+    "tools",
 ]
 
 #: What the endpoint is called, for messages (:attr:`~sse_core.protocols.WireProtocol.api`).
@@ -96,3 +140,59 @@ API = "Gemini API (models/{model}:streamGenerateContent?alt=sse)"
 #: What a complete stream has and a cut one lacks (:attr:`~sse_core.protocols.WireProtocol.ends`):
 #: Gemini sends no end marker.
 ENDS = "a finishReason (a Gemini stream has no end marker)"
+#: Where google-genai reads the key from, in its order: ``GOOGLE_API_KEY`` wins when both are
+#: set (google-genai warns "Both GOOGLE_API_KEY and GEMINI_API_KEY are set. Using
+#: GOOGLE_API_KEY."), ``GEMINI_API_KEY`` the name Google's quickstarts give.
+KEY_ENV = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
+
+
+def models_path(base_url: str) -> str:
+    """``/models`` after a base URL whose path ends in ``/v1beta`` or ``/v1``, else
+    ``/v1beta/models``."""
+    rest = base_url.partition("://")[2] or base_url
+    path = rest[rest.find("/") :] if "/" in rest else ""
+    path = path.split("?")[0].split("#")[0].rstrip("/")
+    return "/models" if path.endswith(("/v1beta", "/v1")) else "/v1beta/models"
+
+
+def route(path: str, model: str, streaming: bool) -> str:
+    """The model's method: ``{path}/{model}:streamGenerateContent?alt=sse`` (an event stream;
+    without ``alt=sse`` the API streams a JSON array) or ``{path}/{model}:generateContent``."""
+    name = model.removeprefix("models/")
+    if streaming:
+        return f"{path}/{name}:streamGenerateContent?alt=sse"
+    return f"{path}/{name}:generateContent"
+
+
+def request_body(
+    payload: Mapping[str, Any],
+    extra_body: Mapping[str, Any] | None,
+    *,
+    streaming: bool,
+    include_usage: bool,
+) -> dict[str, Any]:
+    """The payload with ``extra_body`` merged over it, without ``model``, ``stream`` and
+    OpenAI's ``stream_options`` (the URL says the model and the method; the API refuses a
+    field it does not know; usage comes unasked)."""
+    body = {**payload, **(extra_body or {})}
+    for name in ("model", "stream", "stream_options"):
+        body.pop(name, None)
+    return body
+
+
+GEMINI = register_protocol(
+    WireProtocol(
+        name="gemini",
+        decoder=GenerateContentDecoder,
+        api=API,
+        ends=ENDS,
+        request=RequestShape(
+            path=models_path, route=route, auth="x-goog-api-key", body=request_body
+        ),
+        key_env=KEY_ENV,
+        not_taken=NOT_TAKEN,
+        turns_body=contents_body,
+        json_mode=True,
+        sends_reasoning_back=True,
+    )
+)
