@@ -249,3 +249,22 @@ def test_sse_llm_tool_loop_sends_the_signature_back(emu: Emulator) -> None:
     thread = [ChatMessage(role=MessageRole.USER, content=ASK), response.message, result]
     answer = llm.chat_with_tools([weather], chat_history=thread)
     assert (answer.message.content or "").startswith("Based on the tool results")
+
+
+def test_the_key_is_read_from_google_genai_s_variables_in_its_order(
+    emu: Emulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("SSE_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+    with ChatClient(base_url=emu.base_url("gemini"), protocol="gemini") as client:
+        assert client.complete(PAYLOAD).done
+    monkeypatch.setenv("GOOGLE_API_KEY", "wrong-key-0000")  # google-genai reads it first
+    wrong = ChatClient(base_url=emu.base_url("gemini"), protocol="gemini", max_retries=0)
+    with wrong, pytest.raises(BadRequestError, match="API key not valid"):
+        wrong.complete(PAYLOAD)
+    first, second = emu.requests
+    assert dict(first.headers)["x-goog-api-key"] == "***" + KEY[-4:]
+    assert dict(second.headers)["x-goog-api-key"] == "***0000"
+    with pytest.warns(UserWarning, match="GOOGLE_API_KEY and GEMINI_API_KEY is set but not read"):
+        ChatClient(base_url=emu.base_url("openai"), protocol="chat_completions").close()

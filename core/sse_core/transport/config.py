@@ -69,8 +69,9 @@ def _count(name: str, value: object, *, least: int) -> int:
 
 
 #: Key variables other clients read: where none we read is set, one of these set means a
-#: key the user may expect to be sent.
-KNOWN_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+#: key the user may expect to be sent (google-genai's two among them: the gemini protocol reads
+#: them, the others do not).
+KNOWN_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY")
 
 
 def _credential_header(headers: object) -> bool:
