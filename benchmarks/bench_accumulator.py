@@ -31,7 +31,7 @@ def per_piece(count: int, tool: bool, repeat: int, errors: list[str]) -> float:
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        acc = sse_core.Accumulator()
+        acc = sse_core.pipeline.Accumulator()
         acc.extend(events)
         acc.extend([sse_core.Finish(reason="stop")])
         result = acc.finish()

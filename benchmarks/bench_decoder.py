@@ -271,7 +271,7 @@ def all_events(pieces: Pieces, accelerator: str | None = None) -> list[sse_core.
 
 def run_sse_core_acc(pieces: Pieces, accelerator: str | None = None) -> sse_core.Completion:
     decoder = _decoder(accelerator)
-    acc = sse_core.Accumulator()
+    acc = sse_core.pipeline.Accumulator()
     add = acc.add
     for piece in pieces:
         for event in decoder.feed(piece):

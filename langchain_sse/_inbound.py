@@ -1,7 +1,7 @@
 """StreamEvents and core snapshots to LangChain chunks and messages: the pure inbound mapping.
 
 One delta event gives one ``AIMessageChunk`` (or, when coalescing, one network read gives
-one chunk, from the core's read of it, :meth:`sse_core.Accumulator.read`); the bookkeeping
+one chunk, from the core's read of it, :meth:`sse_core.pipeline.Accumulator.read`); the bookkeeping
 events (usage, finish, metadata, ``[DONE]``) give none, because the core's accumulator keeps
 them: the one final
 chunk is built from the :class:`~sse_core.Completion` when the stream ends, and the whole
@@ -9,8 +9,8 @@ answer (``invoke``, ``on_llm_end``, ``on_llm_error``) from what the core receive
 final chunk alone carries ``usage_metadata`` and the string metadata, since LangChain sums
 usage and concatenates strings when it merges chunks.
 
-The choice to follow is the core's (:attr:`sse_core.Accumulator.followed`); the mapper keeps
-only whether the stream's first chunk was tagged.
+The choice to follow is the core's (:attr:`sse_core.pipeline.Accumulator.followed`); the
+mapper keeps only whether the stream's first chunk was tagged.
 """
 
 from __future__ import annotations
@@ -31,11 +31,9 @@ from pydantic_core import from_json
 
 from langchain_sse import _chunks
 from sse_core import (
-    Accumulator,
     Choice,
     Completion,
     GatewayEvent,
-    ReadDelta,
     ReasoningBlock,
     ReasoningDelta,
     RefusalDelta,
@@ -45,6 +43,7 @@ from sse_core import (
     ToolCallDelta,
     Usage,
 )
+from sse_core.pipeline import Accumulator, ReadDelta
 
 __all__ = [
     "DEFAULT_RESPONSE_HEADERS",

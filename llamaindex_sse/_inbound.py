@@ -1,9 +1,9 @@
 """Core values to LlamaIndex ``ChatResponse``s: pure mapping, no I/O, no state of its own.
 
 Streaming: :class:`ResponseMapper` maps what each read added (the core's read,
-:meth:`sse_core.Accumulator.read`) to one ChatResponse, if the read changed the message:
+:meth:`sse_core.pipeline.Accumulator.read`) to one ChatResponse, if the read changed the message:
 ``delta`` is the new text, ``message`` the whole message so far (a snapshot of the core's
-:class:`~sse_core.Accumulator` at the read's mark, assembled only when read, see
+:class:`~sse_core.pipeline.Accumulator` at the read's mark, assembled only when read, see
 :mod:`llamaindex_sse._lazy`), ``raw`` an OpenAI-shaped chunk dict (chat completions) and
 ``additional_kwargs`` the reasoning delta, usage, finish reason and citations known so far,
 so the last response carries them all. Per read the work is O(size of the read), whatever
@@ -41,17 +41,8 @@ from llama_index.core.base.llms.types import (
 )
 
 from llamaindex_sse._lazy import Build, default_build
-from sse_core import (
-    Accumulator,
-    Choice,
-    Completion,
-    Finish,
-    ReadDelta,
-    ReasoningBlock,
-    ToolCall,
-    ToolCallDelta,
-    Usage,
-)
+from sse_core import Choice, Completion, Finish, ReasoningBlock, ToolCall, ToolCallDelta, Usage
+from sse_core.pipeline import Accumulator, ReadDelta
 from sse_core.protocols.answer import AnswerShape
 
 __all__ = [
@@ -259,7 +250,7 @@ class ResponseMapper:
 
     Args:
         answer: The stream's accumulator (``stream.answer``); each read it gives
-            (:meth:`~sse_core.Accumulator.read`, once the read's events were added to it)
+            (:meth:`~sse_core.pipeline.Accumulator.read`, once the read's events were added to it)
             is mapped by :meth:`respond`.
         build: How messages and responses are made (default: :func:`default_build`, lazy
             where that fast path is on).

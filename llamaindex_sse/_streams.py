@@ -3,7 +3,7 @@
 Each opens the HTTP stream inside itself with ``with``/``async with``, so an unstarted
 generator holds nothing and closing a started one closes the response. Every decision is
 pure code shared by the twins: the core tells what each read added
-(:meth:`sse_core.Accumulator.read`, from the pieces it holds: no event is walked here),
+(:meth:`sse_core.pipeline.Accumulator.read`, from the pieces it holds: no event is walked here),
 :class:`~llamaindex_sse._inbound.ResponseMapper` maps it. A whole answer is streamed too,
 or asked as one JSON body (``streaming=False``: ``stream: false``), which the core decodes
 into the same events and Completion. Named SSE events are dispatched as

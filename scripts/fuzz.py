@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import sse_core
-from sse_core import Accumulator, Completion, SSEConnectorError, StreamDecoder, StreamError
+from sse_core import Completion, SSEConnectorError, StreamDecoder, StreamError
+from sse_core.pipeline import Accumulator
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 from sse_core.protocols import protocol_names
 

@@ -27,13 +27,8 @@ from pydantic_core import from_json
 from sse_chat.options import PROTOCOL_NAMES
 from sse_chat.protocols import DEFAULT, app_protocol, told_by_answer, told_by_event
 from sse_chat.render import render_completion
-from sse_core import (
-    Completion,
-    IncompleteStreamError,
-    SSEConnectorError,
-    SSEParser,
-    StreamError,
-)
+from sse_core import Completion, IncompleteStreamError, SSEConnectorError, StreamError
+from sse_core.pipeline import SSEParser
 from sse_core.pipeline.session import StreamSession
 
 __all__ = ["add_decode_arguments", "decode_body", "detect_protocol", "run_decode"]

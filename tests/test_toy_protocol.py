@@ -32,13 +32,13 @@ from sse_core import (
     Finish,
     IncompleteStreamError,
     ReasoningDelta,
-    ServerSentEvent,
     StreamEnd,
     StreamEvent,
     TextDelta,
     ToolCallDelta,
     decode,
 )
+from sse_core.pipeline import ServerSentEvent
 from sse_core.protocols import (
     RequestShape,
     WireProtocol,

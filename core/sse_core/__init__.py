@@ -1,32 +1,31 @@
-"""Framework-free streaming core for OpenAI-compatible gateways.
+"""Framework-free streaming core for LLM gateways.
 
-The data path runs one way, a folder per layer: body bytes -> :class:`SSEParser` -> the
-protocol's payload decoder (:class:`ChunkDecoder` for the default one; each protocol's
-registers its own, and :class:`StreamDecoder` holds the one asked for) -> StreamEvents ->
-:class:`Accumulator` -> :class:`Completion` (``sse_core.pipeline``, no I/O at all); the
-transport (:class:`ChatClient`, :class:`AsyncChatClient`, ``sse_core.transport``) feeds it
-over httpx; the adapters map its events and snapshots to framework objects. The shared
-vocabulary (events, the Completion, errors) sits at this package's root.
+The data path runs one way, a folder per layer: body bytes -> the SSE parser -> the
+protocol's payload decoder (each protocol registers its own) -> StreamEvents -> the
+accumulator -> :class:`Completion` (:mod:`sse_core.pipeline`, no I/O at all); the transport
+(:class:`ChatClient`, :class:`AsyncChatClient`, ``sse_core.transport``) feeds it over httpx or
+httpx2; the adapters map its events and snapshots to framework objects. The shared vocabulary
+(events, the Completion, errors) sits at this package's root.
 
-What this package exports, and why (everything else is importable from its module, for
-the adapters and the tests, and may change):
+What this package exports is what a user needs, and nothing more:
 
 - to stream: :class:`ChatClient`, :class:`AsyncChatClient` (with :class:`ChatStream`,
   :class:`AsyncChatStream`), their settings (:class:`ClientConfig`, :class:`Timeouts`,
   :class:`RetryPolicy`) and the pool an adapter keeps (:class:`ClientPool`);
-- to decode bytes from anywhere (a file, a proxy, a test): :func:`decode`,
-  :class:`StreamDecoder`, :class:`StreamSession`, :class:`SSEParser` and
-  :class:`ServerSentEvent`, and the three built-in payload decoders;
-- what comes out: the events (:data:`StreamEvent` and each of its members), the
-  :class:`Accumulator` that assembles them with its per-read :class:`ReadDelta`, and the
+- to decode bytes from anywhere (a file, a proxy, a test): :func:`decode` and
+  :class:`StreamDecoder`, and the names ``protocol=`` takes (:func:`protocol_names`);
+- what comes out: the events (:data:`StreamEvent` and each of its members) and the
   :class:`Completion` with its parts;
 - every error of the tree (:mod:`sse_core.errors`), to catch by kind;
 - recording for the emulator's replay (:class:`RecordingTransport`, :func:`recording_client`,
-  :func:`recording_async_client`);
-- what a third protocol needs (:func:`register_protocol`, :class:`WireProtocol`,
-  :class:`RequestShape`, :class:`PayloadDecoder`) and the names ``protocol=`` takes
-  (:func:`protocol_names`); a protocol's own request rules are in its module,
-  :mod:`sse_core.protocols`.
+  :func:`recording_async_client`).
+
+Two packages are the extension API: :mod:`sse_core.protocols` (a protocol of one's own:
+``register_protocol``, ``WireProtocol``, ``RequestShape``, ``PayloadDecoder``, the turns and
+each protocol's request rules) and :mod:`sse_core.pipeline` (the pipeline's parts, to drive
+by hand: the parser, the built-in payload decoders, the session, the accumulator and its
+per-read delta). Their names were exported here before 0.1; reading one from here still works,
+with a DeprecationWarning naming its home.
 """
 
 from sse_core.completion import Choice, Completion, ReasoningBlock, ToolCall, Usage
@@ -66,21 +65,9 @@ from sse_core.events import (
     ToolCallDelta,
     UsageUpdate,
 )
-from sse_core.pipeline.accumulator import Accumulator
-from sse_core.pipeline.anthropic_events import MessagesDecoder
-from sse_core.pipeline.chunks import ChunkDecoder
 from sse_core.pipeline.decoder import StreamDecoder
-from sse_core.pipeline.parser import ServerSentEvent, SSEParser
-from sse_core.pipeline.reads import ReadDelta
-from sse_core.pipeline.responses_events import ResponsesDecoder
-from sse_core.pipeline.session import StreamSession, decode
-from sse_core.protocols import (
-    PayloadDecoder,
-    RequestShape,
-    WireProtocol,
-    protocol_names,
-    register_protocol,
-)
+from sse_core.pipeline.session import decode
+from sse_core.protocols import protocol_names
 from sse_core.transport.client import AsyncChatClient, ChatClient
 from sse_core.transport.config import ClientConfig, Timeouts
 from sse_core.transport.pool import ClientPool
@@ -95,7 +82,6 @@ from sse_core.transport.streams import AsyncChatStream, ChatStream
 __version__ = "0.1.0"
 
 __all__ = [
-    "Accumulator",
     "AsyncChatClient",
     "AsyncChatStream",
     "AuthenticationError",
@@ -103,7 +89,6 @@ __all__ = [
     "ChatClient",
     "ChatStream",
     "Choice",
-    "ChunkDecoder",
     "Citation",
     "ClientConfig",
     "ClientPool",
@@ -116,12 +101,9 @@ __all__ = [
     "GatewayHTTPError",
     "GatewayStreamError",
     "IncompleteStreamError",
-    "MessagesDecoder",
     "Metadata",
     "NotImplementedByServerError",
-    "PayloadDecoder",
     "RateLimitError",
-    "ReadDelta",
     "ReasoningBlock",
     "ReasoningDelta",
     "ReasoningSignature",
@@ -129,20 +111,15 @@ __all__ = [
     "RedactedReasoning",
     "RedirectError",
     "RefusalDelta",
-    "RequestShape",
-    "ResponsesDecoder",
     "RetryPolicy",
     "RetryableRequestError",
     "SSEConnectorError",
-    "SSEParser",
     "ServerError",
-    "ServerSentEvent",
     "StreamDecoder",
     "StreamEnd",
     "StreamError",
     "StreamEvent",
     "StreamProtocolError",
-    "StreamSession",
     "StreamTimeoutError",
     "TextDelta",
     "Timeouts",
@@ -152,10 +129,38 @@ __all__ = [
     "UnexpectedResponseError",
     "Usage",
     "UsageUpdate",
-    "WireProtocol",
     "decode",
     "protocol_names",
     "recording_async_client",
     "recording_client",
-    "register_protocol",
 ]
+
+#: Names exported here before 0.1, and the package each lives in now.
+_MOVED = {
+    **dict.fromkeys(
+        ("Accumulator", "ChunkDecoder", "MessagesDecoder", "ReadDelta", "ResponsesDecoder",
+         "SSEParser", "ServerSentEvent", "StreamSession"),
+        "sse_core.pipeline",
+    ),
+    **dict.fromkeys(
+        ("PayloadDecoder", "RequestShape", "WireProtocol", "register_protocol"),
+        "sse_core.protocols",
+    ),
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    """A name that moved to :mod:`sse_core.pipeline` or :mod:`sse_core.protocols`, with a
+    DeprecationWarning naming its home."""
+    home = _MOVED.get(name)
+    if home is None:
+        raise AttributeError(f"module 'sse_core' has no attribute {name!r}")
+    import importlib
+    import warnings
+
+    warnings.warn(
+        f"sse_core.{name} moved to {home}.{name} (import it from there)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module(home), name)

@@ -1,7 +1,7 @@
 """What a gateway's recorded answers show: where usage goes, how reasoning and tool calls
 travel, how the stream ends. Pure: recorded bytes and sidecars in, :class:`Findings` out.
 
-Bodies are split into events by ``sse_core``'s :class:`~sse_core.SSEParser` and each data
+Bodies are split into events by ``sse_core``'s :class:`~sse_core.pipeline.SSEParser` and each data
 payload is read with ``pydantic_core.from_json``.
 """
 
@@ -14,7 +14,8 @@ from typing import Any, Literal
 
 from pydantic_core import from_json
 
-from sse_core import SSEConnectorError, SSEParser
+from sse_core import SSEConnectorError
+from sse_core.pipeline import SSEParser
 
 __all__ = ["Exchange", "Failure", "Findings", "exchange", "find"]
 

@@ -19,7 +19,8 @@ from typing import Any, Literal
 import httpx
 from pydantic_core import from_json
 
-from sse_core import SSEConnectorError, SSEParser
+from sse_core import SSEConnectorError
+from sse_core.pipeline import SSEParser
 from sse_core.transport.config import ClientConfig
 from sse_core.transport.http import build_headers
 from sse_core.transport.recording import recording_async_client

@@ -184,3 +184,30 @@ def test_a_readme_is_not_an_event_stream() -> None:
     assert "expected an event stream" in message and "no SSE event" in message
     assert "retry the request" not in message
     assert repr(README.read_bytes()[:20].decode())[1:-1] in message  # it shows the start
+
+
+def test_the_package_exports_what_a_user_needs_and_the_extension_api_lives_apart() -> None:
+    """``sse_core`` is the user's surface (clients, decode, events, the Completion, errors,
+    config, recording); the pipeline's parts and a protocol's API are their own packages."""
+    import sse_core.pipeline
+    import sse_core.protocols
+
+    assert len(sse_core.__all__) <= 52
+    for name in ("Accumulator", "SSEParser", "StreamSession", "MessagesDecoder"):
+        assert name not in sse_core.__all__ and name in sse_core.pipeline.__all__
+    for name in ("WireProtocol", "RequestShape", "register_protocol", "PayloadDecoder"):
+        assert name not in sse_core.__all__ and name in sse_core.protocols.__all__
+
+
+@pytest.mark.parametrize(
+    ("name", "home"),
+    [("Accumulator", "sse_core.pipeline"), ("WireProtocol", "sse_core.protocols")],
+)
+def test_a_name_that_moved_still_reads_with_a_warning_naming_its_home(name: str, home: str) -> None:
+    import importlib
+
+    with pytest.warns(DeprecationWarning, match=f"moved to {home}.{name}"):
+        moved = getattr(sse_core, name)
+    assert moved is getattr(importlib.import_module(home), name)
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        sse_core.Nope  # noqa: B018

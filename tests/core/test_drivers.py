@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sse_core import (
-    Accumulator,
     AsyncChatClient,
     ChatClient,
     Completion,
@@ -32,10 +31,10 @@ from sse_core import (
     StreamDecoder,
     StreamError,
     StreamProtocolError,
-    StreamSession,
     TextDelta,
     decode,
 )
+from sse_core.pipeline import Accumulator, StreamSession
 from sse_core.pipeline.parser import DEFAULT_MAX_EVENT_BYTES
 from sse_emulator.pytest_plugin import ReplayFactory
 from tests.core.core_frames import delta, sse

@@ -170,7 +170,7 @@ def test_a_created_at_no_int_holds_is_no_time_on_every_core_path(number: str) ->
     assert (whole.content, whole.created, whole.finish_reason) == ("Hello", None, "stop")
     decoder = StreamDecoder(protocol="responses")
     events = [event for at in range(len(stream)) for event in decoder.feed(stream[at : at + 1])]
-    fed = sse_core.Accumulator()
+    fed = sse_core.pipeline.Accumulator()
     fed.extend([*events, *decoder.finish()])
     assert fed.completion() == whole
     with (
@@ -194,7 +194,7 @@ def test_a_retry_field_of_any_length_is_read_without_an_error(digits: int) -> No
     """WHATWG: ``retry:`` of ASCII digits sets the reconnection time; an integer no int
     holds (past Python's digit limit) is no time, and the event still decodes."""
     frame = b"retry: " + b"7" * digits + b"\n" + chat_frames
-    parser = sse_core.SSEParser()
+    parser = sse_core.pipeline.SSEParser()
     events = parser.feed(frame)
     assert [event.data for event in events][:1] == ['{"choices":[{"delta":{"content":"hi"}}]}']
     readable = digits <= sys.get_int_max_str_digits()

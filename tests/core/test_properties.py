@@ -13,15 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sse_core import (
-    Accumulator,
-    ChunkDecoder,
-    Completion,
-    SSEConnectorError,
-    StreamDecoder,
-    StreamError,
-    decode,
-)
+from sse_core import Completion, SSEConnectorError, StreamDecoder, StreamError, decode
+from sse_core.pipeline import Accumulator, ChunkDecoder
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 BODIES = {

@@ -18,15 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sse_core import (
-    Accumulator,
-    Completion,
-    SSEConnectorError,
-    StreamDecoder,
-    StreamError,
-    StreamSession,
-    decode,
-)
+from sse_core import Completion, SSEConnectorError, StreamDecoder, StreamError, decode
+from sse_core.pipeline import Accumulator, StreamSession
 from tests.core.anthropic.test_captures import CAPTURES
 from tests.core.anthropic.test_messages_wire import BODIES as MESSAGES_BODIES
 from tests.core.responses.test_fixtures import FIXTURES

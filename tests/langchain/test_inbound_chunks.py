@@ -1,7 +1,7 @@
 """The pure inbound mapping: StreamEvents to chunks, the final chunk, usage, content blocks.
 
 The mapper follows the choice the core's accumulator follows; :func:`_read` feeds an
-:class:`~sse_core.Accumulator` first, as the stream does before it hands a read over.
+:class:`~sse_core.pipeline.Accumulator` first, as the stream does before it hands a read over.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from langchain_core.outputs import ChatGenerationChunk
 
 from langchain_sse._inbound import ChunkMapper, Item, MapMode, convert_completion, map_usage
 from sse_core import (
-    Accumulator,
     Choice,
     Completion,
     Finish,
@@ -27,6 +26,7 @@ from sse_core import (
     Usage,
     UsageUpdate,
 )
+from sse_core.pipeline import Accumulator
 
 
 def _read(events: list[StreamEvent], mapper: ChunkMapper | None = None) -> list[Item]:

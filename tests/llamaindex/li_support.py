@@ -19,7 +19,8 @@ from pydantic import Field
 from llamaindex_sse._inbound import ResponseMapper
 from llamaindex_sse._lazy import Build
 from llamaindex_sse.model import SSELLM
-from sse_core import Accumulator, GatewayEvent, StreamEvent, Timeouts
+from sse_core import GatewayEvent, StreamEvent, Timeouts
+from sse_core.pipeline import Accumulator
 from sse_emulator import RequestRecord
 
 #: ``make_llm(dialect="openai", fault=None, **fields)``: an SSELLM on the emulator.

@@ -23,7 +23,8 @@ import sse_core
 from llamaindex_sse import SSELLM
 from llamaindex_sse._inbound import ResponseMapper, to_chat_response
 from llamaindex_sse._lazy import Build
-from sse_core import Accumulator, StreamDecoder, StreamEvent
+from sse_core import StreamDecoder, StreamEvent
+from sse_core.pipeline import Accumulator
 from sse_core.protocols.anthropic import MESSAGE as ANTHROPIC_RAW
 from tests.llamaindex.li_support import sse_transport
 

@@ -19,7 +19,8 @@ import sse_core
 from llamaindex_sse import SSELLM
 from llamaindex_sse._inbound import ResponseMapper
 from llamaindex_sse._lazy import Build, StreamResponse, probe_pydantic
-from sse_core import Accumulator, StreamEvent, TextDelta, ToolCallDelta, fast_paths
+from sse_core import StreamEvent, TextDelta, ToolCallDelta, fast_paths
+from sse_core.pipeline import Accumulator
 from sse_core.protocols.anthropic import MESSAGE as ANTHROPIC_RAW
 from sse_core.protocols.responses import RESPONSE as RESPONSES_RAW
 from sse_emulator import Emulator

@@ -1,7 +1,7 @@
 """The content blocks of one Anthropic Messages answer, keyed by ``index``: what each block
 is (text, thinking, a tool call, ...), what it holds so far, and the StreamEvents its start,
 deltas and stop become (the rules are listed in :mod:`.anthropic_events`, whose
-:class:`~sse_core.MessagesDecoder` hands every ``content_block_*`` event here).
+:class:`~sse_core.pipeline.MessagesDecoder` hands every ``content_block_*`` event here).
 """
 
 from __future__ import annotations

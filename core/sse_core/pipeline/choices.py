@@ -21,7 +21,8 @@ __all__ = ["ChoiceParts", "Mark"]
 
 #: Where one choice's answer stood: (choice, text pieces, reasoning pieces, refusal pieces,
 #: tool-call fragments, closed reasoning blocks, citations). Made by
-#: :meth:`~sse_core.Accumulator.mark`, read by :meth:`~sse_core.Accumulator.snapshot`.
+#: :meth:`~sse_core.pipeline.Accumulator.mark`, read by
+#: :meth:`~sse_core.pipeline.Accumulator.snapshot`.
 Mark: TypeAlias = tuple[int, int, int, int, int, int, int]
 
 

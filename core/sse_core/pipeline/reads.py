@@ -7,10 +7,10 @@ of :class:`~sse_core.pipeline.tool_calls.CallParts`, the reasoning blocks that c
 citations that came, named gateway events kept in order, the usage reported, and where the
 choice stands after it (its mark and finish).
 
-A stream's reads come from its accumulator (:meth:`~sse_core.Accumulator.read`), which holds
-every piece already: the adapters walk no event for them. :func:`merge_read` merges a list of
-events alone, with no accumulator: it cannot know the text a reasoning block began with in
-an earlier read, so it gives no reasoning blocks, and no mark.
+A stream's reads come from its accumulator (:meth:`~sse_core.pipeline.Accumulator.read`),
+which holds every piece already: the adapters walk no event for them. :func:`merge_read`
+merges a list of events alone, with no accumulator: it cannot know the text a reasoning block
+began with in an earlier read, so it gives no reasoning blocks, and no mark.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ class ReadDelta:
         usage: The usage reported in this read (the last report, if several), or None.
         events: The named gateway events of the read, in order.
         mark: Where the choice stands after the read (for
-            :meth:`~sse_core.Accumulator.snapshot`: its text, calls, closed reasoning blocks
-            and citations as they stood then); None before any choice arrived.
+            :meth:`~sse_core.pipeline.Accumulator.snapshot`: its text, calls, closed
+            reasoning blocks and citations as they stood then); None before any choice arrived.
         finish: The choice's finish (reason, stop reason, stop sequence) as it stands after
             the read, None before it finished.
     """
@@ -212,7 +212,7 @@ class _Collect:
 def merge_read(events: Iterable[StreamEvent], choice: int | None) -> ReadDelta:
     """What ``events`` (one read) added to ``choice`` (None: no choice yet, only named events
     and usage), from the events alone: no reasoning blocks and no mark (a stream's reads
-    come from its accumulator, :meth:`~sse_core.Accumulator.read`, which has them); its
+    come from its accumulator, :meth:`~sse_core.pipeline.Accumulator.read`, which has them); its
     ``finish`` is the read's own Finish, if one came.
 
     Args:

@@ -1,7 +1,7 @@
 """The output items of one Responses stream, keyed by ``output_index``: how each event
 changes an item and its parts (:mod:`.responses_parts`: what they are and hold), and the
 StreamEvents its deltas, its ``.done`` events and the final output become. The rules are
-listed in :mod:`.responses_events`, whose :class:`~sse_core.ResponsesDecoder` hands every
+listed in :mod:`.responses_events`, whose :class:`~sse_core.pipeline.ResponsesDecoder` hands every
 item event here.
 """
 

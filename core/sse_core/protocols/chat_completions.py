@@ -1,7 +1,8 @@
 """OpenAI chat completions, the default protocol, in every gateway dialect.
 
 - Stream: ``data: <chat.completion.chunk>`` frames ending with ``data: [DONE]`` or a
-  ``finish_reason`` (:class:`~sse_core.ChunkDecoder`, with the optional msgspec accelerator).
+  ``finish_reason`` (:class:`~sse_core.pipeline.ChunkDecoder`, with the optional msgspec
+  accelerator).
 - Request: ``POST {base_url}/chat/completions`` with ``Authorization: Bearer``; the body asks
   for ``stream_options.include_usage`` when usage is wanted (and drops ``stream_options``
   from a whole-answer request, where OpenAI refuses it); more than one choice (``n``) is

@@ -14,17 +14,16 @@ from sse_core import (
     GatewayEvent,
     GatewayStreamError,
     IncompleteStreamError,
-    MessagesDecoder,
     Metadata,
     ReasoningDelta,
     ReasoningSignature,
     StreamDecoder,
     StreamEnd,
-    StreamSession,
     TextDelta,
     UsageUpdate,
     decode,
 )
+from sse_core.pipeline import MessagesDecoder, StreamSession
 from tests.core.anthropic.messages_wire import (
     PING,
     STOP,
@@ -111,7 +110,7 @@ def test_unknown_named_events_keep_their_name_and_data() -> None:
 
 def test_payload_decoders_share_one_interface() -> None:
     decoder = MessagesDecoder()
-    from sse_core import ServerSentEvent
+    from sse_core.pipeline import ServerSentEvent
 
     events = decoder.decode(ServerSentEvent(data=json.dumps(start()), event="message_start"))
     assert isinstance(events[0], Metadata)

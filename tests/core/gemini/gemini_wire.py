@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from sse_core import Accumulator, Completion, SSEParser, StreamError
+from sse_core import Completion, StreamError
 from sse_core.events import StreamEvent
+from sse_core.pipeline import Accumulator, SSEParser
 from sse_core.protocols.gemini import GenerateContentDecoder
 
 Payload = dict[str, Any]

@@ -17,15 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sse_core import (
-    Accumulator,
     GatewayStreamError,
     IncompleteStreamError,
     StreamDecoder,
     StreamError,
     StreamProtocolError,
-    StreamSession,
     decode,
 )
+from sse_core.pipeline import Accumulator, StreamSession
 from sse_core.protocols.gemini import API, ENDS, GenerateContentDecoder
 from sse_core.protocols.registry import REGISTRY, WireProtocol
 from tests.core.gemini.gemini_wire import (

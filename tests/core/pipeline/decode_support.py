@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sse_core import Accumulator, StreamDecoder, StreamError, StreamEvent, UsageUpdate
+from sse_core import StreamDecoder, StreamError, StreamEvent, UsageUpdate
+from sse_core.pipeline import Accumulator
 
 #: The events (with what an error carried), the error's class name, and the Completion.
 Outcome = tuple[list[Any], str, Any]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from sse_core import (
-    Accumulator,
     Choice,
     Completion,
     ErrorFrame,
@@ -25,6 +24,7 @@ from sse_core import (
     UsageUpdate,
     decode,
 )
+from sse_core.pipeline import Accumulator
 from tests.core.core_frames import delta, sse
 
 # --- moved from the decoder suite: usage and the end-of-stream rule -----------------------------

@@ -21,14 +21,12 @@ from pathlib import Path
 import pytest
 
 from sse_core import (
-    Accumulator,
     Citation,
     Completion,
     ErrorFrame,
     Finish,
     GatewayEvent,
     GatewayStreamError,
-    ReadDelta,
     ReasoningBlock,
     ReasoningDelta,
     ReasoningSignature,
@@ -42,6 +40,7 @@ from sse_core import (
     Usage,
     UsageUpdate,
 )
+from sse_core.pipeline import Accumulator, ReadDelta
 from sse_core.pipeline.reads import merge_read
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -11,14 +11,12 @@ import json
 import pytest
 
 from sse_core import (
-    ChunkDecoder,
     Finish,
     GatewayEvent,
     GatewayStreamError,
     IncompleteStreamError,
     Metadata,
     ReasoningDelta,
-    ServerSentEvent,
     StreamDecoder,
     StreamEnd,
     StreamProtocolError,
@@ -28,6 +26,7 @@ from sse_core import (
     UsageUpdate,
     decode,
 )
+from sse_core.pipeline import ChunkDecoder, ServerSentEvent
 from tests.core.core_frames import delta, sse, tool
 
 # --- text, reasoning, think tags -------------------------------------------------------------

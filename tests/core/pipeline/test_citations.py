@@ -13,16 +13,8 @@ from typing import Any
 
 import pytest
 
-from sse_core import (
-    Accumulator,
-    Citation,
-    Completion,
-    GatewayEvent,
-    MessagesDecoder,
-    StreamDecoder,
-    StreamSession,
-    TextDelta,
-)
+from sse_core import Citation, Completion, GatewayEvent, StreamDecoder, TextDelta
+from sse_core.pipeline import Accumulator, MessagesDecoder, StreamSession
 from tests.core.anthropic.messages_wire import (
     STOP,
     block,

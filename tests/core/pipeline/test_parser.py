@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sse_core import ServerSentEvent, SSEParser, StreamProtocolError
+from sse_core import StreamProtocolError
+from sse_core.pipeline import ServerSentEvent, SSEParser
 
 
 def parse(body: bytes, *, pieces: int = 0) -> list[ServerSentEvent]:

@@ -12,23 +12,25 @@ from collections.abc import Iterator
 import pytest
 
 from sse_core import (
-    ChunkDecoder,
     ConfigurationError,
     ErrorFrame,
     Finish,
     GatewayEvent,
     GatewayStreamError,
     IncompleteStreamError,
-    MessagesDecoder,
-    ResponsesDecoder,
-    ServerSentEvent,
-    SSEParser,
     StreamDecoder,
     StreamEnd,
     StreamEvent,
     StreamProtocolError,
     TextDelta,
     decode,
+)
+from sse_core.pipeline import (
+    ChunkDecoder,
+    MessagesDecoder,
+    ResponsesDecoder,
+    ServerSentEvent,
+    SSEParser,
 )
 from sse_core.pipeline.session import StreamSession
 from sse_core.protocols import registry as protocols

@@ -7,7 +7,6 @@ from sse_core import (
     Finish,
     GatewayEvent,
     Metadata,
-    ReadDelta,
     ReasoningDelta,
     RefusalDelta,
     StreamEnd,
@@ -16,6 +15,7 @@ from sse_core import (
     Usage,
     UsageUpdate,
 )
+from sse_core.pipeline import ReadDelta
 from sse_core.pipeline.reads import merge_read
 
 NOTE = GatewayEvent(name="note", data={"n": 1})

@@ -18,12 +18,12 @@ from sse_core import (
     IncompleteStreamError,
     ReasoningDelta,
     StreamProtocolError,
-    StreamSession,
     StreamTimeoutError,
     TextDelta,
     UnexpectedResponseError,
     decode,
 )
+from sse_core.pipeline import StreamSession
 from tests.core.core_frames import delta, sse
 
 SECRET = "sk-session-canary-9f8e7d"

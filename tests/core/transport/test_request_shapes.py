@@ -25,11 +25,11 @@ from sse_core import (
     ConfigurationError,
     Finish,
     GatewayEvent,
-    ServerSentEvent,
     StreamEnd,
     StreamEvent,
     TextDelta,
 )
+from sse_core.pipeline import ServerSentEvent
 from sse_core.protocols import registry, request_shape
 from sse_core.protocols.registry import RequestShape, WireProtocol, plain_body, register_protocol
 from sse_core.transport import wire

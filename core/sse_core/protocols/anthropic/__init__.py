@@ -1,7 +1,7 @@
 """Anthropic Messages (``/v1/messages``): its stream, its request, and the API's request rules.
 
 - Stream: ``message_start``, ``content_block_*``, ``message_delta``, ``message_stop``,
-  ``ping``, ``error`` (:class:`~sse_core.MessagesDecoder`).
+  ``ping``, ``error`` (:class:`~sse_core.pipeline.MessagesDecoder`).
 - Request: ``POST {base_url}/v1/messages`` (``/messages`` when ``base_url`` already ends in
   ``/v1``, so the roots that Anthropic-compatible gateways document, ``https://api.anthropic.com``
   or ``http://localhost:4000``, and their ``/v1`` forms both work), with ``x-api-key`` and

@@ -3,7 +3,8 @@ rules.
 
 - Stream: named ``response.*`` events keyed by ``output_index``, ending with
   ``response.completed`` / ``response.incomplete`` / ``response.failed`` or ``error``
-  (:class:`~sse_core.ResponsesDecoder`; the rules in :mod:`sse_core.pipeline.responses_events`).
+  (:class:`~sse_core.pipeline.ResponsesDecoder`; the rules in
+  :mod:`sse_core.pipeline.responses_events`).
 - Request: ``POST {base_url}/responses`` with ``Authorization: Bearer``; ``base_url`` is what
   the gateways document, with its version prefix (``https://api.openai.com/v1``,
   ``https://openrouter.ai/api/v1``, ``http://localhost:8000/v1``). The body is the payload with
