@@ -35,6 +35,7 @@ def test_every_benchmark_is_covered() -> None:
         "bench_first_token.py",
         "bench_fragments.py",
         "bench_framework_floor.py",
+        "bench_gemini.py",
         "bench_langchain.py",
         "bench_llamaindex.py",
         "bench_pathological.py",
