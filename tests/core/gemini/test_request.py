@@ -379,3 +379,9 @@ def test_a_real_capture_s_final_signed_empty_part_goes_back() -> None:
         parts = build(ASK, turn, ASK)["contents"][1]["parts"]
     assert parts == [{"text": answer.content}, block.item["part"]]
     assert parts[-1]["thoughtSignature"] == block.signature
+
+
+def test_an_item_without_its_part_sends_nothing_of_it() -> None:
+    broken = {k: v for k, v in item("thought", {}).items() if k != "part"}
+    answer = Turn(role="assistant", parts=(ReasoningPart(item=broken), TextPart(text="Hi.")))
+    assert build(ASK, answer, ASK)["contents"][1]["parts"] == [{"text": "Hi."}]

@@ -241,7 +241,8 @@ def _model_parts(turn: Turn, lost: list[str]) -> list[Block]:
         (item for item in items if item.get("kind") not in ("text", "function_call")),
         key=_position,
     )
-    out: list[Block] = [dict(item["part"]) for item in first if isinstance(item["part"], Mapping)]
+    parts = [item.get("part") for item in first]
+    out: list[Block] = [dict(part) for part in parts if isinstance(part, Mapping)]
     raw = [dict(p.block) for p in turn.parts if isinstance(p, RawPart) and signed_item(p) is None]
     text = "".join(p.text for p in turn.parts if isinstance(p, TextPart))
     out += raw + _texts(text, [item for item in items if item.get("kind") == "text"], lost)
