@@ -140,8 +140,9 @@ def _models(url: str, shape: str) -> dict[str, Callable[[], Seen]]:
     if installed(LC_ANCHOR):
         from langchain_google_genai import ChatGoogleGenerativeAI
 
+        # max_retries=1: one attempt, no retry (its 0 is google-genai's default, 5 retries).
         anchor: Any = ChatGoogleGenerativeAI(
-            model=MODEL, base_url=url, google_api_key="bench", max_retries=0, timeout=TIMEOUT
+            model=MODEL, base_url=url, google_api_key="bench", max_retries=1, timeout=TIMEOUT
         )
         if shape == "calls":
             anchor = anchor.bind_tools([TOOL])
