@@ -33,6 +33,9 @@ from sse_core.completion import Completion
 from sse_core.errors import GatewayHTTPError, SSEConnectorError, StreamTimeoutError
 from sse_core.fast_paths import FastPath, is_on
 from sse_core.pipeline.session import StreamSession
+from sse_core.telemetry.call import Call, request_attributes
+from sse_core.telemetry.setting import Telemetry
+from sse_core.telemetry.setting import resolve as resolve_telemetry
 from sse_core.transport.config import (
     ClientConfig,
     check_header,
@@ -67,7 +70,6 @@ __all__ = ["AsyncChatClient", "ChatClient", "Prepared", "RetryStep"]
 logger: logging.Logger = logging.getLogger("sse_core")
 
 
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Prepared:
     """One request, ready to send (and to send again)."""
@@ -95,12 +97,13 @@ class RetryStep:
 
 
 class _Attempts:
-    __slots__ = ("body", "tries", "watch")
+    __slots__ = ("body", "call", "tries", "watch")
 
-    def __init__(self, body: dict[str, Any]) -> None:
+    def __init__(self, body: dict[str, Any], call: Call | None) -> None:
         self.body = body
         self.tries = 0
         self.watch: HeadWatch | None = None
+        self.call = call  # told of each retry (telemetry; None: off)
 
 
 def _remaining(deadline: float | None) -> float | None:
@@ -113,11 +116,17 @@ class _ClientBase:
     _asynchronous = False
 
     def __init__(
-        self, config: ClientConfig | None, settings: dict[str, Any], http_client: object
+        self,
+        config: ClientConfig | None,
+        settings: dict[str, Any],
+        http_client: object,
+        telemetry: bool | Telemetry | None = None,
     ) -> None:
         if config is not None and settings:
             raise TypeError(f"pass either config= or settings, not both (got {sorted(settings)})")
         self.config: ClientConfig = config if config is not None else ClientConfig.build(**settings)
+        #: Where calls are recorded (:mod:`sse_core.telemetry`); None: telemetry is off.
+        self.telemetry: Telemetry | None = resolve_telemetry(telemetry)
         asynchronous = self._asynchronous
         #: The package of the HTTP client: httpx's or httpx2's (see :mod:`.packages`).
         self.package: HttpPackage = (
@@ -190,6 +199,18 @@ class _ClientBase:
             url=None if routed is None else self.package.url(routed),
         )
 
+    def _call(self, payload: Mapping[str, Any], streaming: bool) -> Call | None:
+        """The telemetry of one call, or None where nothing records it."""
+        telemetry = self.telemetry
+        instruments = None if telemetry is None else telemetry.instruments()
+        if instruments is None:
+            return None
+        config = self.config
+        facts = request_attributes(
+            payload, protocol=config.protocol, url=config.public_url, streaming=streaming
+        )
+        return Call(instruments, facts)
+
     def _session(self, prepared: Prepared) -> StreamSession:
         return StreamSession(
             max_event_bytes=self.config.max_event_bytes,
@@ -259,6 +280,8 @@ class _ClientBase:
         if step.counts:
             attempt.tries += 1
         attempt.body = step.body
+        if attempt.call is not None:
+            attempt.call.retried(error, step.delay)
         logger.info("%s; retrying in %.3g s", _what_failed(error), step.delay)
         return step.delay
 
@@ -316,6 +339,10 @@ class ChatClient(_ClientBase):
             sent; the protocol's own by default), ``path``, ``default_headers``,
             ``timeout`` (seconds, or :class:`Timeouts`), ``max_retries``, ``retry``,
             ``include_usage``, ``extra_body``, ``max_event_bytes``, ``secret_headers``.
+        telemetry: Whether calls are recorded with OpenTelemetry (:mod:`sse_core.telemetry`):
+            None or True, when the application set a provider (off where
+            ``SSE_CONNECTORS_TELEMETRY=0``); False, never; a :class:`Telemetry`, to its
+            providers.
 
     Raises:
         ConfigurationError: A setting is missing or cannot work.
@@ -326,9 +353,10 @@ class ChatClient(_ClientBase):
         config: ClientConfig | None = None,
         *,
         http_client: httpx.Client | httpx2.Client | None = None,
+        telemetry: bool | Telemetry | None = None,
         **settings: Any,
     ) -> None:
-        super().__init__(config, settings, http_client)
+        super().__init__(config, settings, http_client, telemetry)
 
     def stream(
         self,
@@ -346,7 +374,8 @@ class ChatClient(_ClientBase):
                 stream then yields all its events at once. Streaming is what detects a cut
                 answer; use False only for a gateway whose streaming path is broken.
         """
-        return ChatStream(self, self._prepare(payload, headers, streaming))
+        prepared = self._prepare(payload, headers, streaming)
+        return ChatStream(self, prepared, self._call(payload, streaming))
 
     def complete(
         self,
@@ -370,8 +399,8 @@ class ChatClient(_ClientBase):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _open(self, prepared: Prepared) -> Any:
-        attempt = _Attempts(prepared.body)
+    def _open(self, prepared: Prepared, call: Call | None = None) -> Any:
+        attempt = _Attempts(prepared.body, call)
         while True:
             with HttpxErrors(partial(self._unreachable, prepared, attempt)) as head:
                 request = self._request(prepared, attempt)
@@ -396,9 +425,10 @@ class AsyncChatClient(_ClientBase):
         config: ClientConfig | None = None,
         *,
         http_client: httpx.AsyncClient | httpx2.AsyncClient | None = None,
+        telemetry: bool | Telemetry | None = None,
         **settings: Any,
     ) -> None:
-        super().__init__(config, settings, http_client)
+        super().__init__(config, settings, http_client, telemetry)
 
     def stream(
         self,
@@ -416,7 +446,8 @@ class AsyncChatClient(_ClientBase):
                 stream then yields all its events at once. Streaming is what detects a cut
                 answer; use False only for a gateway whose streaming path is broken.
         """
-        return AsyncChatStream(self, self._prepare(payload, headers, streaming))
+        prepared = self._prepare(payload, headers, streaming)
+        return AsyncChatStream(self, prepared, self._call(payload, streaming))
 
     async def complete(
         self,
@@ -440,8 +471,8 @@ class AsyncChatClient(_ClientBase):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _open(self, prepared: Prepared) -> Any:
-        attempt = _Attempts(prepared.body)
+    async def _open(self, prepared: Prepared, call: Call | None = None) -> Any:
+        attempt = _Attempts(prepared.body, call)
         while True:
             with HttpxErrors(partial(self._unreachable, prepared, attempt)) as head:
                 request = self._request(prepared, attempt)
@@ -453,5 +484,3 @@ class AsyncChatClient(_ClientBase):
             else:
                 error = self._status_error(response, await aread_error_body(response), prepared)
             await asyncio.sleep(self._retry(error, attempt, prepared.deadline))
-
-

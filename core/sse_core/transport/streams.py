@@ -36,8 +36,10 @@ from sse_core.transport.config import ClientConfig
 from sse_core.transport.head import READ_TIMEOUT, IdleWatch
 from sse_core.transport.http import HttpxErrors, detach, map_transport_error
 from sse_core.transport.keepalive import REUSE
+from sse_core.transport.traced import atraced, traced
 
 if TYPE_CHECKING:
+    from sse_core.telemetry.call import Call
     from sse_core.transport.client import AsyncChatClient, ChatClient, Prepared
     from sse_core.transport.packages import AnyResponse
 
@@ -52,17 +54,34 @@ class _Outcome:
     its stream object without pointing back at it (and the body's idle watch, if any), and
     which of the transport's fast paths are on for its client (decided once per stream)."""
 
-    __slots__ = ("asked", "completion", "idle", "read_timeout", "response", "reuse", "task")
+    __slots__ = (
+        "asked",
+        "call",
+        "completion",
+        "idle",
+        "left",
+        "read_timeout",
+        "response",
+        "reuse",
+        "task",
+    )
 
-    def __init__(self, client: ChatClient | AsyncChatClient) -> None:
+    def __init__(self, client: ChatClient | AsyncChatClient, call: Call | None) -> None:
         self.response: AnyResponse | None = None
         self.completion: Completion | None = None
         self.idle: IdleWatch | None = None
-        self.reuse = client.fast(REUSE)
-        self.read_timeout = client.fast(READ_TIMEOUT)
+        self.reuse: bool = client.fast(REUSE)
+        self.read_timeout: bool = client.fast(READ_TIMEOUT)
         #: The task reading an async stream, and its cancel requests when the stream began.
         self.task: asyncio.Task[Any] | None = None
-        self.asked = 0
+        self.asked: int = 0
+        #: The call's telemetry (None: off), and whether the stream's caller closed it.
+        self.call: Call | None = call
+        self.left: bool = False
+
+    def cancel_asked(self) -> bool:
+        """Whether a cancel was asked of the reading task since the stream began."""
+        return _cancel_requests(self.task) > self.asked
 
     @property
     def ended_well(self) -> bool:
@@ -233,7 +252,7 @@ def _cancel_requests(task: asyncio.Task[Any] | None) -> int:
 def _start_sync(
     client: ChatClient, prepared: Prepared, session: StreamSession, outcome: _Outcome
 ) -> tuple[AnyResponse, Iterator[bytes]]:
-    response = outcome.response = client._open(prepared)
+    response = outcome.response = client._open(prepared, outcome.call)
     body = _body_sync(response, session, outcome)
     Closer.reading[id(response)] = (response, body)  # out of any garbage (see Closer)
     return response, body
@@ -244,7 +263,7 @@ async def _start_async(
 ) -> tuple[AnyResponse, AsyncIterator[bytes]]:
     outcome.task = asyncio.current_task()
     outcome.asked = _cancel_requests(outcome.task)
-    response = outcome.response = await client._open(prepared)
+    response = outcome.response = await client._open(prepared, outcome.call)
     return response, _body_async(response, session, outcome)
 
 
@@ -317,12 +336,14 @@ async def _aflatten(batches: AsyncBatches) -> AsyncGenerator[StreamEvent, None]:
 class ChatStream(_StreamBase):
     """One streamed answer: iterate for StreamEvents; :attr:`completion` at the end."""
 
-    def __init__(self, client: ChatClient, prepared: Prepared) -> None:
+    def __init__(self, client: ChatClient, prepared: Prepared, call: Call | None = None) -> None:
         if not Closer.started:
             Closer.start()
-        self._outcome = _Outcome(client)
+        self._outcome = _Outcome(client, call)
         self._session = client._session(prepared)
         self._batches = _run(client, prepared, self._session, self._outcome)
+        if call is not None:
+            self._batches = traced(self._batches, call, self._session, self._outcome)
         self._events = _flatten(self._batches)
 
     def __iter__(self) -> Iterator[StreamEvent]:
@@ -341,6 +362,7 @@ class ChatStream(_StreamBase):
 
     def close(self) -> None:
         """Stop reading and close the HTTP response now."""
+        self._outcome.left = True
         self._events.close()
         self._batches.close()
         if self._outcome.response is not None:
@@ -358,10 +380,14 @@ class ChatStream(_StreamBase):
 class AsyncChatStream(_StreamBase):
     """Async twin of :class:`ChatStream`; use ``async with`` so an early exit closes at once."""
 
-    def __init__(self, client: AsyncChatClient, prepared: Prepared) -> None:
-        self._outcome = _Outcome(client)
+    def __init__(
+        self, client: AsyncChatClient, prepared: Prepared, call: Call | None = None
+    ) -> None:
+        self._outcome = _Outcome(client, call)
         self._session = client._session(prepared)
         self._batches = _arun(client, prepared, self._session, self._outcome)
+        if call is not None:
+            self._batches = atraced(self._batches, call, self._session, self._outcome)
         self._events = _aflatten(self._batches)
 
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
@@ -380,6 +406,7 @@ class AsyncChatStream(_StreamBase):
 
     async def aclose(self) -> None:
         """Stop reading and close the HTTP response now."""
+        self._outcome.left = True
         await self._events.aclose()
         await self._batches.aclose()
         if self._outcome.response is not None:
