@@ -17,7 +17,9 @@ __all__ = ["reasoning_part", "signed_reasoning"]
 
 def reasoning_part(block: ThinkingBlock) -> ReasoningPart:
     """A ThinkingBlock as the core's reasoning part: a Responses reasoning item (sent back
-    whole), Anthropic's redacted thinking (its data), or thinking with its signature."""
+    whole), Anthropic's redacted thinking (its data), another protocol's own item as the core
+    gave it (a ``type``d dict: Gemini's signed part), or thinking with its signature. What
+    goes back where is the core's rule (:mod:`sse_core.protocols.history`)."""
     info = block.additional_information
     if info.get("type") == "reasoning":  # the Responses API's reasoning item, sent back whole
         item = {"summary": [], **info} if "summary" not in info else dict(info)
@@ -32,9 +34,11 @@ def reasoning_part(block: ThinkingBlock) -> ReasoningPart:
     if info.get("type") == "redacted_thinking" and isinstance(info.get("data"), str):
         return ReasoningPart(redacted=info["data"])
     signature = info.get("signature")
-    return ReasoningPart(
-        text=block.content or "", signature=signature if isinstance(signature, str) else ""
-    )
+    signature = signature if isinstance(signature, str) else ""
+    kind = info.get("type")
+    if isinstance(kind, str) and kind != "thinking":  # another protocol's own item, whole
+        return ReasoningPart(text=block.content or "", signature=signature, item=dict(info))
+    return ReasoningPart(text=block.content or "", signature=signature)
 
 
 def signed_reasoning(messages: Sequence[ChatMessage]) -> list[str]:
