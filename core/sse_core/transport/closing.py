@@ -15,7 +15,7 @@ import contextlib
 import gc
 import queue
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sse_core.transport.body import hang_up, retire
@@ -24,7 +24,14 @@ from sse_core.transport.keepalive import afinish_body, finish_body
 if TYPE_CHECKING:
     from sse_core.transport.packages import AnyResponse
 
-__all__ = ["Closer", "aclose_response", "close_response", "hang_up_unfinished", "unwind"]
+__all__ = [
+    "Closer",
+    "aclose_response",
+    "close_response",
+    "hang_up_unfinished",
+    "run_abandoned",
+    "unwind",
+]
 
 
 async def aclose_response(
@@ -103,7 +110,7 @@ class Closer:
 
     collecting: ClassVar[bool] = False  # a collection is running (set by the gc callback)
     started: ClassVar[bool] = False
-    pending: queue.SimpleQueue[tuple[AnyResponse, Any]] = queue.SimpleQueue()
+    pending: queue.SimpleQueue[tuple[AnyResponse, Any] | Callable[[], None]] = queue.SimpleQueue()
     reading: ClassVar[dict[int, tuple[AnyResponse, Iterator[bytes]]]] = {}
 
     @classmethod
@@ -118,9 +125,26 @@ class Closer:
             threading.Thread(target=cls.run, name="sse-core-closer", daemon=True).start()
 
     @classmethod
+    def later(cls, job: Callable[[], None]) -> None:
+        """Run ``job`` on the closer thread: what a stream abandoned in a collection still
+        has to do that takes locks of its own (ending its telemetry span)."""
+        cls.pending.put(job)
+
+    @classmethod
     def run(cls) -> None:
         while True:
-            close_abandoned(*cls.pending.get())
+            run_abandoned(cls.pending.get())
+
+
+def run_abandoned(item: tuple[AnyResponse, Any] | Callable[[], None]) -> None:
+    """Close a response abandoned in a collection with its body, or run a job of one
+    (nobody to report an error to: it was abandoned). A function of its own: a local of the
+    closer's loop would keep the last item alive until the next."""
+    if callable(item):
+        with contextlib.suppress(Exception):
+            item()
+    else:
+        close_abandoned(*item)
 
 
 def close_abandoned(response: AnyResponse, body: Any) -> None:

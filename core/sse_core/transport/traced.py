@@ -20,10 +20,12 @@ A stream with telemetry off reads its batches straight from the loop.
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import TYPE_CHECKING
 
 from sse_core.telemetry.call import error_type
 from sse_core.telemetry.names import CANCELLED, OTHER
+from sse_core.transport.closing import Closer
 
 if TYPE_CHECKING:
     from sse_core.pipeline.session import StreamSession
@@ -53,6 +55,16 @@ class _End:
         else:
             self.kind, self.error = error_type(exc), exc
 
+    def record(self, call: Call, session: StreamSession, outcome: _Outcome) -> None:
+        """End ``call``; inside a garbage collection (a sync stream abandoned in a reference
+        cycle), on the closer thread: the collector may have stopped this thread while it
+        held a lock of the OpenTelemetry SDK that ending a span takes too."""
+        job = partial(call.end, session.answer, outcome.completion, self.kind, self.error)
+        if Closer.collecting:
+            Closer.later(job)
+        else:
+            job()
+
 
 def traced(batches: Batches, call: Call, session: StreamSession, outcome: _Outcome) -> Batches:
     """``batches``, with the call opened at the first read and ended where they end."""
@@ -69,7 +81,7 @@ def traced(batches: Batches, call: Call, session: StreamSession, outcome: _Outco
         raise
     finally:
         batches.close()
-        call.end(session.answer, outcome.completion, end.kind, end.error)
+        end.record(call, session, outcome)
 
 
 async def atraced(
@@ -90,4 +102,4 @@ async def atraced(
         raise
     finally:
         await batches.aclose()
-        call.end(session.answer, outcome.completion, end.kind, end.error)
+        end.record(call, session, outcome)
