@@ -97,6 +97,39 @@ _HINTS = {
     "effort": "use reasoning_effort (sent as output_config.effort on protocol='anthropic')",
     "reuse_last_container": "send the earlier answer's container id: "
     "model_kwargs={'container': ...}",
+    # ChatGoogleGenerativeAI's names
+    "google_api_key": "use api_key (or set SSE_API_KEY, or GOOGLE_API_KEY or GEMINI_API_KEY "
+    "with protocol='gemini')",
+    "max_output_tokens": "use max_tokens (sent as maxOutputTokens with protocol='gemini', "
+    "max_output_tokens with protocol='responses')",
+    **dict.fromkeys(("additional_headers", "default_metadata"), "use default_headers"),
+    "client_args": "give http_client=httpx.Client(...) (and http_async_client)",
+    "thinking_level": "use reasoning_effort (sent as thinkingLevel on Gemini 3 and later, as "
+    "a thinkingBudget on Gemini 1 and 2, with protocol='gemini')",
+    **dict.fromkeys(
+        ("thinking_budget", "include_thoughts", "thinking_config"),
+        "use reasoning_effort (a thinking level or budget, with includeThoughts, on "
+        "protocol='gemini'), or send model_kwargs={'generationConfig': {'thinkingConfig': "
+        "{...}}}",
+    ),
+    **dict.fromkeys(
+        (
+            "response_mime_type",
+            "response_schema",
+            "response_modalities",
+            "media_resolution",
+            "image_config",
+        ),
+        "send it in Gemini's generationConfig: model_kwargs={'generationConfig': "
+        "{'responseMimeType': ..., ...}} with protocol='gemini'",
+    ),
+    "convert_system_message_to_human": "leave it out: a system message is sent as the "
+    "request's systemInstruction with protocol='gemini'",
+    **dict.fromkeys(
+        ("vertexai", "project", "location", "credentials"),
+        "ChatSSE speaks HTTP to a gateway, not a cloud SDK: give the Gemini endpoint of the "
+        "Vertex AI gateway (or a proxy before it) as base_url, its key as api_key",
+    ),
 }
 _OTHERWISE = "request parameters (top_p, seed, ...) go in model_kwargs"
 

@@ -98,7 +98,8 @@ _HINTS = {
     "built_in_tools": "offer them per call: tools=[{'type': 'web_search'}, ...] (dicts are "
     "sent as given) with protocol='responses'",
     "call_metadata": "send it as a request field: additional_kwargs={'metadata': {...}}",
-    "max_output_tokens": "use max_tokens (sent as max_output_tokens with protocol='responses')",
+    "max_output_tokens": "use max_tokens (sent as max_output_tokens with protocol='responses', "
+    "maxOutputTokens with protocol='gemini')",
     "reasoning_options": "use reasoning_effort, or additional_kwargs={'reasoning': {...}} with "
     "protocol='responses'",
     "track_previous_responses": "send additional_kwargs={'previous_response_id': ..., "
@@ -110,6 +111,19 @@ _HINTS = {
         "SSELLM speaks HTTP to a gateway, not a cloud SDK: give the Messages endpoint of the "
         "Vertex or Bedrock gateway (or a proxy before it) as base_url, its key as api_key",
     ),
+    # llama-index's GoogleGenAI
+    "http_options": "give its parts as SSELLM's settings: base_url (the root, as "
+    "http_options.base_url), default_headers, timeout",
+    "generation_config": "use SSELLM's settings (temperature, max_tokens, reasoning_effort), "
+    "or additional_kwargs={'generationConfig': {...}} with protocol='gemini'",
+    "built_in_tool": "offer it per call: tools=[{'googleSearch': {}}] (a dict is sent as "
+    "given) with protocol='gemini'",
+    "file_mode": "leave it out: SSELLM sends a file's bytes inline (inlineData) and a URL as "
+    "fileData with protocol='gemini'",
+    "debug_config": "leave it out: to record the calls for replay, give "
+    "http_client=sse_core.recording_client(DIR)",
+    "vertexai_config": "SSELLM speaks HTTP to a gateway, not a cloud SDK: give the Gemini "
+    "endpoint of the Vertex AI gateway (or a proxy before it) as base_url, its key as api_key",
 }
 _OTHERWISE = "request parameters (top_p, seed, ...) go in additional_kwargs"
 
