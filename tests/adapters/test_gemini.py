@@ -229,13 +229,6 @@ def test_sse_llm_calls_a_tool(emu: Emulator) -> None:
     assert signed[0].additional_information["part"]["thoughtSignature"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=BadRequestError,
-    reason="llamaindex_sse/_reasoning.py reasoning_part reads only a Responses item or a "
-    "'signature' key: a ThinkingBlock holding a gemini_signed_part item goes back as unsigned "
-    "reasoning, so the call's signature is lost (an adapter fix, out of this change's scope)",
-)
 def test_sse_llm_tool_loop_sends_the_signature_back(emu: Emulator) -> None:
     llm = SSELLM(model=MODEL, base_url=emu.base_url("gemini"), api_key=KEY, protocol="gemini")
     weather = FunctionTool.from_defaults(get_weather)
@@ -249,6 +242,10 @@ def test_sse_llm_tool_loop_sends_the_signature_back(emu: Emulator) -> None:
     thread = [ChatMessage(role=MessageRole.USER, content=ASK), response.message, result]
     answer = llm.chat_with_tools([weather], chat_history=thread)
     assert (answer.message.content or "").startswith("Based on the tool results")
+    (block,) = [b for b in response.message.blocks if isinstance(b, ThinkingBlock)]
+    _, second = emu.requests
+    (called,) = _model_parts(second)
+    assert called["thoughtSignature"] == block.additional_information["part"]["thoughtSignature"]
 
 
 def test_the_key_is_read_from_google_genai_s_variables_in_its_order(
@@ -296,19 +293,14 @@ def _function_agent_answer(llm: SSELLM) -> str:
 
 
 def test_a_llamaindex_function_agent_runs_its_tool_loop_on_gemini_2_5(emu: Emulator) -> None:
-    """Gemini 2.5 does not refuse a call sent back unsigned (G13 is Gemini 3's rule)."""
     base = emu.base_url("gemini")
     llm = SSELLM(model="gemini-2.5-flash", base_url=base, api_key=KEY, protocol="gemini")
     assert _function_agent_answer(llm).startswith("Based on the tool results: get_weather")
     assert [record.status for record in emu.requests] == [200, 200]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=BadRequestError,
-    reason="the signature of the call is lost by llamaindex_sse's reasoning_part (see above)",
-)
 def test_a_llamaindex_function_agent_runs_its_tool_loop_on_gemini_3(emu: Emulator) -> None:
     base = emu.base_url("gemini")
     llm = SSELLM(model=MODEL, base_url=base, api_key=KEY, protocol="gemini")
     assert _function_agent_answer(llm).startswith("Based on the tool results: get_weather")
+    assert [record.status for record in emu.requests] == [200, 200]  # the signature went back
