@@ -31,9 +31,9 @@ The rules (the API reference's ``GenerationConfig``, ``ThinkingConfig``, ``Tool`
   (Gemini has no such setting: it may call several functions in a step, and a framework that
   wants one keeps the first, as LlamaIndex does);
 - Gemini's own request fields (``safetySettings``, ``cachedContent``, ``toolConfig``,
-  ``generationConfig``, ``systemInstruction``, ``labels``, ``serviceTier``, in camelCase or
-  snake_case) are sent as given; a ``generationConfig`` given is merged over the one the
-  settings make (its ``thinkingConfig`` too); any other setting is refused by name
+  ``generationConfig``, ``systemInstruction``, ``serviceTier``, in camelCase or snake_case)
+  are sent as given; a ``generationConfig`` given is merged over the one the settings make
+  (its ``thinkingConfig`` too); any other setting is refused by name
   (:data:`NOT_TAKEN` says what to do instead for OpenAI's that Gemini lacks): the API refuses
   a field it does not know.
 """
@@ -79,7 +79,7 @@ NOT_TAKEN: Mapping[str, str] = {
     "top_logprobs": "send generationConfig={'responseLogprobs': True, 'logprobs': N} as "
     "Gemini's own field",
     "user": "the Gemini API takes no end-user id",
-    "metadata": "the Gemini API takes no metadata; Vertex AI takes labels",
+    "metadata": "the Gemini API takes no metadata (Vertex AI's labels go in extra_body)",
     "store": "the Gemini API stores nothing of a generateContent request",
     "stream_options": "a Gemini stream reports usage unasked",
 }
@@ -106,7 +106,6 @@ _OWN = {
     "cached_content": "cachedContent",
     "toolConfig": "toolConfig",
     "tool_config": "toolConfig",
-    "labels": "labels",
     "serviceTier": "serviceTier",
     "systemInstruction": "systemInstruction",
     "system_instruction": "systemInstruction",
@@ -248,7 +247,7 @@ def _check_known(given: Mapping[str, Any]) -> None:
             f"{name} is no setting of a Gemini API request"
             + (f": {instead}" if instead else "")
             + " (its own fields: generationConfig, safetySettings, cachedContent, toolConfig, "
-            "systemInstruction, labels, serviceTier)"
+            "systemInstruction, serviceTier)"
         )
 
 
