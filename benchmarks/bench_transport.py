@@ -2,10 +2,13 @@
 
 Each reads the same 10,000-chunk stream from ``stream_server.py`` (a subprocess, so only the
 client's CPU time is counted). Prints medians of CPU time per frame and ratios to raw httpx,
-and the time-to-first-token overhead over raw httpx (goal: at most 0.5 ms). Checked (exit
+and the time-to-first-token overhead over raw httpx (goal: at most 0.5 ms). ``--otel`` adds
+sse_core's client recording to a local OpenTelemetry SDK tracer and meter provider (the cost
+of telemetry on; without it, sse_core's client runs as an application without a provider
+does: telemetry off). Checked (exit
 status 1 when wrong): every client read every frame, sse_core's answer is the whole text.
 The server is stopped (killed if it does not stop) however the run ends. Run:
-``.venv/bin/python benchmarks/bench_transport.py [--chunks N] [--repeat R] [--quick]``
+``.venv/bin/python benchmarks/bench_transport.py [--chunks N] [--repeat R] [--quick] [--otel]``
 (``--quick``: 500 frames, 3 runs, 20 first-token runs).
 """
 
@@ -76,10 +79,37 @@ def ours(client: sse_core.ChatClient, first: list[float]) -> int:
 
 #: What each client counts of a ``chunks``-frame stream: raw httpx and the SDK every frame
 #: before [DONE]; sse_core the text deltas (the frames but the role, finish and usage ones).
-EXPECTED = {"raw httpx + orjson": 0, "openai SDK": 0, "sse_core ChatClient": -3}
+EXPECTED = {
+    "raw httpx + orjson": 0,
+    "openai SDK": 0,
+    "sse_core ChatClient": -3,
+    "sse_core + OTel SDK": -3,
+}
 
 
-def measure(url: str, chunks: int, repeat: int, ttft: bool, errors: list[str]) -> dict[str, float]:
+def traced_client(url: str) -> sse_core.ChatClient:
+    """sse_core's client recording to a local OpenTelemetry SDK tracer and meter provider
+    (spans kept in memory, metrics aggregated for an in-memory reader): never the global ones."""
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from sse_core.telemetry import Telemetry
+
+    tracing = TracerProvider()
+    tracing.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
+    metering = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    telemetry = Telemetry(tracer_provider=tracing, meter_provider=metering)
+    return sse_core.ChatClient(
+        base_url=url, api_key="bench", include_usage=False, telemetry=telemetry
+    )
+
+
+def measure(
+    url: str, chunks: int, repeat: int, ttft: bool, errors: list[str], otel: bool = False
+) -> dict[str, float]:
     """Median CPU seconds per frame (or seconds to the first token) per client, taking turns."""
     http = httpx.Client(timeout=30)
     sdk = openai.OpenAI(base_url=url, api_key="bench", max_retries=0)
@@ -89,6 +119,9 @@ def measure(url: str, chunks: int, repeat: int, ttft: bool, errors: list[str]) -
         "openai SDK": lambda first: openai_sdk(sdk, first),
         "sse_core ChatClient": lambda first: ours(mine, first),
     }
+    if otel:
+        traced = traced_client(url)
+        runners["sse_core + OTel SDK"] = lambda first: ours(traced, first)
     samples: dict[str, list[float]] = {name: [] for name in runners}
     for _ in range(repeat):
         for name, fn in runners.items():
@@ -105,10 +138,12 @@ def measure(url: str, chunks: int, repeat: int, ttft: bool, errors: list[str]) -
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def with_server(chunks: int, repeat: int, ttft: bool, errors: list[str]) -> dict[str, float]:
+def with_server(
+    chunks: int, repeat: int, ttft: bool, errors: list[str], otel: bool
+) -> dict[str, float]:
     """Start stream_server.py with ``chunks`` frames and measure against it."""
     with running(chunks) as url:
-        return measure(url, chunks, repeat, ttft, errors)
+        return measure(url, chunks, repeat, ttft, errors, otel)
 
 
 def main() -> int:
@@ -117,12 +152,15 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--ttft-repeat", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="500 frames, 3 runs")
+    parser.add_argument(
+        "--otel", action="store_true", help="also sse_core recording to an OpenTelemetry SDK"
+    )
     args = parser.parse_args()
     if args.quick:
         args.chunks, args.repeat, args.ttft_repeat = 500, 3, 20
     errors: list[str] = []
-    cpu = with_server(args.chunks, args.repeat, False, errors)
-    ttft = with_server(4, args.ttft_repeat, True, errors)
+    cpu = with_server(args.chunks, args.repeat, False, errors, args.otel)
+    ttft = with_server(4, args.ttft_repeat, True, errors, args.otel)
     base, first = cpu["raw httpx + orjson"], ttft["raw httpx + orjson"]
     print(f"CPU per frame over loopback, {args.chunks} frames (median of {args.repeat}):")
     for name, value in cpu.items():
