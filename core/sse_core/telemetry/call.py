@@ -117,7 +117,10 @@ class Call:
 
         model = self._request.get(names.REQUEST_MODEL)
         name = f"{names.OPERATION_CHAT} {model}" if model else names.OPERATION_CHAT
-        self._span = tracer.start_span(name, kind=SpanKind.CLIENT, attributes=self._request)
+        try:
+            self._span = tracer.start_span(name, kind=SpanKind.CLIENT, attributes=self._request)
+        except Exception:  # telemetry never breaks a call: this one goes without its span
+            logger.warning("opening the call's span failed", exc_info=True)
 
     def scan(self, batch: list[StreamEvent]) -> bool:
         """Note the first content chunks in ``batch``; True once the first answer chunk
@@ -141,7 +144,10 @@ class Call:
         self._retries += 1
         if self._span is not None:
             attributes = {names.ERROR_TYPE: error_type(error), names.SSE_RETRY_DELAY: delay}
-            self._span.add_event(names.SSE_RETRY_EVENT, attributes)
+            try:
+                self._span.add_event(names.SSE_RETRY_EVENT, attributes)
+            except Exception:  # telemetry never breaks a call
+                logger.warning("recording a retry failed", exc_info=True)
 
     def end(
         self,

@@ -131,3 +131,20 @@ def test_every_error_class_is_a_documented_error_type() -> None:
         if issubclass(value, sse_core.errors.SSEConnectorError)
     }
     assert classes | {names.CANCELLED, names.OTHER} == set(ERROR_TYPES)
+
+
+class _Broken:
+    """A tracer provider whose tracer fails at every call (a broken SDK or exporter)."""
+
+    def get_tracer(self, *args: Any, **kwargs: Any) -> _Broken:
+        return self
+
+    def start_span(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the SDK failed")
+
+
+def test_a_failing_sdk_never_breaks_a_call(emulator: Any, caplog: pytest.LogCaptureFixture) -> None:
+    telemetry = Telemetry(tracer_provider=_Broken())
+    with ChatClient(base_url=emulator.base_url(), telemetry=telemetry) as client:
+        assert client.complete(PAYLOAD).content
+    assert "opening the call's span failed" in caplog.text
