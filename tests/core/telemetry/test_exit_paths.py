@@ -6,8 +6,10 @@ message content anywhere."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -42,9 +44,8 @@ FAULT = "X-Emulator-Fault"
 
 
 def sync_client(emulator: Any, otel: Recorded, **settings: Any) -> ChatClient:
-    return ChatClient(
-        base_url=emulator.base_url(), api_key="k", telemetry=otel.telemetry, **settings
-    )
+    settings.setdefault("telemetry", otel.telemetry)
+    return ChatClient(base_url=emulator.base_url(), api_key="k", **settings)
 
 
 def async_client(emulator: Any, otel: Recorded, **settings: Any) -> AsyncChatClient:
@@ -324,3 +325,24 @@ def test_a_stream_never_read_opens_no_span(emulator: Any, otel: Recorded) -> Non
         pass
     assert otel.spans() == ()
     assert otel.points(names.METRIC_OPERATION_DURATION) == []
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_a_failed_stream_is_freed_without_the_cycle_collector(
+    emulator: Any, otel: Recorded, on: bool
+) -> None:
+    """The span's end keeps no reference cycle through the error: a failed stream is freed
+    as soon as its last reference goes, as with telemetry off."""
+    gc.collect()
+    gc.disable()
+    try:
+        with sync_client(emulator, otel, telemetry=otel.telemetry if on else False) as client:
+            stream = client.stream(PAYLOAD, headers={FAULT: "truncate; after=3"})
+            with contextlib.suppress(IncompleteStreamError):
+                stream.until_done()
+            alive = weakref.ref(stream)
+            del stream
+        assert alive() is None
+    finally:
+        gc.enable()
+    assert len(otel.spans()) == (1 if on else 0)
