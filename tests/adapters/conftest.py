@@ -52,9 +52,14 @@ from tests.llamaindex.li_support import collect_events
 #: The four ways to call a model: one answer or a stream, sync or async.
 HOWS = ("ask", "aask", "stream", "astream")
 #: The protocols both adapters speak (a test of fewer parametrizes ``protocol`` itself).
-PROTOCOLS = ("chat_completions", "anthropic", "responses")
+PROTOCOLS = ("chat_completions", "anthropic", "responses", "gemini")
 #: The emulator's dialect that speaks each protocol.
-DIALECTS = {"chat_completions": "openai", "anthropic": "anthropic", "responses": "responses"}
+DIALECTS = {
+    "chat_completions": "openai",
+    "anthropic": "anthropic",
+    "responses": "responses",
+    "gemini": "gemini",
+}
 
 
 class Driver:

@@ -27,6 +27,8 @@ TARGETS: dict[str, dict[str, Any]] = {
         "thinking": {"type": "enabled", "budget_tokens": 1024},
     },
     "responses": {"model": "gpt-5", "reasoning_effort": "low"},
+    # Gemini 3 checks the call signatures sent back (the emulator's G13, G14).
+    "gemini": {"model": "gemini-3-pro-preview", "reasoning_effort": "low"},
 }
 THE_PROTOCOLS = tuple(TARGETS)
 
@@ -82,6 +84,9 @@ def sent_ids(protocol: str, body: dict[str, Any]) -> list[str]:
             b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]
         ]
         return [str(b["id"]) for b in blocks if b.get("type") in ("tool_use", "server_tool_use")]
+    if protocol == "gemini":  # a call's id is sent only when Gemini gave one
+        parts = [p for content in body["contents"] for p in content["parts"]]
+        return [str(p["functionCall"]["id"]) for p in parts if "id" in p.get("functionCall", {})]
     items = [item for item in body["input"] if isinstance(item, dict)]
     calls = [str(i["call_id"]) for i in items if i.get("type") == "function_call"]
     return calls + [str(i["id"]) for i in items if "id" in i]

@@ -125,7 +125,8 @@ def test_without_a_base_url_the_error_shows_one_of_the_protocols_shape(
     example = str(refused.value).split("base_url='", 1)[1].split("'", 1)[0]
     model = driver.make(protocol=protocol, base_url=example)
     expected = {"anthropic": "http://host/v1/messages", "responses": "http://host/v1/responses",
-                "chat_completions": "http://host/v1/chat/completions"}  # fmt: skip
+                "chat_completions": "http://host/v1/chat/completions",
+                "gemini": "http://host/v1/models"}  # fmt: skip
     assert driver.config(model).url == expected[protocol]
 
 

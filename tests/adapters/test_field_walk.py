@@ -101,6 +101,17 @@ REPLIES = {
     b'"output_index":0,"content_index":0,"delta":"ok"}\n\n'
     b'event: response.completed\ndata: {"type":"response.completed","response":{"id":"r",'
     b'"status":"completed","output":[]}}\n\n',
+    "gemini": b'data: {"candidates":[{"content":{"parts":[{"text":"ok"}],"role":"model"},'
+    b'"finishReason":"STOP","index":0}]}\r\n\r\n',
+}
+#: A field each API takes, sent by ``extra_body`` (the Gemini API has no ``metadata``).
+EXTRA: dict[str, dict[str, Any]] = {
+    "gemini": {"safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "OFF"}]},
+}
+#: Fields a protocol takes and an adapter does not apply yet, each with why (xfail, strict).
+NOT_APPLIED = {
+    ("ChatSSE", "gemini", "disabled_params"): "ChatSSE removes a disabled param from the body's "
+    "top level, and Gemini's temperature is in generationConfig (an adapter fix)",
 }
 
 
@@ -115,7 +126,10 @@ def _capture(protocol: str) -> tuple[list[httpx.Request], httpx.MockTransport]:
     return seen, httpx.MockTransport(reply)
 
 
-def _lc_body(protocol: str, fields: dict[str, Any]) -> dict[str, Any]:
+Sent = tuple[str, dict[str, Any]]
+
+
+def _lc_body(protocol: str, fields: dict[str, Any]) -> Sent:
     seen, transport = _capture(protocol)
     client = httpx.Client(transport=transport)
     settings = {"model_name": "m", **fields}
@@ -124,10 +138,10 @@ def _lc_body(protocol: str, fields: dict[str, Any]) -> dict[str, Any]:
     reasoned = AIMessage(content="", additional_kwargs={"reasoning_content": "think"},
                          tool_calls=[CALL])  # fmt: skip
     model.invoke([HumanMessage("hi"), reasoned, ToolMessage("1", tool_call_id="call_1")])
-    return dict(json.loads(seen[-1].content))
+    return str(seen[-1].url), dict(json.loads(seen[-1].content))
 
 
-def _li_body(protocol: str, fields: dict[str, Any]) -> dict[str, Any]:
+def _li_body(protocol: str, fields: dict[str, Any]) -> Sent:
     seen, transport = _capture(protocol)
     client = httpx.Client(transport=transport)
     settings = {"model": "m", **fields}
@@ -135,10 +149,10 @@ def _li_body(protocol: str, fields: dict[str, Any]) -> dict[str, Any]:
                  http_client=client, **settings)  # fmt: skip
     reasoned = ChatMessage(role="assistant", blocks=[LIThinking(content="think")])
     llm.chat([ChatMessage(role="user", content="hi"), reasoned])
-    return dict(json.loads(seen[-1].content))
+    return str(seen[-1].url), dict(json.loads(seen[-1].content))
 
 
-ADAPTERS: dict[str, tuple[Callable[[str, dict[str, Any]], dict[str, Any]], Any, Any, Any]] = {
+ADAPTERS: dict[str, tuple[Callable[[str, dict[str, Any]], Sent], Any, Any, Any]] = {
     "ChatSSE": (_lc_body, LC_REQUEST, LC_CLIENT, (ChatSSE, BaseChatModel)),
     "SSELLM": (_li_body, LI_REQUEST, LI_CLIENT, (SSELLM, FunctionCallingLLM)),
 }
@@ -152,7 +166,14 @@ def test_every_field_is_placed(adapter: str) -> None:
     assert not set(request) & set(client)
 
 
-CASES = [(a, p, f) for a in sorted(ADAPTERS) for p in PROTOCOLS for f in sorted(ADAPTERS[a][1])]
+CASES = [
+    pytest.param(a, p, f, marks=pytest.mark.xfail(strict=True, reason=NOT_APPLIED[(a, p, f)]))
+    if (a, p, f) in NOT_APPLIED
+    else (a, p, f)
+    for a in sorted(ADAPTERS)
+    for p in PROTOCOLS
+    for f in sorted(ADAPTERS[a][1])
+]
 
 
 #: Where each protocol's body goes on the emulator.
@@ -160,13 +181,16 @@ PATHS = {
     "chat_completions": "/v1/chat/completions",
     "anthropic": "/v1/messages",
     "responses": "/v1/responses",
+    "gemini": "/v1beta/models/",  # then the model and the method, as the URL sent says
 }
 
 
-def _accepted(emulator: Emulator, protocol: str, body: dict[str, Any], field: str) -> None:
-    """The strict emulator answers ``body`` (the API would take it)."""
+def _accepted(emulator: Emulator, protocol: str, sent: Sent, field: str) -> None:
+    """The strict emulator answers what was sent (the API would take it)."""
+    url, body = sent
+    path = PATHS[protocol] + (url.split("/models/", 1)[1] if protocol == "gemini" else "")
     headers = {"anthropic-version": "2023-06-01"}
-    answer = httpx.post(emulator.url + PATHS[protocol], json=body, headers=headers, timeout=10)
+    answer = httpx.post(emulator.url + path, json=body, headers=headers, timeout=10)
     assert answer.status_code == 200, f"{field} on {protocol}: refused: {answer.text}"
 
 
@@ -176,6 +200,8 @@ def test_a_request_field_is_sent_or_refused_by_name(
 ) -> None:
     body_of, request, _, _ = ADAPTERS[adapter]
     value, alongside = request[field]
+    if field == "extra_body" and protocol in EXTRA:
+        value = EXTRA[protocol]
     baseline = body_of(protocol, alongside)
     _accepted(emulator, protocol, baseline, "the baseline")
     try:
@@ -186,7 +212,7 @@ def test_a_request_field_is_sent_or_refused_by_name(
         assert field in str(exc) and repr(protocol) in str(exc), exc
         return
     _accepted(emulator, protocol, body, field)
-    if body == baseline:  # not sent: only with a warning that names it
+    if body == baseline:  # not sent (in the URL nor the body): only with a warning naming it
         assert any(str(w.message).startswith(f"{field} is not sent") for w in said), (
             f"{field}={value!r} changed nothing sent on {protocol}"
         )

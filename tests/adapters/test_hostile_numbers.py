@@ -25,6 +25,7 @@ CAPTURES = {
     "chat_completions": FIXTURES / "real" / "openai__gpt4o-finish-length.sse",
     "anthropic": FIXTURES / "real" / "anthropic" / "llm-anthropic__haiku35-two-parallel-tool-calls-padded.sse",  # noqa: E501
     "responses": FIXTURES / "responses" / "function-calls.sse",
+    "gemini": FIXTURES.parent / "core" / "gemini" / "fixtures" / "louter__gemini25-flash-signed-function-call-finish-message.sse",  # noqa: E501
 }  # fmt: skip
 
 

@@ -12,16 +12,21 @@ import pytest
 
 from sse_core.pipeline.tool_calls import NAMELESS_CALL
 from tests.adapters.conftest import HOWS, PROTOCOLS, Driver
+from tests.core.gemini.gemini_wire import body, call, chunk
 from tests.core.test_nameless_calls import ANTHROPIC_NAMELESS, ARGS, CHAT_NAMELESS, UNANNOUNCED
 from tests.raw_server import response, serving
 
 pytestmark = pytest.mark.timeout(60)
 
-#: Each protocol's body, its text, its finish reason, and the nameless call's place and id.
-BODIES: dict[str, tuple[bytes, str, str, int]] = {
-    "chat_completions": (CHAT_NAMELESS, "", "tool_calls", 0),
-    "anthropic": (ANTHROPIC_NAMELESS, "Let me look.", "tool_calls", 1),
-    "responses": (UNANNOUNCED, "", "stop", 0),
+#: Gemini's call without a name (its whole ``args``, as Gemini sends a call).
+GEMINI_NAMELESS = body(chunk(call(None, {"city": "Paris"})), chunk(finish="STOP"))
+#: Each protocol's body, its text, its finish reason, the nameless call's place, and its
+#: arguments as the decoder keeps them (Gemini's ``args`` object written compact).
+BODIES: dict[str, tuple[bytes, str, str, int, str]] = {
+    "chat_completions": (CHAT_NAMELESS, "", "tool_calls", 0, ARGS),
+    "anthropic": (ANTHROPIC_NAMELESS, "Let me look.", "tool_calls", 1, ARGS),
+    "responses": (UNANNOUNCED, "", "stop", 0, ARGS),
+    "gemini": (GEMINI_NAMELESS, "", "stop", 0, '{"city":"Paris"}'),
 }
 
 
@@ -34,7 +39,7 @@ def gateway_events(answer: Any, name: str) -> list[Any]:
 def test_a_call_without_a_name_is_no_call_in_either_adapter(
     driver: Driver, protocol: str, how: str
 ) -> None:
-    data, text, finish, index = BODIES[protocol]
+    data, text, finish, index, args = BODIES[protocol]
     with serving(lambda n, request: response(data)) as server:
         model = driver.make(model="m", base_url=server.url, api_key="sk-test", protocol=protocol,
                             max_retries=0, timeout=10)  # fmt: skip
@@ -42,7 +47,7 @@ def test_a_call_without_a_name_is_no_call_in_either_adapter(
     assert (answer.tool_calls, answer.cut_calls, answer.refused) == ([], [], "")
     assert (answer.text, answer.finish_reason) == (text, finish)
     assert gateway_events(answer, NAMELESS_CALL) == [
-        {"index": index, "id": None, "arguments": ARGS}
+        {"index": index, "id": None, "arguments": args}
     ]
     native = answer.native
     if driver.name == "ChatSSE":

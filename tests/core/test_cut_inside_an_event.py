@@ -33,6 +33,7 @@ from sse_core import (
 )
 from tests.core import core_frames as chat
 from tests.core.anthropic import messages_wire as anthropic
+from tests.core.gemini import gemini_wire as gemini
 from tests.core.responses import responses_wire as responses
 from tests.raw_server import response, serving
 
@@ -55,7 +56,17 @@ RESPONSES = responses.body(
     responses.text(0, " there"),
     responses.completed(),
 )
-BODIES = {"chat_completions": CHAT, "anthropic": ANTHROPIC, "responses": RESPONSES}
+GEMINI = gemini.body(
+    gemini.chunk(gemini.text("Hello")),
+    gemini.chunk(gemini.text(" there")),
+    gemini.chunk(finish="STOP"),
+)
+BODIES = {
+    "chat_completions": CHAT,
+    "anthropic": ANTHROPIC,
+    "responses": RESPONSES,
+    "gemini": GEMINI,
+}
 TEXT = "Hello there"
 
 
