@@ -109,6 +109,11 @@ def _translate_reasoning(message: AIMessage, *, whole: bool) -> list[types.Conte
                 _make_block(type="reasoning", reasoning=thought, id=block.get("id"), extras=extras)
             )
             continue
+        kind = block.get("type")
+        if isinstance(kind, str) and kind != "thinking":  # another protocol's own item, whole
+            extras = {"item": dict(block)}  # its text, if any, is in reasoning_content
+            blocks.append(_make_block(type="reasoning", reasoning="", extras=extras))
+            continue
         if not (whole or text):
             continue
         thought = block.get("thinking") or ""

@@ -203,6 +203,8 @@ def _reasoning_item(block: Mapping[str, Any]) -> Part:
     item = extras.get("item")
     if isinstance(item, Mapping) and "summary" in item:
         return _reasoning_item(item)
+    if isinstance(item, Mapping):  # another protocol's own item (Gemini's signed part), whole
+        return ReasoningPart(text=str(block.get("reasoning") or ""), item=dict(item))
     text = str(block.get("reasoning") or "")
     encrypted = block.get("encrypted_content") or extras.get("encrypted_content")
     if str(block.get("id") or "").startswith("rs_") and encrypted:  # ChatOpenAI's v1 item
