@@ -41,6 +41,8 @@ GUIDES = {
     "llamaindex-anthropic.md": ("llama_index.llms.anthropic", "Anthropic"),
     "chatopenai-responses.md": ("langchain_openai", "ChatOpenAI"),
     "openairesponses.md": ("llama_index.llms.openai", "OpenAIResponses"),
+    "chatgooglegenerativeai.md": ("langchain_google_genai", "ChatGoogleGenerativeAI"),
+    "googlegenai.md": ("llama_index.llms.google_genai", "GoogleGenAI"),
 }
 
 
@@ -89,6 +91,8 @@ ANCHORS = {
     "llamaindex-anthropic.md": ("llama-index-llms-anthropic", "SSELLM", "anthropic"),
     "chatopenai-responses.md": ("langchain-openai", "ChatSSE", "responses"),
     "openairesponses.md": ("llama-index-llms-openai", "SSELLM", "responses"),
+    "chatgooglegenerativeai.md": ("langchain-google-genai", "ChatSSE", "gemini"),
+    "googlegenai.md": ("llama-index-llms-google-genai", "SSELLM", "gemini"),
 }
 
 
