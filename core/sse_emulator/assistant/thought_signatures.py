@@ -7,8 +7,10 @@ issue ("Thought signatures", ai.google.dev/gemini-api/docs/thought-signatures). 
 emulator issues its own: a tag byte, 16 bytes named after the answer and the part, and an
 HMAC-SHA256 of those under a fixed key of its own (as :mod:`sse_emulator.assistant.signing`
 does for Anthropic's thinking: deterministic, and valid from one emulator to another). A
-signature is the emulator's when it decodes to those bytes, its HMAC verifies, and it is
-byte for byte the string the emulator wrote (so base64 written another way is not).
+signature is the emulator's when it decodes to those bytes and its HMAC verifies. The field is
+protobuf ``bytes``, and proto3's JSON mapping takes standard or URL-safe base64, with or
+without padding (protobuf.dev, "ProtoJSON Format": bytes), as the API does: google-genai
+sends the bytes back URL-safe. So the bytes must come back exactly; their spelling may differ.
 
 The docs name two dummy signatures a client may send for calls no model made ("Thought
 signatures", FAQ): they skip the check, as they do on the API.
@@ -45,21 +47,35 @@ def issue(answer_id: str, part: str) -> str:
     return base64.b64encode(_TAG + seed + mac).decode("ascii")
 
 
+def _bytes(signature: str) -> bytes | None:
+    """The bytes of a base64 string, standard or URL-safe, padded or not (proto3 JSON)."""
+    try:
+        text = signature.encode("ascii")
+    except UnicodeEncodeError:
+        return None
+    if b"-" in text or b"_" in text:
+        if b"+" in text or b"/" in text:
+            return None  # two alphabets in one string
+        text = text.translate(bytes.maketrans(b"-_", b"+/"))
+    text += b"=" * (-len(text.rstrip(b"=")) % 4) if not text.endswith(b"=") else b""
+    try:
+        return base64.b64decode(text, validate=True)
+    except binascii.Error:
+        return None
+
+
 def is_ours(signature: object) -> bool:
-    """Whether ``signature`` is, byte for byte, one the emulator issued."""
+    """Whether ``signature`` decodes to the bytes of one the emulator issued."""
     if not isinstance(signature, str):
         return False
-    try:
-        raw = base64.b64decode(signature.encode("ascii"), validate=True)
-    except (binascii.Error, UnicodeEncodeError):
+    raw = _bytes(signature)
+    if raw is None:
         return False
     if len(raw) != 1 + _SEED_SIZE + 32 or raw[:1] != _TAG:
         return False
     seed, mac = raw[1 : 1 + _SEED_SIZE], raw[1 + _SEED_SIZE :]
     expected = hmac.new(_KEY, seed, hashlib.sha256).digest()
-    if not hmac.compare_digest(mac, expected):
-        return False
-    return base64.b64encode(raw).decode("ascii") == signature
+    return hmac.compare_digest(mac, expected)
 
 
 def accepted(signature: object) -> bool:
