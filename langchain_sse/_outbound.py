@@ -247,6 +247,9 @@ def generic_outbound(
     }
     if params.get("tools"):
         params["tools"] = [_tool(tool) for tool in params["tools"]]
+    # Dropped by their common names before the protocol places them (Gemini's temperature
+    # goes in generationConfig), and again from the body's top level after.
+    drop_disabled(params, model.disabled_params)
     body = wire_protocol(model.protocol).turns_body
     assert body is not None  # mapping_of refused a protocol without one at construction
     payload = body(model.model_name, to_turns(messages), params)

@@ -108,13 +108,6 @@ REPLIES = {
 EXTRA: dict[str, dict[str, Any]] = {
     "gemini": {"safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "OFF"}]},
 }
-#: Fields a protocol takes and an adapter does not apply yet, each with why (xfail, strict).
-NOT_APPLIED = {
-    ("ChatSSE", "gemini", "disabled_params"): "ChatSSE removes a disabled param from the body's "
-    "top level, and Gemini's temperature is in generationConfig (an adapter fix)",
-}
-
-
 def _capture(protocol: str) -> tuple[list[httpx.Request], httpx.MockTransport]:
     seen: list[httpx.Request] = []
 
@@ -167,9 +160,7 @@ def test_every_field_is_placed(adapter: str) -> None:
 
 
 CASES = [
-    pytest.param(a, p, f, marks=pytest.mark.xfail(strict=True, reason=NOT_APPLIED[(a, p, f)]))
-    if (a, p, f) in NOT_APPLIED
-    else (a, p, f)
+    (a, p, f)
     for a in sorted(ADAPTERS)
     for p in PROTOCOLS
     for f in sorted(ADAPTERS[a][1])
