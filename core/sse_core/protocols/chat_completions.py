@@ -202,5 +202,6 @@ CHAT_COMPLETIONS = register_protocol(
         ends="a finish_reason and without [DONE]",
         request=RequestShape(path=lambda base_url: "/chat/completions", body=chat_body),
         json_mode=True,
+        provider="openai",
     )
 )

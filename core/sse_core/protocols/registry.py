@@ -221,6 +221,8 @@ class WireProtocol:
         how_it_ended: The protocol's own words for how an answer ended, from the stop reason
             its decoder gave (the Responses API's ``status`` and ``incomplete_details``), for
             the frameworks' response metadata; None: the stop reason says it.
+        provider: The API's name in OpenTelemetry's ``gen_ai.provider.name`` (``openai``,
+            ``anthropic``, ``gcp.gemini``); "": the protocol's own name.
         answer: The protocol's own answer object, whole and while it streams
             (:class:`~sse_core.protocols.answer.AnswerShape`: the Messages API's message);
             None: chat completions' chunk and completion dicts stand for it.
@@ -242,6 +244,7 @@ class WireProtocol:
     sends_reasoning_back: bool = False
     how_it_ended: Callable[[str], Mapping[str, Any]] | None = None
     answer: AnswerShape | None = None
+    provider: str = ""
 
     def new_decoder(self, accelerator: str | None = None) -> PayloadDecoder:
         """A payload decoder for one stream (``accelerator``: see :class:`StreamDecoder`).

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from sse_core.completion import Completion, Usage
 from sse_core.errors import SSEConnectorError
 from sse_core.events import ReasoningDelta, StreamEvent, TextDelta, ToolCallDelta
+from sse_core.protocols.registry import wire_protocol
 from sse_core.telemetry import names
 
 if TYPE_CHECKING:
@@ -31,8 +32,6 @@ __all__ = ["Call", "error_type"]
 
 logger: logging.Logger = logging.getLogger("sse_core.telemetry")
 
-#: ``gen_ai.provider.name`` of a protocol (the API it speaks); any other protocol: its name.
-_PROVIDERS = {"chat_completions": "openai", "responses": "openai", "gemini": "gcp.gemini"}
 #: Request fields of the common request shapes, by attribute.
 _REQUEST_FIELDS = (
     (names.REQUEST_MAX_TOKENS, ("max_tokens", "max_completion_tokens", "max_output_tokens")),
@@ -60,7 +59,7 @@ def request_attributes(
     model = payload.get("model")
     found: dict[str, Any] = {
         names.OPERATION_NAME: names.OPERATION_CHAT,
-        names.PROVIDER_NAME: _PROVIDERS.get(protocol, protocol),
+        names.PROVIDER_NAME: wire_protocol(protocol).provider or protocol,
         names.REQUEST_STREAM: streaming,
         names.SSE_PROTOCOL: protocol,
     }

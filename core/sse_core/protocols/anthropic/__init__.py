@@ -143,5 +143,6 @@ ANTHROPIC = register_protocol(
         settings=("thinking",),
         sends_reasoning_back=True,
         answer=MESSAGE,
+        provider="anthropic",
     )
 )

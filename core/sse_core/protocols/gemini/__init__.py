@@ -193,6 +193,7 @@ GEMINI = register_protocol(
         not_taken=NOT_TAKEN,
         turns_body=contents_body,
         json_mode=True,
+        provider="gcp.gemini",
         sends_reasoning_back=True,
     )
 )

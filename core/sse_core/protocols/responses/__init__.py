@@ -112,5 +112,6 @@ RESPONSES = register_protocol(
         sends_reasoning_back=True,
         how_it_ended=how_it_ended,
         answer=RESPONSE,
+        provider="openai",
     )
 )
