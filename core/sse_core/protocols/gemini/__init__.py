@@ -90,6 +90,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sse_core.protocols.gemini.answer import RESPONSE, response_object
 from sse_core.protocols.gemini.candidates import (
     FINISH_REASONS,
     GENERATED_ID_PREFIX,
@@ -119,6 +120,7 @@ __all__ = [
     "KEY_ENV",
     "LEVELS",
     "NOT_TAKEN",
+    "RESPONSE",
     "SIGNED_PART",
     "GenerateContentDecoder",
     "contents",
@@ -128,6 +130,7 @@ __all__ = [
     "generation_config",
     "models_path",
     "request_body",
+    "response_object",
     "route",
     "signed_item",
     "thinking_config",
@@ -194,6 +197,7 @@ GEMINI = register_protocol(
         turns_body=contents_body,
         json_mode=True,
         provider="gcp.gemini",
+        answer=RESPONSE,
         sends_reasoning_back=True,
     )
 )
