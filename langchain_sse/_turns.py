@@ -271,6 +271,18 @@ def _native(block: Mapping[str, Any]) -> dict[str, Any]:
     return native
 
 
+def _kept(block: Mapping[str, Any]) -> Part:
+    """A block of ``reasoning_blocks`` (what ChatSSE keeps of the core's reasoning blocks):
+    reasoning in a shape known here, else another protocol's own item (Gemini's signed part),
+    which the core's rules send back whole to its own API and leave out, named, elsewhere."""
+    known = _reasoning(block)
+    if known is not None:
+        return known
+    if isinstance(block.get("type"), str):
+        return ReasoningPart(item=dict(block))
+    return RawPart(block=dict(block))
+
+
 def _assistant_parts(message: AIMessage) -> tuple[Part, ...]:
     content = message.content
     given = [content] if isinstance(content, str) else content
@@ -280,7 +292,7 @@ def _assistant_parts(message: AIMessage) -> tuple[Part, ...]:
     if not (isinstance(kept, list) and kept) and isinstance(item, Mapping):
         kept = [item]
     if isinstance(kept, list) and kept:  # first, as the model sent them; not twice
-        first = [_reasoning(b) or RawPart(block=dict(b)) for b in kept if isinstance(b, Mapping)]
+        first = [_kept(b) for b in kept if isinstance(b, Mapping)]
         parts = first + [part for part in parts if not isinstance(part, ReasoningPart)]
     used = {part.id for part in parts if isinstance(part, ToolUsePart)}
     parts.extend(
