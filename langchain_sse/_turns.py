@@ -43,6 +43,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
+from sse_core.protocols import gemini
 from sse_core.protocols.turns import (
     DocumentPart,
     ImagePart,
@@ -283,10 +284,43 @@ def _kept(block: Mapping[str, Any]) -> Part:
     return RawPart(block=dict(block))
 
 
+#: Where ChatGoogleGenerativeAI keeps its function calls' thought signatures, by call id.
+_GOOGLE_CALL_SIGNATURES = "__gemini_function_call_thought_signatures__"
+
+
+def _google_signed(message: AIMessage, given: Sequence[Any]) -> list[Part]:
+    """ChatGoogleGenerativeAI's thought signatures, kept apart from their parts (a text
+    block's ``extras["signature"]``, a call's in ``additional_kwargs``), as the core's
+    signed-part items: Gemini takes them back on their parts, other APIs leave them out."""
+    found: list[Part] = []
+    offset = 0
+    for block in given:
+        if isinstance(block, str):
+            offset += len(block)
+            continue
+        text = block.get("text")
+        if block.get("type") != "text" or not isinstance(text, str):
+            continue
+        extras = block.get("extras")
+        signature = extras.get("signature") if isinstance(extras, Mapping) else None
+        if isinstance(signature, str) and signature:
+            found.append(ReasoningPart(item=gemini.signed_text_item(offset, text, signature)))
+        offset += len(text)
+    by_id = message.additional_kwargs.get(_GOOGLE_CALL_SIGNATURES)
+    if isinstance(by_id, Mapping):
+        for at, call in enumerate(message.tool_calls):
+            signature = by_id.get(call.get("id"))
+            if isinstance(signature, str) and signature:
+                item = gemini.signed_call_item(at, call["name"], call["args"], signature)
+                found.append(ReasoningPart(item=item))
+    return found
+
+
 def _assistant_parts(message: AIMessage) -> tuple[Part, ...]:
     content = message.content
     given = [content] if isinstance(content, str) else content
     parts = [part for block in given if (part := _assistant_part(block)) is not None]
+    parts = _google_signed(message, given) + parts
     kept = message.additional_kwargs.get("reasoning_blocks")
     item = message.additional_kwargs.get("reasoning")  # ChatOpenAI's v0: the Responses item
     if not (isinstance(kept, list) and kept) and isinstance(item, Mapping):

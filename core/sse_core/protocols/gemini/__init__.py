@@ -107,7 +107,12 @@ from sse_core.protocols.gemini.config import (
     tools,
 )
 from sse_core.protocols.gemini.decode import GenerateContentDecoder, error_frame, gemini_usage
-from sse_core.protocols.gemini.request import contents, signed_item
+from sse_core.protocols.gemini.request import (
+    contents,
+    signed_call_item,
+    signed_item,
+    signed_text_item,
+)
 from sse_core.protocols.registry import RequestShape, WireProtocol, register_protocol
 
 __all__ = [
@@ -132,7 +137,9 @@ __all__ = [
     "request_body",
     "response_object",
     "route",
+    "signed_call_item",
     "signed_item",
+    "signed_text_item",
     "thinking_config",
     "tool_config",
     "tools",

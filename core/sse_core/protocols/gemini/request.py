@@ -58,7 +58,7 @@ from sse_core.protocols.turns import (
     Turn,
 )
 
-__all__ = ["contents", "signed_item", "taken"]
+__all__ = ["contents", "signed_call_item", "signed_item", "signed_text_item", "taken"]
 
 Block = dict[str, Any]
 Content = dict[str, Any]
@@ -316,3 +316,20 @@ def _call_signatures(
         if signature is not None:
             found[at] = signature
     return found
+
+
+def signed_call_item(call: int, name: str, args: Any, signature: str) -> dict[str, Any]:
+    """The signed-part item of an earlier answer's function call ``call`` (its place among
+    the answer's calls), for a history that kept the signature apart from the part
+    (ChatGoogleGenerativeAI's, llama-index GoogleGenAI's): it goes back on that call."""
+    part = {"functionCall": {"name": name, "args": _arguments(args)}, "thoughtSignature": signature}
+    return {"type": SIGNED_PART, "kind": "function_call", "position": None, "offset": None,
+            "call": call, "part": part}  # fmt: skip
+
+
+def signed_text_item(offset: int, text: str, signature: str) -> dict[str, Any]:
+    """The signed-part item of an earlier answer's text part that began ``offset``
+    characters into the answer's text, for a history that kept its signature beside it."""
+    part = {"text": text, "thoughtSignature": signature}
+    return {"type": SIGNED_PART, "kind": "text", "position": None, "offset": offset,
+            "call": None, "part": part}  # fmt: skip
