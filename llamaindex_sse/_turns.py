@@ -45,10 +45,12 @@ from llamaindex_sse._outbound import Headers, as_message
 from llamaindex_sse._reasoning import reasoning_part
 from llamaindex_sse._tools import parse_arguments, to_call_dict
 from sse_core import ConfigurationError
+from sse_core.protocols import gemini
 from sse_core.protocols.turns import (
     DocumentPart,
     ImagePart,
     Part,
+    ReasoningPart,
     TextPart,
     ToolResultPart,
     ToolUsePart,
@@ -105,10 +107,48 @@ def _parts(message: ChatMessage, *, assistant: bool) -> tuple[Part, ...]:
                 parts.append(part)
     if assistant:
         parts.extend(calls or _legacy_calls(message.additional_kwargs))
+        parts[:0] = _google_signed(message)
     cache = message.additional_kwargs.get("cache_control")
     if isinstance(cache, Mapping):
         _cache_last(parts, dict(cache))
     return tuple(parts)
+
+
+def _signature(given: object) -> str | None:
+    """A thought signature as the Gemini API's JSON spells it (google-genai holds bytes)."""
+    if isinstance(given, bytes) and given:
+        return base64.b64encode(given).decode("ascii")
+    return given if isinstance(given, str) and given else None
+
+
+def _google_signed(message: ChatMessage) -> list[Part]:
+    """llama-index GoogleGenAI's thought signatures, kept apart from their parts (its
+    ``additional_kwargs["thought_signatures"]``, one per block), as the core's signed-part
+    items: Gemini takes them back on their parts, other APIs leave them out."""
+    given = message.additional_kwargs.get("thought_signatures")
+    if not isinstance(given, list):
+        return []
+    found: list[Part] = []
+    offset = calls = 0
+    for block, signed in zip(message.blocks, given, strict=False):
+        signature = _signature(signed)
+        if isinstance(block, TextBlock):
+            if signature is not None:
+                item = gemini.signed_text_item(offset, block.text, signature)
+                found.append(ReasoningPart(item=item))
+            offset += len(block.text)
+        elif isinstance(block, ToolCallBlock):
+            if signature is not None:
+                args = block.tool_kwargs
+                item = gemini.signed_call_item(calls, block.tool_name, args, signature)
+                found.append(ReasoningPart(item=item))
+            calls += 1
+        elif isinstance(block, ThinkingBlock) and signature is not None and block.content:
+            item = gemini.signed_text_item(0, block.content, signature)
+            thought = {**item, "kind": "thought", "offset": None}
+            thought["part"] = {**item["part"], "thought": True}
+            found.append(ReasoningPart(item=thought))
+    return found
 
 
 def _cache_last(parts: list[Part], cache_control: dict[str, Any]) -> None:
