@@ -73,6 +73,10 @@ class ChatSSEFields(BaseChatModel):
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     """The most streams at once per client (its connections; more wait, within
     ``Timeouts.connect``). httpx's own default is 100."""
+    telemetry: Any = Field(default=None, exclude=True, repr=False)
+    """OpenTelemetry for each call (:mod:`sse_core.telemetry`): None records when the
+    application set a provider; False never; a ``sse_core.telemetry.Telemetry`` records to its
+    providers. ``SSE_CONNECTORS_TELEMETRY=0`` turns it off whatever this says."""
     http_client: HttpClient | None = Field(default=None, exclude=True, repr=False)
     """An ``httpx.Client`` or ``httpx2.Client`` to send with (proxies, mTLS, transports), as
     openai 3 takes either; not closed here. Anything else is a ``ConfigurationError``."""

@@ -103,7 +103,10 @@ class ChatSSE(ChatSSEFields):
     @model_validator(mode="after")
     def _make_pool(self) -> Self:
         self._pool = ClientPool(
-            self.http_client, self.http_async_client, fields=("http_client", "http_async_client")
+            self.http_client,
+            self.http_async_client,
+            fields=("http_client", "http_async_client"),
+            telemetry=self.telemetry,
         )
         return self
 

@@ -47,8 +47,8 @@ class SSELLMFields(FunctionCallingLLM):
     protocol: str = Field(
         default="chat_completions",
         description="The gateway's API, one of the core's protocols "
-        "(sse_core.protocol_names()): 'chat_completions' (OpenAI chat completions, the "
-        "default) or 'anthropic' (Anthropic Messages).",
+        "(sse_core.protocol_names(); the first, 'chat_completions', is the default); each "
+        "protocol's page says the base_url it takes.",
     )
     auth: str | None = Field(
         default=None,
@@ -128,3 +128,11 @@ class SSELLMFields(FunctionCallingLLM):
         description="The largest SSE event accepted; a larger one raises StreamProtocolError.",
     )
     max_connections: int = Field(default=MAX_CONNECTIONS, ge=1, description=MAX_CONNECTIONS_DOC)
+    telemetry: Any = Field(
+        default=None,
+        exclude=True,
+        repr=False,
+        description="OpenTelemetry for each call (sse_core.telemetry): None records when the "
+        "application set a provider; False never; a sse_core.telemetry.Telemetry records to "
+        "its providers. SSE_CONNECTORS_TELEMETRY=0 turns it off whatever this says.",
+    )

@@ -146,7 +146,10 @@ class SSELLM(SSELLMFields):
             filled = wire_protocol(self.protocol).default_max_tokens(self.thinking_dict)
             self.max_tokens = self._filled_max_tokens = filled
         self._pool = ClientPool(
-            http_client, async_http_client, fields=("http_client", "async_http_client")
+            http_client,
+            async_http_client,
+            fields=("http_client", "async_http_client"),
+            telemetry=self.telemetry,
         )
 
     @model_validator(mode="before")

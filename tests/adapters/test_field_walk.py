@@ -58,6 +58,7 @@ LI_REQUEST: dict[str, tuple[Any, dict[str, Any]]] = {
 }
 #: Fields that say how the client works, not what is asked, with what they do instead.
 LC_CLIENT = {
+    "telemetry": "OpenTelemetry of each call (the client's)",
     "base_url": "where requests go",
     "api_key": "the credential (header)",
     "auth": "how the key is sent (header)",

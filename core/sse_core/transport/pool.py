@@ -44,7 +44,9 @@ from typing import TYPE_CHECKING, Any
 import httpcore
 import httpx
 
+from sse_core.errors import ConfigurationError
 from sse_core.fast_paths import FastPath, register, unassigned
+from sse_core.telemetry.setting import Telemetry
 from sse_core.transport.client import AsyncChatClient, ChatClient
 from sse_core.transport.config import ClientConfig
 from sse_core.transport.packages import package_of
@@ -119,9 +121,12 @@ class ClientPool:
             async client (not closed here).
         fields: The names the two clients are given as, for the error that refuses another
             object (the adapters name them differently).
+        telemetry: The clients' telemetry (see :class:`~sse_core.ChatClient`): None, on
+            when the application set a provider; False, off; a ``Telemetry``, its providers.
 
     Raises:
-        ConfigurationError: A client given is none of httpx's or httpx2's of its kind.
+        ConfigurationError: A client given is none of httpx's or httpx2's of its kind, or
+            ``telemetry`` is none of its kinds.
     """
 
     def __init__(
@@ -130,6 +135,7 @@ class ClientPool:
         async_http_client: httpx.AsyncClient | httpx2.AsyncClient | None = None,
         *,
         fields: tuple[str, str] = ("http_client", "async_http_client"),
+        telemetry: bool | Telemetry | None = None,
     ) -> None:
         for client, field, asynchronous in zip(
             (http_client, async_http_client), fields, (False, True), strict=True
@@ -139,6 +145,12 @@ class ClientPool:
         self.http_client = http_client
         self.async_http_client = async_http_client
         self._fields = fields
+        if not (telemetry is None or isinstance(telemetry, (bool, Telemetry))):
+            raise ConfigurationError(
+                f"telemetry must be a bool, None or a sse_core.telemetry.Telemetry, got "
+                f"{type(telemetry).__name__}"
+            )
+        self.telemetry = telemetry
         self._lock = threading.Lock()
         self._sync: OrderedDict[bytes, ChatClient] = OrderedDict()
         self._async: dict[asyncio.AbstractEventLoop, _Loop] = {}
@@ -147,7 +159,9 @@ class ClientPool:
         return f"ClientPool(sync={len(self._sync)}, loops={len(self._async)})"
 
     def __deepcopy__(self, memo: dict[int, Any]) -> ClientPool:
-        return ClientPool(self.http_client, self.async_http_client, fields=self._fields)
+        return ClientPool(
+            self.http_client, self.async_http_client, fields=self._fields, telemetry=self.telemetry
+        )
 
     def __getstate__(self) -> dict[str, Any]:
         return {}
@@ -161,7 +175,9 @@ class ClientPool:
         with self._lock:
             client = self._sync.get(key)
             if client is None:
-                client = ChatClient(config, http_client=self.http_client)
+                client = ChatClient(
+                    config, http_client=self.http_client, telemetry=self.telemetry
+                )
                 _keep(self._sync, key, client)
             return client
 
@@ -176,7 +192,9 @@ class ClientPool:
                 entry = self._async[loop] = self._watched(loop)
             client = entry.clients.get(key)
             if client is None:
-                client = AsyncChatClient(config, http_client=self.async_http_client)
+                client = AsyncChatClient(
+                    config, http_client=self.async_http_client, telemetry=self.telemetry
+                )
                 _keep(entry.clients, key, client)
         _drop(stale)
         return client

@@ -49,8 +49,8 @@ class Recorded:
         ]
 
 
-@pytest.fixture
-def otel() -> Iterator[Recorded]:
+def recorded() -> Iterator[Recorded]:
+    """Local providers recording in memory, shut down after (the body of :func:`otel`)."""
     exporter = InMemorySpanExporter()
     tracing = TracerProvider()
     tracing.add_span_processor(SimpleSpanProcessor(exporter))
@@ -59,3 +59,8 @@ def otel() -> Iterator[Recorded]:
     yield Recorded(Telemetry(tracer_provider=tracing, meter_provider=metering), exporter, reader)
     tracing.shutdown()
     metering.shutdown()
+
+
+@pytest.fixture
+def otel() -> Iterator[Recorded]:
+    yield from recorded()
