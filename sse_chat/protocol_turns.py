@@ -219,6 +219,21 @@ def responses_next(
     Raises:
         ConfigurationError: A rule of the API broken (checked as for the first request).
     """
+    turns = _answer_and_results(completion, run_tool)
+    _, items = responses.input_items(
+        turns,
+        store=bool(payload.get("store")),
+        continued=bool(payload.get("previous_response_id")),
+    )
+    body = {**payload, "input": [*payload["input"], *items]}
+    responses.check_request(body)
+    return body
+
+
+def _answer_and_results(completion: Completion, run_tool: RunTool) -> list[Turn]:
+    """An answer with tool calls as the core's turns (its reasoning as it came, signed or
+    with its item; its text; its calls, the arguments as they came), then one tool turn of
+    the results: what a protocol whose body the core makes of turns sends next."""
     calls = completion.tool_calls
     answer: list[Part] = [
         ReasoningPart(text=block.text, signature=block.signature or "", item=block.item)
@@ -230,15 +245,7 @@ def responses_next(
     results = tuple(
         ToolResultPart(call_id=call.id or "", content=_result(call, run_tool)) for call in calls
     )
-    turns = [Turn(role="assistant", parts=tuple(answer)), Turn(role="tool", parts=results)]
-    _, items = responses.input_items(
-        turns,
-        store=bool(payload.get("store")),
-        continued=bool(payload.get("previous_response_id")),
-    )
-    body = {**payload, "input": [*payload["input"], *items]}
-    responses.check_request(body)
-    return body
+    return [Turn(role="assistant", parts=tuple(answer)), Turn(role="tool", parts=results)]
 
 
 def gemini_first(question: Question) -> dict[str, Any]:
@@ -258,17 +265,6 @@ def gemini_next(
     """The request after an answer with tool calls: the contents so far, the answer as the
     core sends it back (its signed parts with their signatures, byte-exact), then a user
     content of one ``functionResponse`` per result."""
-    calls = completion.tool_calls
-    answer: list[Part] = [
-        ReasoningPart(text=block.text, signature=block.signature or "", item=block.item)
-        for block in completion.reasoning_blocks
-    ]
-    if completion.content:
-        answer.append(TextPart(text=completion.content))
-    answer += [ToolUsePart(id=c.id or "", name=c.name or "", input=c.arguments) for c in calls]
-    results = tuple(
-        ToolResultPart(call_id=call.id or "", content=_result(call, run_tool)) for call in calls
-    )
-    turns = [Turn(role="assistant", parts=tuple(answer)), Turn(role="tool", parts=results)]
+    turns = _answer_and_results(completion, run_tool)
     _, made = gemini.contents(turns, [])
     return {**payload, "contents": [*payload["contents"], *made]}
