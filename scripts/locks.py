@@ -14,8 +14,8 @@ Python the project supports (``--universal``):
 - ``lowest.txt``: every extra's runtime dependencies at the lowest versions pyproject allows
   (``--resolution lowest-direct``, httpx forced to its floor as an override, since a test
   tool asks for more), the test tools at their newest that fit around them;
-- ``lowest-core.txt``: the core alone (with the emulator, msgspec and httpx2, its extras) at
-  its floors, with the tools tests/core needs.
+- ``lowest-core.txt``: the core alone (with the emulator, msgspec, httpx2 and OpenTelemetry's
+  API, its extras) at its floors, with the tools tests/core needs.
 
 ``scripts/refresh-lock`` rewrites them after the fast-path probes and the suite passed on the
 candidate set; ``scripts/test`` prints the drift at the end of every run.
@@ -47,6 +47,8 @@ CORE_TOOLS = [
     "hypothesis",
     "orjson",
     "httpx-sse",
+    # The telemetry tests' in-memory exporter and reader (at the API's floor: the SDK pins it).
+    "opentelemetry-sdk",
 ]
 #: What the editable install builds with, without isolation (hatchling's editable wheels of
 #: packages in subfolders need editables), and pip, which ``uv pip sync`` would otherwise
@@ -146,7 +148,7 @@ def lowest(directory: Path) -> None:
     optional: dict[str, list[str]] = _project()["optional-dependencies"]  # type: ignore[assignment]
     extras = [name for name in optional if name not in ("dev", "all")]
     _lowest_set(extras, ["-e .[dev]"], directory / "lowest.txt")
-    _lowest_set(["emulator", "fast", "httpx2"], CORE_TOOLS, directory / "lowest-core.txt")
+    _lowest_set(["emulator", "fast", "httpx2", "otel"], CORE_TOOLS, directory / "lowest-core.txt")
 
 
 def pins(lock: Path) -> dict[str, str]:
