@@ -1,19 +1,16 @@
 """The Gemini API's own answer object (``GenerateContentResponse``), built in the core from a
 decoded answer: the parts in Gemini's order with each signed part's signature back on its
-part, the finish reason in Gemini's word, the usage as counted; SSELLM gives it as ``raw``."""
+part, the finish reason in Gemini's word, the usage as counted (SSELLM gives it as ``raw``:
+tests/adapters/test_gemini_raw.py)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from llama_index.core.base.llms.types import ChatMessage, MessageRole
-
-from llamaindex_sse import SSELLM
 from sse_core import decode
 from sse_core.protocols.answer import metadata
 from sse_core.protocols.gemini import RESPONSE, response_object
-from sse_emulator import Emulator
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -77,15 +74,3 @@ def test_every_real_capture_gives_its_signatures_back_on_their_parts() -> None:
         for part in parts:
             signature = part.get("thoughtSignature")
             assert signature is None or signature in sent, path.name
-
-
-def test_sse_llm_raw_on_gemini_is_the_generate_content_response(emulator: Emulator) -> None:
-    llm = SSELLM(model="gemini-3-pro-preview", protocol="gemini", api_key="k",
-                 base_url=emulator.base_url("gemini"), max_retries=0)  # fmt: skip
-    ask = [ChatMessage(role=MessageRole.USER, content="hello")]
-    whole = llm.chat(ask)
-    assert whole.raw["candidates"][0]["content"]["parts"][-1]["text"] == whole.message.content
-    assert whole.raw["candidates"][0]["finishReason"] == "STOP"
-    *_, last = llm.stream_chat(ask)
-    texts = [p.get("text", "") for p in last.raw["candidates"][0]["content"]["parts"]]
-    assert last.message.content in texts
