@@ -36,6 +36,7 @@ from sse_chat.options import (
 from sse_chat.protocol_turns import Question, default_max_tokens, thinking_of
 from sse_chat.protocols import app_protocol
 from sse_chat.render import Renderer, render_partial
+from sse_chat.trace import trace_refusal, tracing
 from sse_core import (
     ChatClient,
     Completion,
@@ -45,6 +46,7 @@ from sse_core import (
     Timeouts,
 )
 from sse_core.protocols.responses import EFFORTS
+from sse_core.telemetry import Telemetry
 from sse_core.transport.packages import HttpClient
 from sse_core.transport.recording import recording_client
 
@@ -116,6 +118,12 @@ def add_chat_arguments(parser: argparse.ArgumentParser) -> None:
         "default: its 300)",
     )
     parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="print each model call's OpenTelemetry span on stderr when it ends (status, "
+        "duration, usage, time to first chunk; needs opentelemetry-sdk)",
+    )
+    parser.add_argument(
         "--record",
         type=Path,
         metavar="DIR",
@@ -147,7 +155,7 @@ def _driver(via: str) -> Callable[..., None]:
 
 def _refusal(args: argparse.Namespace) -> str | None:
     """Why the chat cannot start (a missing extra, --record not plumbed), or None."""
-    if said := dialect_refusal(args):
+    if said := dialect_refusal(args) or (trace_refusal() if args.trace else None):
         return said
     refuses = app_protocol(protocol_of(args)).refuses
     for option in ("thinking", "effort"):
@@ -281,7 +289,9 @@ def _run_framework(
     )
 
 
-def _converse(args: argparse.Namespace, view: Renderer, http: HttpClient | None) -> None:
+def _converse(
+    args: argparse.Namespace, view: Renderer, http: HttpClient | None, telemetry: Telemetry | None
+) -> None:
     with _gateway(args, view) as base_url, _showing_retries(view):
         settings: dict[str, Any] = {
             "base_url": base_url,
@@ -292,6 +302,8 @@ def _converse(args: argparse.Namespace, view: Renderer, http: HttpClient | None)
         }
         if args.idle_timeout is not None:
             settings["timeout"] = Timeouts(idle=args.idle_timeout)
+        if telemetry is not None:
+            settings["telemetry"] = telemetry
         run = _run_core if args.via == "core" else _run_framework
         run(args, settings, view, http)
 
@@ -329,7 +341,8 @@ def run_chat(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
             http = _recorder(args)
             if http is not None:
                 stack.enter_context(http)
-            _converse(args, view, http)
+            telemetry = stack.enter_context(tracing(view)) if args.trace else None
+            _converse(args, view, http, telemetry)
     except IncompleteStreamError as exc:
         why = _why_cut(exc, protocol_of(args))
         view.line(f"error: the stream was cut before the answer finished: {why}")

@@ -99,7 +99,7 @@ class MessagesDecoder:
     """Turns each Anthropic Messages event into StreamEvents (:meth:`decode`); the
     ``anthropic`` :class:`~sse_core.protocols.PayloadDecoder`."""
 
-    __slots__ = ("_blocks", "_started", "_stopped", "_usage", "done")
+    __slots__ = ("_blocks", "_started", "_stopped", "_usage", "done", "keepalives")
 
     def __init__(self) -> None:
         self._blocks = ContentBlocks()
@@ -108,6 +108,8 @@ class MessagesDecoder:
         self._usage: dict[str, Any] = {}  # every count reported so far, the last value each
         #: True once ``message_stop`` or an error arrived: nothing after it is decoded.
         self.done: bool = False
+        #: How many ``ping`` events arrived (the API's keep-alives).
+        self.keepalives = 0
 
     def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
         """Decode one SSE event.
@@ -163,7 +165,7 @@ class MessagesDecoder:
         elif name == "message":
             self.data_into(data, events)
         elif name == "ping":
-            return
+            self.keepalives += 1
         elif name == "error":
             self._error(parse_loose(data), events)
         elif name in _KNOWN:

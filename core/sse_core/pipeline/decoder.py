@@ -80,6 +80,13 @@ class StreamDecoder:
         """True once ``[DONE]`` (or the protocol's end) or an error frame was decoded."""
         return self._payloads.done
 
+    @property
+    def keepalives(self) -> int:
+        """How many keep-alives arrived: comment lines, and the protocol's own keep-alive
+        events where it has some (a payload decoder's ``keepalives``: Anthropic's ``ping``)."""
+        own: int = getattr(self._payloads, "keepalives", 0)
+        return self._parser.comments + own
+
     def feed(self, data: bytes) -> list[StreamEvent]:
         """Decode the next bytes of the body (``bytes``, ``bytearray`` or ``memoryview``).
 

@@ -133,6 +133,7 @@ class SSEParser:
         "_pending_len",
         "_retry",
         "_skip_lf",
+        "comments",
     )
 
     def __init__(self, *, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
@@ -147,6 +148,9 @@ class SSEParser:
         self._last_id = ""
         self._retry: int | None = None
         self._error: StreamProtocolError | None = None
+        #: How many comment lines arrived (``: ping``, ``: OPENROUTER PROCESSING``): the
+        #: keep-alives of a gateway that sends them so.
+        self.comments = 0
         # At a frame boundary with nothing held (the BOM check done, no error): the next
         # read may take the speed path (see feed_raw).
         self._idle = False
@@ -374,6 +378,8 @@ class SSEParser:
                     # the next event (producers write "event:" before "data:").
                     self._dispatch(out)
                 self._field(line)
+            else:
+                self.comments += 1
 
     def _data_line(self, value: bytes, out: list[RawEvent]) -> None:
         if self._data and self._whole_payload_pending():

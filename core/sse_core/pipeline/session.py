@@ -150,6 +150,11 @@ class StreamSession:
             self._read, self._finish = StreamSession._read_refused, StreamSession._refused
 
     @property
+    def keepalives(self) -> int:
+        """How many keep-alives arrived (:attr:`StreamDecoder.keepalives`)."""
+        return self._decoder.keepalives
+
+    @property
     def deadline(self) -> float | None:
         """The deadline for the whole body it was given, or None."""
         return self._deadline

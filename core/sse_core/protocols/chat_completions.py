@@ -40,7 +40,9 @@ from typing import Any
 from sse_core._choices import check_choices
 from sse_core.errors import ConfigurationError
 from sse_core.pipeline.chunks import ChunkDecoder
+from sse_core.protocols import prompt
 from sse_core.protocols.history import warn_left_out
+from sse_core.protocols.prompt import Part, Prompt
 from sse_core.protocols.registry import RequestShape, WireProtocol, register_protocol
 
 __all__ = [
@@ -193,6 +195,39 @@ def chat_body(
     return body
 
 
+def read_prompt(body: Mapping[str, Any]) -> Prompt:
+    """A chat completions body's content (telemetry's content capture): ``system`` and
+    ``developer`` messages are the instructions; ``reasoning_content`` a reasoning part."""
+    system: list[Part] = []
+    messages: list[dict[str, Any]] = []
+    for said in body.get("messages") or ():
+        if not isinstance(said, Mapping):
+            continue
+        role, content = said.get("role"), said.get("content")
+        if role in ("system", "developer"):
+            system += prompt.texts(content)
+            continue
+        parts: list[Part] = []
+        if said.get("reasoning_content"):
+            parts.append(prompt.reasoning(said["reasoning_content"]))
+        if role == "tool":
+            parts.append(prompt.tool_result(said.get("tool_call_id"), content))
+        else:
+            parts += prompt.texts(content)
+        for call in said.get("tool_calls") or ():
+            function = call.get("function") if isinstance(call, Mapping) else None
+            if isinstance(function, Mapping):
+                name, arguments = function.get("name"), function.get("arguments")
+                parts.append(prompt.tool_call(call.get("id"), name, arguments))
+        messages.append(prompt.message(role, parts))
+    tools = [
+        prompt.tool(f.get("name"), f.get("description"), f.get("parameters"))
+        for entry in body.get("tools") or ()
+        if isinstance(entry, Mapping) and isinstance(f := entry.get("function"), Mapping)
+    ]
+    return Prompt(system, messages, tools)
+
+
 CHAT_COMPLETIONS = register_protocol(
     WireProtocol(
         name="chat_completions",
@@ -203,5 +238,6 @@ CHAT_COMPLETIONS = register_protocol(
         request=RequestShape(path=lambda base_url: "/chat/completions", body=chat_body),
         json_mode=True,
         provider="openai",
+        prompt=read_prompt,
     )
 )

@@ -30,6 +30,7 @@ from sse_core.errors import ConfigurationError
 from sse_core.pipeline._accel import check_accelerator
 from sse_core.pipeline.protocol import PayloadDecoder, install_lookup
 from sse_core.protocols.answer import AnswerShape
+from sse_core.protocols.prompt import PromptReader
 
 if TYPE_CHECKING:
     from sse_core.protocols.turns import Turn
@@ -226,6 +227,12 @@ class WireProtocol:
         answer: The protocol's own answer object, whole and while it streams
             (:class:`~sse_core.protocols.answer.AnswerShape`: the Messages API's message);
             None: chat completions' chunk and completion dicts stand for it.
+        prompt: Reads a request body into OpenTelemetry's GenAI message shape
+            (:class:`~sse_core.protocols.prompt.Prompt`), for telemetry's content capture;
+            None: a request's content is not recorded (the answer's still is).
+        sampling: The request's sampling settings under chat completions' names
+            (``max_tokens``, ``temperature``, ``top_p``, ``stop``), for telemetry's
+            ``gen_ai.request.*``; None: the body holds them under those names at its top.
     """
 
     name: str
@@ -245,6 +252,8 @@ class WireProtocol:
     how_it_ended: Callable[[str], Mapping[str, Any]] | None = None
     answer: AnswerShape | None = None
     provider: str = ""
+    prompt: PromptReader | None = None
+    sampling: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
 
     def new_decoder(self, accelerator: str | None = None) -> PayloadDecoder:
         """A payload decoder for one stream (``accelerator``: see :class:`StreamDecoder`).

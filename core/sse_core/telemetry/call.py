@@ -23,12 +23,15 @@ from sse_core.errors import SSEConnectorError
 from sse_core.events import ReasoningDelta, StreamEvent, TextDelta, ToolCallDelta
 from sse_core.protocols.registry import wire_protocol
 from sse_core.telemetry import names
+from sse_core.telemetry.content import input_content, output_content
 
 if TYPE_CHECKING:
     from sse_core.pipeline.accumulator import Accumulator
+    from sse_core.protocols.prompt import Prompt
+    from sse_core.telemetry.content import Capture
     from sse_core.telemetry.setting import Instruments
 
-__all__ = ["Call", "error_type"]
+__all__ = ["Call", "Content", "error_type", "request_attributes"]
 
 logger: logging.Logger = logging.getLogger("sse_core.telemetry")
 
@@ -52,21 +55,23 @@ def error_type(exc: BaseException) -> str:
 
 
 def request_attributes(
-    payload: Mapping[str, Any], *, protocol: str, url: str, streaming: bool
+    payload: Mapping[str, Any], *, model: object, protocol: str, url: str, streaming: bool
 ) -> dict[str, Any]:
-    """The span's request attributes: the model and sampling settings the payload holds
-    (never its messages), the protocol, and the gateway's host and port."""
-    model = payload.get("model")
+    """The span's request attributes: the model asked, the sampling settings the body holds
+    (never its messages; where the protocol keeps them: its ``sampling`` fact), the
+    protocol, and the gateway's host and port."""
+    wire = wire_protocol(protocol)
     found: dict[str, Any] = {
         names.OPERATION_NAME: names.OPERATION_CHAT,
-        names.PROVIDER_NAME: wire_protocol(protocol).provider or protocol,
+        names.PROVIDER_NAME: wire.provider or protocol,
         names.REQUEST_STREAM: streaming,
         names.SSE_PROTOCOL: protocol,
     }
     if isinstance(model, str) and model:
         found[names.REQUEST_MODEL] = model
+    settings = payload if wire.sampling is None else wire.sampling(payload)
     for name, keys in _REQUEST_FIELDS:
-        value = next((payload[key] for key in keys if payload.get(key) is not None), None)
+        value = next((settings[key] for key in keys if settings.get(key) is not None), None)
         if isinstance(value, str) and name == names.REQUEST_STOP_SEQUENCES:
             value = [value]
         if isinstance(value, _SCALARS) or (
@@ -80,11 +85,40 @@ def request_attributes(
     return found
 
 
+class Content:
+    """What a call's content capture asked for, and the request's content attributes."""
+
+    __slots__ = ("capture", "cut", "found", "limit", "secrets")
+
+    def __init__(
+        self, capture: Capture, prompt: Prompt | None, limit: int, secrets: tuple[str, ...]
+    ) -> None:
+        self.capture, self.limit, self.secrets = capture, limit, secrets
+        self.found: dict[str, Any] = {}
+        self.cut = False
+        if prompt is not None:
+            self.found, self.cut = input_content(prompt, limit=limit, secrets=secrets)
+
+    def attributes(self, answer: Completion | None) -> dict[str, Any]:
+        """The content attributes: the request's, and the answer's where one arrived."""
+        found = dict(self.found)
+        cut = self.cut
+        if answer is not None and answer.choices:
+            found[names.OUTPUT_MESSAGES], shortened = output_content(
+                answer, limit=self.limit, secrets=self.secrets
+            )
+            cut = cut or shortened
+        if cut:
+            found[names.SSE_CONTENT_TRUNCATED] = True
+        return found
+
+
 class Call:
     """One call: its span (None without a tracer), its start and its first chunks."""
 
     __slots__ = (
         "_answer",
+        "_content",
         "_ended",
         "_first",
         "_inst",
@@ -95,9 +129,12 @@ class Call:
         "_start",
     )
 
-    def __init__(self, instruments: Instruments, request: dict[str, Any]) -> None:
+    def __init__(
+        self, instruments: Instruments, request: dict[str, Any], content: Content | None = None
+    ) -> None:
         self._inst = instruments
         self._request = request
+        self._content = content if instruments.tracer is not None else None
         self._span: Any = None
         self._start = 0.0
         self._first: float | None = None
@@ -120,6 +157,25 @@ class Call:
             self._span = tracer.start_span(name, kind=SpanKind.CLIENT, attributes=self._request)
         except Exception:  # telemetry never breaks a call: this one goes without its span
             logger.warning("opening the call's span failed", exc_info=True)
+
+    def carry(self, headers: dict[str, str]) -> dict[str, str]:
+        """``headers`` with the span's trace context (``traceparent``, as the application's
+        propagator writes it: W3C trace context by default, nothing where
+        ``OTEL_PROPAGATORS=none``), so the gateway's spans join the trace; a header the
+        caller set of that name is kept. Unchanged without a span."""
+        if self._span is None:
+            return headers
+        from opentelemetry import propagate, trace
+
+        carrier: dict[str, str] = {}
+        try:
+            propagate.inject(carrier, context=trace.set_span_in_context(self._span))
+        except Exception:  # telemetry never breaks a call
+            logger.warning("writing the trace context failed", exc_info=True)
+            return headers
+        have = {name.lower() for name in headers}
+        fresh = {name: value for name, value in carrier.items() if name.lower() not in have}
+        return {**headers, **fresh} if fresh else headers
 
     def scan(self, batch: list[StreamEvent]) -> bool:
         """Note the first content chunks in ``batch``; True once the first answer chunk
@@ -154,14 +210,16 @@ class Call:
         done: Completion | None,
         kind: str | None = None,
         exc: BaseException | None = None,
+        keepalives: int = 0,
     ) -> None:
         """End the call (only the first end counts): ``done`` the whole answer, else ``kind``
-        its ``error.type``, ``exc`` the error that ended it; ``answer`` what arrived."""
+        its ``error.type``, ``exc`` the error that ended it; ``answer`` what arrived;
+        ``keepalives`` how many keep-alives did."""
         if self._ended:
             return
         self._ended = True
         try:
-            self._record(answer, done, kind, exc)
+            self._record(answer, done, kind, exc, keepalives)
         except Exception:  # telemetry never breaks a call
             logger.warning("recording the call's telemetry failed", exc_info=True)
 
@@ -171,6 +229,7 @@ class Call:
         done: Completion | None,
         kind: str | None,
         exc: BaseException | None,
+        keepalives: int,
     ) -> None:
         duration = time.monotonic() - self._start
         found = _response(answer, done)
@@ -179,9 +238,23 @@ class Call:
         if answer is not None and answer.usage is not None:
             found.update(_usage(answer.usage, partial=done is None))
         found.update(self._timing(answer))
+        if keepalives:
+            found[names.SSE_KEEPALIVES] = keepalives
         if self._span is not None:
+            if self._content is not None:
+                self._record_content(answer, done)
             self._end_span(found, kind, exc)
         self._measure(found, duration, answer)
+
+    def _record_content(self, answer: Accumulator | None, done: Completion | None) -> None:
+        content = self._content
+        assert content is not None
+        arrived = done if done is not None or answer is None else answer.completion()
+        found = content.attributes(arrived)
+        if content.capture.span:
+            self._span.set_attributes(found)
+        if content.capture.event:
+            self._span.add_event(names.CONTENT_EVENT, found)
 
     def _timing(self, answer: Accumulator | None) -> dict[str, Any]:
         found: dict[str, Any] = {names.SSE_RETRIES: self._retries}

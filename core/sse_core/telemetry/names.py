@@ -20,8 +20,11 @@ from typing import Final
 
 __all__ = [
     "CANCELLED",
+    "CAPTURE_CONTENT_ENV",
+    "CONTENT_EVENT",
     "ERROR_TYPE",
     "ERROR_TYPES",
+    "INPUT_MESSAGES",
     "METRIC_OPERATION_DURATION",
     "METRIC_TIME_PER_OUTPUT_CHUNK",
     "METRIC_TIME_TO_FIRST_CHUNK",
@@ -29,6 +32,7 @@ __all__ = [
     "OPERATION_CHAT",
     "OPERATION_NAME",
     "OTHER",
+    "OUTPUT_MESSAGES",
     "PROVIDER_NAME",
     "REQUEST_MAX_TOKENS",
     "REQUEST_MODEL",
@@ -42,6 +46,7 @@ __all__ = [
     "RESPONSE_TIME_TO_FIRST_CHUNK",
     "SERVER_ADDRESS",
     "SERVER_PORT",
+    "SSE_CONTENT_TRUNCATED",
     "SSE_GATEWAY_EVENTS",
     "SSE_KEEPALIVES",
     "SSE_PROTOCOL",
@@ -51,9 +56,11 @@ __all__ = [
     "SSE_TIME_TO_FIRST_ANSWER_CHUNK",
     "SSE_TIME_TO_FIRST_REASONING_CHUNK",
     "SSE_USAGE_PARTIAL",
+    "SYSTEM_INSTRUCTIONS",
     "TOKEN_INPUT",
     "TOKEN_OUTPUT",
     "TOKEN_TYPE",
+    "TOOL_DEFINITIONS",
     "USAGE_CACHE_CREATION_INPUT_TOKENS",
     "USAGE_CACHE_READ_INPUT_TOKENS",
     "USAGE_INPUT_TOKENS",
@@ -79,6 +86,17 @@ USAGE_OUTPUT_TOKENS: Final = "gen_ai.usage.output_tokens"
 USAGE_REASONING_OUTPUT_TOKENS: Final = "gen_ai.usage.reasoning.output_tokens"
 USAGE_CACHE_READ_INPUT_TOKENS: Final = "gen_ai.usage.cache_read.input_tokens"
 USAGE_CACHE_CREATION_INPUT_TOKENS: Final = "gen_ai.usage.cache_creation.input_tokens"
+# Content (only with content capture asked: :mod:`sse_core.telemetry.content`), each a JSON
+# text in the conventions' message shape.
+INPUT_MESSAGES: Final = "gen_ai.input.messages"
+OUTPUT_MESSAGES: Final = "gen_ai.output.messages"
+SYSTEM_INSTRUCTIONS: Final = "gen_ai.system_instructions"
+TOOL_DEFINITIONS: Final = "gen_ai.tool.definitions"
+#: The event that carries the content where capture asks for events.
+CONTENT_EVENT: Final = "gen_ai.client.inference.operation.details"
+#: The environment variable that asks for content (``NO_CONTENT``, ``SPAN_ONLY``,
+#: ``EVENT_ONLY``, ``SPAN_AND_EVENT``; or the older ``true`` / ``false``).
+CAPTURE_CONTENT_ENV: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 #: The metric attribute of ``gen_ai.client.token.usage``: ``input`` or ``output``.
 TOKEN_TYPE: Final = "gen_ai.token.type"
 TOKEN_INPUT: Final = "input"
@@ -98,12 +116,15 @@ METRIC_TIME_PER_OUTPUT_CHUNK: Final = "gen_ai.client.operation.time_per_output_c
 # Ours (sse.*): what the conventions do not name.
 SSE_PROTOCOL: Final = "sse.protocol"
 SSE_RETRIES: Final = "sse.retries"
-#: Not recorded yet: the parser counts no comment lines (a count there is the next step).
+#: Comment lines (``: ping``) and the protocol's own keep-alive events (Anthropic's ``ping``).
 SSE_KEEPALIVES: Final = "sse.keepalives"
 SSE_GATEWAY_EVENTS: Final = "sse.gateway_events"
 SSE_TIME_TO_FIRST_REASONING_CHUNK: Final = "sse.time_to_first_reasoning_chunk"
 SSE_TIME_TO_FIRST_ANSWER_CHUNK: Final = "sse.time_to_first_answer_chunk"
 SSE_USAGE_PARTIAL: Final = "sse.usage.partial"
+#: True where captured content was cut to the size cap (:class:`~sse_core.telemetry.Telemetry`'s
+#: ``content_limit``).
+SSE_CONTENT_TRUNCATED: Final = "sse.content.truncated"
 #: The span event of a failed attempt retried before the first byte of the body.
 SSE_RETRY_EVENT: Final = "sse.retry"
 SSE_RETRY_DELAY: Final = "sse.retry.delay"

@@ -21,12 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 from sse_core.errors import ConfigurationError
 from sse_core.telemetry import names
+from sse_core.telemetry.content import Capture, capture_mode
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import Histogram
     from opentelemetry.trace import Tracer
 
-__all__ = ["ENV", "Instruments", "Telemetry", "resolve"]
+__all__ = ["DEFAULT_CONTENT_LIMIT", "ENV", "Instruments", "Telemetry", "resolve"]
+
+#: The most characters of one content attribute, unless a Telemetry says otherwise.
+DEFAULT_CONTENT_LIMIT = 32_768
 
 #: The environment variable that turns telemetry off (``0``, ``false``, ``no``, ``off``).
 ENV = "SSE_CONNECTORS_TELEMETRY"
@@ -57,15 +61,40 @@ class Telemetry:
     Attributes:
         tracer_provider: An OpenTelemetry ``TracerProvider``; None: the global one.
         meter_provider: An OpenTelemetry ``MeterProvider``; None: the global one.
+        capture_content: Whether the calls' messages are recorded
+            (:mod:`sse_core.telemetry.content`): a bool, or one of ``NO_CONTENT``,
+            ``SPAN_ONLY``, ``EVENT_ONLY``, ``SPAN_AND_EVENT``; None: as
+            ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` says (off when unset).
+        content_limit: The most characters of one content attribute (its JSON text).
+
+    Raises:
+        ConfigurationError: ``capture_content`` or ``content_limit`` is not one of those.
     """
 
     tracer_provider: Any = None
     meter_provider: Any = None
+    capture_content: bool | str | None = None
+    content_limit: int = DEFAULT_CONTENT_LIMIT
     # The instruments of the providers last seen (the global ones may be set after the
     # client is made): (tracer provider, meter provider, instruments).
     _made: list[tuple[Any, Any, Instruments | None]] = field(
         default_factory=list, init=False, repr=False, compare=False
     )
+
+    def __post_init__(self) -> None:
+        limit = self.content_limit
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 64:
+            raise ConfigurationError(f"content_limit must be an int of at least 64, got {limit!r}")
+        mode = self.capture_content
+        if not (mode is None or isinstance(mode, bool) or _known_mode(mode)):
+            raise ConfigurationError(
+                "capture_content must be a bool, None, or one of NO_CONTENT, SPAN_ONLY, "
+                f"EVENT_ONLY, SPAN_AND_EVENT; got {mode!r}"
+            )
+
+    def capture(self, environ: Mapping[str, str] | None = None) -> Capture | None:
+        """Where a call's content goes now (None: nowhere)."""
+        return capture_mode(self.capture_content, os.environ if environ is None else environ)
 
     def instruments(self) -> Instruments | None:
         """The instruments to record a call with, or None where no provider records."""
@@ -81,6 +110,15 @@ class Telemetry:
         found = _make(tracing, metering)
         made[:] = [(tracing, metering, found)]
         return found
+
+
+def _known_mode(mode: object) -> bool:
+    return isinstance(mode, str) and mode.strip().upper() in {
+        "NO_CONTENT",
+        "SPAN_ONLY",
+        "EVENT_ONLY",
+        "SPAN_AND_EVENT",
+    }
 
 
 def _api() -> object | None:

@@ -33,7 +33,7 @@ from sse_core.completion import Completion
 from sse_core.errors import GatewayHTTPError, SSEConnectorError, StreamTimeoutError
 from sse_core.fast_paths import FastPath, is_on
 from sse_core.pipeline.session import StreamSession
-from sse_core.telemetry.call import Call, request_attributes
+from sse_core.telemetry.call import Call, Content, request_attributes
 from sse_core.telemetry.setting import Telemetry
 from sse_core.telemetry.setting import resolve as resolve_telemetry
 from sse_core.transport.config import (
@@ -199,17 +199,30 @@ class _ClientBase:
             url=None if routed is None else self.package.url(routed),
         )
 
-    def _call(self, payload: Mapping[str, Any], streaming: bool) -> Call | None:
+    def _call(
+        self, prepared: Prepared, payload: Mapping[str, Any], streaming: bool
+    ) -> Call | None:
         """The telemetry of one call, or None where nothing records it."""
         telemetry = self.telemetry
         instruments = None if telemetry is None else telemetry.instruments()
-        if instruments is None:
+        if telemetry is None or instruments is None:
             return None
         config = self.config
+        body = prepared.body
         facts = request_attributes(
-            payload, protocol=config.protocol, url=config.public_url, streaming=streaming
+            body,
+            model=payload.get("model"),
+            protocol=config.protocol,
+            url=config.public_url,
+            streaming=streaming,
         )
-        return Call(instruments, facts)
+        capture = telemetry.capture() if instruments.tracer is not None else None
+        if capture is None:
+            return Call(instruments, facts)
+        reader = config.wire.prompt
+        prompt = None if reader is None else reader(body)
+        content = Content(capture, prompt, telemetry.content_limit, prepared.secrets)
+        return Call(instruments, facts, content)
 
     def _session(self, prepared: Prepared) -> StreamSession:
         return StreamSession(
@@ -225,11 +238,12 @@ class _ClientBase:
 
     def _request(self, prepared: Prepared, attempt: _Attempts) -> Any:
         remaining = _remaining(prepared.deadline)
+        call = attempt.call
         request = self._http.build_request(
             "POST",
             self._url if prepared.url is None else prepared.url,
             content=to_json(attempt.body),
-            headers=prepared.headers,
+            headers=prepared.headers if call is None else call.carry(prepared.headers),
             timeout=head_timeout(
                 self.package,
                 self.config.timeouts,
@@ -375,7 +389,7 @@ class ChatClient(_ClientBase):
                 answer; use False only for a gateway whose streaming path is broken.
         """
         prepared = self._prepare(payload, headers, streaming)
-        return ChatStream(self, prepared, self._call(payload, streaming))
+        return ChatStream(self, prepared, self._call(prepared, payload, streaming))
 
     def complete(
         self,
@@ -447,7 +461,7 @@ class AsyncChatClient(_ClientBase):
                 answer; use False only for a gateway whose streaming path is broken.
         """
         prepared = self._prepare(payload, headers, streaming)
-        return AsyncChatStream(self, prepared, self._call(payload, streaming))
+        return AsyncChatStream(self, prepared, self._call(prepared, payload, streaming))
 
     async def complete(
         self,

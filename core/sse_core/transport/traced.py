@@ -59,7 +59,14 @@ class _End:
         """End ``call``; inside a garbage collection (a sync stream abandoned in a reference
         cycle), on the closer thread: the collector may have stopped this thread while it
         held a lock of the OpenTelemetry SDK that ending a span takes too."""
-        job = partial(call.end, session.answer, outcome.completion, self.kind, self.error)
+        job = partial(
+            call.end,
+            session.answer,
+            outcome.completion,
+            self.kind,
+            self.error,
+            session.keepalives,
+        )
         self.error = None  # the error's traceback holds the loop's frame, which holds self
         if Closer.collecting:
             Closer.later(job)

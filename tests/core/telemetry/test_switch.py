@@ -38,7 +38,7 @@ def test_the_variable_turns_it_off_whatever_the_code_says(
 def test_the_client_setting_turns_it_off(emulator: Any) -> None:
     with ChatClient(base_url=emulator.base_url(), telemetry=False) as client:
         assert client.telemetry is None
-        assert client._call(PAYLOAD, True) is None
+        assert client._call(client._prepare(PAYLOAD, None, True), PAYLOAD, True) is None
 
 
 def test_a_wrong_setting_is_refused() -> None:

@@ -38,6 +38,7 @@ from typing import Any
 from sse_core.errors import ConfigurationError
 from sse_core.pipeline.anthropic_events import MessagesDecoder
 from sse_core.protocols.anthropic.answer import MESSAGE, message
+from sse_core.protocols.anthropic.prompt import read_prompt
 from sse_core.protocols.anthropic.request import (
     NO_RESPONSE_FORMAT,
     messages,
@@ -144,5 +145,6 @@ ANTHROPIC = register_protocol(
         sends_reasoning_back=True,
         answer=MESSAGE,
         provider="anthropic",
+        prompt=read_prompt,
     )
 )

@@ -107,6 +107,7 @@ from sse_core.protocols.gemini.config import (
     tools,
 )
 from sse_core.protocols.gemini.decode import GenerateContentDecoder, error_frame, gemini_usage
+from sse_core.protocols.gemini.prompt import read_prompt, sampling
 from sse_core.protocols.gemini.request import (
     contents,
     signed_call_item,
@@ -204,6 +205,8 @@ GEMINI = register_protocol(
         turns_body=contents_body,
         json_mode=True,
         provider="gcp.gemini",
+        prompt=read_prompt,
+        sampling=sampling,
         answer=RESPONSE,
         sends_reasoning_back=True,
     )

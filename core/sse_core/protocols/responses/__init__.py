@@ -28,6 +28,7 @@ from typing import Any
 from sse_core.pipeline.responses_events import ResponsesDecoder
 from sse_core.protocols.registry import RequestShape, WireProtocol, register_protocol
 from sse_core.protocols.responses.answer import RESPONSE, how_it_ended, response_object
+from sse_core.protocols.responses.prompt import read_prompt
 from sse_core.protocols.responses.request import (
     ENCRYPTED_REASONING,
     input_items,
@@ -113,5 +114,6 @@ RESPONSES = register_protocol(
         how_it_ended=how_it_ended,
         answer=RESPONSE,
         provider="openai",
+        prompt=read_prompt,
     )
 )
