@@ -42,6 +42,8 @@ from typing import Any
 import httpx
 
 CLIENTS = ("chatopenai", "chatsse", "chatsse-coalesce")
+#: The CPU table's clients: ChatSSE recording to a local OpenTelemetry SDK provider too.
+CPU_CLIENTS = (*CLIENTS, "chatsse-otel")
 HOST = "127.0.0.1"
 
 
@@ -122,8 +124,17 @@ def make_model(client: str, base_url: str) -> Any:
         )
     from langchain_sse import ChatSSE
 
+    extra: dict[str, Any] = {}
+    if client.endswith("otel"):
+        from otel_local import local_telemetry
+
+        extra["telemetry"] = local_telemetry()
     return ChatSSE(
-        model="emulator", base_url=base_url, api_key="bench", coalesce=client.endswith("coalesce")
+        model="emulator",
+        base_url=base_url,
+        api_key="bench",
+        coalesce=client.endswith("coalesce"),
+        **extra,
     )
 
 
@@ -215,7 +226,7 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=200)
     parser.add_argument("--stream-chunks", type=int, default=500)
     parser.add_argument("--worker", choices=("cpu", "concurrency"))
-    parser.add_argument("--client", choices=CLIENTS)
+    parser.add_argument("--client", choices=CPU_CLIENTS)
     parser.add_argument("--base-url")
     parser.add_argument("--replay-port", type=int)
     parser.add_argument("--replay-file")
@@ -256,9 +267,10 @@ def _bench(args: argparse.Namespace) -> None:
                 c: statistics.median(
                     _run_worker("cpu", c, url, chunks=args.chunks, repeat=args.repeat)
                 )
-                for c in CLIENTS
+                for c in CPU_CLIENTS
             }
             _table(f"CPU per chunk, {server}", rows, "us/chunk", lambda v: f"{v:.1f}")
+            print(f"  telemetry on (SDK) / off: {rows['chatsse-otel'] / rows['chatsse']:.3f}x")
         for server, url in (("replay", replays[args.stream_chunks]), ("emulator", live)):
             results = {c: [] for c in CLIENTS}  # type: dict[str, list[dict[str, float]]]
             for _ in range(max(1, args.repeat // 2)):

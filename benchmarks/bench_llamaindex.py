@@ -92,6 +92,20 @@ def sse_llm(base_url: str) -> SSELLM:
     return SSELLM(model=MODEL, base_url=base_url, api_key="bench", max_retries=0, timeout=120)
 
 
+def sse_llm_otel(base_url: str) -> SSELLM:
+    """SSELLM recording to a local OpenTelemetry SDK provider (telemetry on)."""
+    from otel_local import local_telemetry
+
+    return SSELLM(
+        model=MODEL,
+        base_url=base_url,
+        api_key="bench",
+        max_retries=0,
+        timeout=120,
+        telemetry=local_telemetry(),
+    )
+
+
 def openai_like(base_url: str) -> OpenAILike:
     return OpenAILike(
         model=MODEL,
@@ -139,6 +153,7 @@ Series = dict[str, list[Run]]
 CLIENTS: dict[str, Callable[[str], FunctionCallingLLM]] = {
     "SSELLM": sse_llm,
     "OpenAILike": openai_like,
+    "SSELLM+otel": sse_llm_otel,
 }
 
 
@@ -226,6 +241,8 @@ def report(
                 f"  {mode:<5} {chunks[size]:>7} chunks: SSELLM / OpenAILike = {ratio:.3f}x  "
                 f"(goal <= 0.35: {verdict})"
             )
+            on = median_us(("SSELLM+otel", mode, size)) / median_us(("SSELLM", mode, size))
+            print(f"  {mode:<5} {chunks[size]:>7} chunks: telemetry on (SDK) / off = {on:.3f}x")
         for name in CLIENTS:
             growth = median_us((name, mode, large)) / median_us((name, mode, small))
             goal = f"  (goal <= 1.10: {'ok' if growth <= 1.10 else 'ABOVE GOAL'})"

@@ -89,21 +89,11 @@ EXPECTED = {
 
 def traced_client(url: str) -> sse_core.ChatClient:
     """sse_core's client recording to a local OpenTelemetry SDK tracer and meter provider
-    (spans kept in memory, metrics aggregated for an in-memory reader): never the global ones."""
-    from opentelemetry.sdk.metrics import MeterProvider
-    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    (:func:`otel_local.local_telemetry`): never the global ones."""
+    from otel_local import local_telemetry
 
-    from sse_core.telemetry import Telemetry
-
-    tracing = TracerProvider()
-    tracing.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
-    metering = MeterProvider(metric_readers=[InMemoryMetricReader()])
-    telemetry = Telemetry(tracer_provider=tracing, meter_provider=metering)
     return sse_core.ChatClient(
-        base_url=url, api_key="bench", include_usage=False, telemetry=telemetry
+        base_url=url, api_key="bench", include_usage=False, telemetry=local_telemetry()
     )
 
 

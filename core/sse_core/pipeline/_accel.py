@@ -135,6 +135,7 @@ def _delta(
     """:meth:`ChunkDecoder._delta` of a decoded delta struct."""
     reasoning = delta.reasoning_content or delta.reasoning
     if reasoning:
+        chunks.traits.add("reasoning_content" if delta.reasoning_content else "reasoning")
         chunks._reasoning(index, state, reasoning, events)
     if delta.content:
         chunks._text(index, state, delta.content, events)

@@ -58,6 +58,12 @@ __all__ = ["ChunkDecoder"]
 # Named events whose data is a usage object (SPASS seed: "event: spass.cost" trailer).
 USAGE_EVENTS = frozenset({"spass.cost"})
 _METADATA_KEYS = ("id", "model", "system_fingerprint", "created")
+#: The dialect traits a chat-completions stream may show (:attr:`ChunkDecoder.traits`): how
+#: its reasoning was spelled (``reasoning_content``: DeepSeek, Qwen, vLLM before 0.10;
+#: ``reasoning``: OpenRouter, vLLM 0.10+, OpenAI's own; ``reasoning_details``: OpenRouter's
+#: structured form alone; ``think_tags``: inline ``<think>`` text), and whether it ended with
+#: ``[DONE]`` (``done``).
+TRAITS = ("reasoning_content", "reasoning", "reasoning_details", "think_tags", "done")
 
 
 class _ChoiceState:
@@ -81,7 +87,17 @@ class ChunkDecoder:
         ConfigurationError: An unknown accelerator, or one whose package is missing.
     """
 
-    __slots__ = ("_choices", "_counts", "_fast", "_missing", "_template", "_usage", "done")
+    __slots__ = (
+        "_choices",
+        "_counts",
+        "_fast",
+        "_missing",
+        "_template",
+        "_usage",
+        "done",
+        "keepalives",
+        "traits",
+    )
 
     def __init__(self, *, accelerator: str | None = None) -> None:
         self._choices: dict[int, _ChoiceState] = {}
@@ -97,6 +113,11 @@ class ChunkDecoder:
         self._fast: Accelerator | None = accelerated(accelerator, self)
         # The bytes around the text of the last text-only chunk (see pipeline.template).
         self._template = TextTemplate()
+        #: How many empty data lines arrived (a gateway's keep-alives).
+        self.keepalives = 0
+        #: What the stream showed of its gateway's dialect (:data:`TRAITS`), noted where the
+        #: dialects differ: the reasoning's spelling, ``<think>`` tags, the ``[DONE]`` end.
+        self.traits: set[str] = set()
 
     def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
         """Decode one SSE event.
@@ -155,10 +176,13 @@ class ChunkDecoder:
         stripped = data.strip()
         if stripped == b"[DONE]":
             self.done = True
+            self.traits.add("done")
             events += self.flush()
             events.append(StreamEnd())
-        elif stripped:  # an empty data line is a keep-alive
+        elif stripped:
             self._decode_into(parse_chunk_json(data), events)
+        else:  # an empty data line is a keep-alive
+            self.keepalives += 1
 
     def named_into(self, name: str, data: bytes, events: list[StreamEvent]) -> None:
         """Decode a named event: ``error``, a usage event (``spass.cost``), or any other as a
@@ -297,13 +321,19 @@ class ChunkDecoder:
     def _reasoning_field(
         self, index: int, state: _ChoiceState, delta: Mapping[str, Any], events: list[StreamEvent]
     ) -> None:
-        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        spelling = "reasoning_content"
+        reasoning = delta.get(spelling)
+        if not reasoning:
+            spelling = "reasoning"
+            reasoning = delta.get(spelling)
         if reasoning and type(reasoning) is str:
+            self.traits.add(spelling)
             self._reasoning(index, state, reasoning, events)
         elif "reasoning_details" in delta:
             # OpenRouter/Vercel/Snowflake: only when no plain reasoning field had the text.
             text = details_text(delta["reasoning_details"])
             if text:
+                self.traits.add("reasoning_details")
                 self._reasoning(index, state, text, events)
 
     def _content(
@@ -320,6 +350,7 @@ class ChunkDecoder:
             return
         reasoning, text = state.content.feed(text)
         if reasoning:
+            self.traits.add("think_tags")
             events.append(_reasoning_delta(reasoning, index))
         if text:
             events.append(_text_delta(text, index))

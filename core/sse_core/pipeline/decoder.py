@@ -87,6 +87,13 @@ class StreamDecoder:
         own: int = getattr(self._payloads, "keepalives", 0)
         return self._parser.comments + own
 
+    @property
+    def dialect(self) -> tuple[str, ...]:
+        """What the stream showed of its gateway's dialect, sorted (a payload decoder's
+        ``traits``, where it notes some: chat completions' ``TRAITS``); () for none."""
+        traits: set[str] | None = getattr(self._payloads, "traits", None)
+        return tuple(sorted(traits)) if traits else ()
+
     def feed(self, data: bytes) -> list[StreamEvent]:
         """Decode the next bytes of the body (``bytes``, ``bytearray`` or ``memoryview``).
 

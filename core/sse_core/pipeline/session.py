@@ -155,6 +155,11 @@ class StreamSession:
         return self._decoder.keepalives
 
     @property
+    def dialect(self) -> tuple[str, ...]:
+        """What the stream showed of its gateway's dialect (:attr:`StreamDecoder.dialect`)."""
+        return self._decoder.dialect
+
+    @property
     def deadline(self) -> float | None:
         """The deadline for the whole body it was given, or None."""
         return self._deadline

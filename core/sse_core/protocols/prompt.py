@@ -15,11 +15,10 @@ left out), and they never raise on a shape they do not know.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-import orjson
 
 __all__ = [
     "Prompt",
@@ -125,7 +124,7 @@ def _decoded(arguments: object) -> object:
     """Arguments as an object where they are JSON text, else as they are."""
     if isinstance(arguments, str):
         try:
-            return orjson.loads(arguments)
-        except orjson.JSONDecodeError:
+            return json.loads(arguments)
+        except ValueError:
             return arguments
     return arguments

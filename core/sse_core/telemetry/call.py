@@ -211,15 +211,17 @@ class Call:
         kind: str | None = None,
         exc: BaseException | None = None,
         keepalives: int = 0,
+        dialect: tuple[str, ...] = (),
     ) -> None:
         """End the call (only the first end counts): ``done`` the whole answer, else ``kind``
         its ``error.type``, ``exc`` the error that ended it; ``answer`` what arrived;
-        ``keepalives`` how many keep-alives did."""
+        ``keepalives`` how many keep-alives did; ``dialect`` what the stream showed of its
+        gateway's dialect."""
         if self._ended:
             return
         self._ended = True
         try:
-            self._record(answer, done, kind, exc, keepalives)
+            self._record(answer, done, kind, exc, keepalives, dialect)
         except Exception:  # telemetry never breaks a call
             logger.warning("recording the call's telemetry failed", exc_info=True)
 
@@ -230,6 +232,7 @@ class Call:
         kind: str | None,
         exc: BaseException | None,
         keepalives: int,
+        dialect: tuple[str, ...] = (),
     ) -> None:
         duration = time.monotonic() - self._start
         found = _response(answer, done)
@@ -240,6 +243,8 @@ class Call:
         found.update(self._timing(answer))
         if keepalives:
             found[names.SSE_KEEPALIVES] = keepalives
+        if dialect:
+            found[names.SSE_DIALECT] = list(dialect)
         if self._span is not None:
             if self._content is not None:
                 self._record_content(answer, done)

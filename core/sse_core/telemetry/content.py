@@ -20,11 +20,10 @@ value, a bearer token) are masked in it as in every error message; media are not
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from typing import Any, NamedTuple
-
-import orjson
 
 from sse_core._redact import redact
 from sse_core.completion import Completion
@@ -121,7 +120,9 @@ def _bounded(items: list[Any], limit: int, secrets: tuple[str, ...]) -> tuple[st
 
 
 def _json(items: list[Any], secrets: tuple[str, ...]) -> str:
-    return redact(orjson.dumps(items, default=str).decode(), secrets)
+    return redact(
+        json.dumps(items, ensure_ascii=False, default=str, separators=(",", ":")), secrets
+    )
 
 
 def _cut(value: Any, share: int) -> Any:

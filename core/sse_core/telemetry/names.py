@@ -47,6 +47,7 @@ __all__ = [
     "SERVER_ADDRESS",
     "SERVER_PORT",
     "SSE_CONTENT_TRUNCATED",
+    "SSE_DIALECT",
     "SSE_GATEWAY_EVENTS",
     "SSE_KEEPALIVES",
     "SSE_PROTOCOL",
@@ -115,6 +116,9 @@ METRIC_TIME_PER_OUTPUT_CHUNK: Final = "gen_ai.client.operation.time_per_output_c
 
 # Ours (sse.*): what the conventions do not name.
 SSE_PROTOCOL: Final = "sse.protocol"
+#: What the stream showed of its gateway's dialect, sorted (chat completions: its reasoning's
+#: spelling, ``<think>`` tags, ``[DONE]``; :data:`sse_core.pipeline.chunks.TRAITS`).
+SSE_DIALECT: Final = "sse.dialect"
 SSE_RETRIES: Final = "sse.retries"
 #: Comment lines (``: ping``) and the protocol's own keep-alive events (Anthropic's ``ping``).
 SSE_KEEPALIVES: Final = "sse.keepalives"

@@ -66,6 +66,7 @@ class _End:
             self.kind,
             self.error,
             session.keepalives,
+            session.dialect,
         )
         self.error = None  # the error's traceback holds the loop's frame, which holds self
         if Closer.collecting:

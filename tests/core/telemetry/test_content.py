@@ -314,3 +314,50 @@ def test_geminis_sampling_settings_are_request_attributes(emulator: Any, otel: R
     assert attributes[names.REQUEST_TEMPERATURE] == 0.2
     assert attributes[names.REQUEST_TOP_P] == 0.9
     assert attributes[names.REQUEST_STOP_SEQUENCES] == ("END",)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "shown"),
+    [
+        ("openai", ["done", "reasoning"]),  # delta.reasoning, then [DONE]
+        ("shroud", ["done", "reasoning_content"]),
+        ("aivene", ["done", "reasoning_content"]),
+        ("streamchat", []),  # reasoning hidden, no [DONE]: the server closes
+        ("spass", ["done"]),  # reasoning hidden
+    ],
+)
+def test_the_dialect_is_what_the_stream_showed(
+    emulator: Any, otel: Recorded, dialect: str, shown: list[str]
+) -> None:
+    think = {**PAYLOAD, "model": "emulator-think"}
+    with ChatClient(
+        base_url=emulator.base_url(dialect),
+        api_key=KEY,
+        telemetry=otel.telemetry,
+        default_headers={"SPASS-User-Id": "u1"},
+    ) as client:
+        client.complete(think)
+    attributes = dict(otel.span().attributes or {})
+    assert list(attributes.get(names.SSE_DIALECT, ())) == shown
+
+
+def test_think_tags_are_a_dialect_trait(emulator: Any, otel: Recorded) -> None:
+    with ChatClient(base_url=emulator.base_url(), api_key=KEY, telemetry=otel.telemetry) as client:
+        think = {**PAYLOAD, "model": "emulator-think"}  # its reasoning inline, in <think> tags
+        client.complete(think, headers={"X-Emulator-Fault": "think-tags"})
+    assert "think_tags" in (otel.span().attributes or {})[names.SSE_DIALECT]
+
+
+@pytest.mark.parametrize("accelerator", [None, "msgspec"])
+@pytest.mark.parametrize("spelling", ["reasoning_content", "reasoning"])
+def test_both_decoding_paths_note_the_reasoning_spelling(
+    accelerator: str | None, spelling: str
+) -> None:
+    from sse_core import StreamDecoder
+
+    chunk = {"choices": [{"index": 0, "delta": {spelling: "hm"}, "finish_reason": None}]}
+    body = b"data: " + json.dumps(chunk).encode() + b"\n\ndata: \n\n: ping\n\ndata: [DONE]\n\n"
+    decoder = StreamDecoder(accelerator=accelerator)
+    decoder.feed(body)
+    assert decoder.dialect == tuple(sorted(("done", spelling)))
+    assert decoder.keepalives == 2  # the empty data line and the comment
