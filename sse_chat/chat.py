@@ -15,6 +15,7 @@ import logging
 import re
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -33,7 +34,14 @@ from sse_chat.options import (
     seconds_arg,
     secret_headers,
 )
-from sse_chat.protocol_turns import Question, default_max_tokens, thinking_of
+from sse_chat.protocol_turns import (
+    Conversation,
+    Question,
+    default_max_tokens,
+    first_turns,
+    question_params,
+    thinking_of,
+)
 from sse_chat.protocols import app_protocol
 from sse_chat.render import Renderer, render_partial
 from sse_chat.trace import trace_refusal, tracing
@@ -247,9 +255,11 @@ def _run_core(
         tool=None if args.no_tools else WEATHER_TOOL,
         max_tokens=args.max_tokens,
         thinking=args.thinking,
-        effort=args.effort,
     )
-    payload = protocol.first(question)
+    asked = protocol.effort
+    effort = None if args.effort is None or asked is None else asked(args.effort)
+    params = question_params(replace(question, max_tokens=protocol.max_tokens(question)), effort)
+    chat = Conversation(protocol.name, args.model, params, first_turns(question))
     headers = settings.pop("headers")
     with ChatClient(
         **settings,
@@ -258,9 +268,9 @@ def _run_core(
         secret_headers=secret_headers(args),
         http_client=http,
     ) as client:
-        completion = _turn(client, payload, view)
+        completion = _turn(client, chat.body(), view)
         if completion.tool_calls:
-            following = protocol.next(payload, completion, run_tool)
+            following = chat.after(completion, run_tool)
             view.note("ran the tool locally; sending its result back")
             _turn(client, following, view)
 

@@ -1,20 +1,16 @@
-"""The chat's requests in each protocol's words: the first question, the demo tool, and the
-request that carries the tool results back.
+"""The chat's requests: the first question, the demo tool, and the request that carries the
+tool results back, in any protocol, from the core's turns.
 
-Chat completions take OpenAI's shapes (``tools`` with ``function``, an assistant message
-with ``tool_calls``, then one ``tool`` message per result). Anthropic's Messages API wants
-``max_tokens``, tools with ``input_schema``, an assistant turn of content blocks (its
-thinking passed back with its signature, byte-exact, as the API requires for a tool loop),
-and one user turn of ``tool_result`` blocks. The other protocols get their bodies from the
-core (:func:`sse_core.protocols.responses.responses_body`,
-:func:`sse_core.protocols.gemini.contents_body`, from the core's turns). Responses: ``input``
-items, flat tools, ``max_output_tokens``, ``reasoning``, ``store`` false; the tool results go
-back after the answer's own items, its reasoning items whole (with their
-``encrypted_content``: the stateless loop), its ``function_call`` items with the arguments
-as they came. Gemini: ``contents``, the answer's signed parts back with their
-``thoughtSignature`` byte-exact, then a user content of ``functionResponse`` parts.
+The conversation is kept as the core's neutral turns (:mod:`sse_core.protocols.turns`), and
+every request is the protocol's own body made of them by the core
+(:attr:`~sse_core.protocols.WireProtocol.turns_body`), with the protocol's rules: after an
+answer with tool calls, the answer as it came (its reasoning signed or whole, as its API
+requires it back, byte-exact; its text; its calls, the arguments as they came) and one tool
+turn of the results. So the chat's tool loop is the one both adapters send, in every
+protocol, and a protocol registered in the core needs no code here.
 
-Which builder a protocol uses is the app's table's business (:mod:`sse_chat.protocols`).
+What the app's table says of a protocol (:mod:`sse_chat.protocols`) is only how the chat's
+options read in it: the reasoning effort's fields, and Anthropic's ``max_tokens`` default.
 """
 
 from __future__ import annotations
@@ -25,8 +21,8 @@ from typing import Any
 
 from pydantic_core import from_json, to_json
 
-from sse_core import Completion, ReasoningBlock, ToolCall
-from sse_core.protocols import gemini, responses
+from sse_core import Completion, ConfigurationError, ToolCall
+from sse_core.protocols import wire_protocol
 from sse_core.protocols.turns import (
     Part,
     ReasoningPart,
@@ -38,18 +34,14 @@ from sse_core.protocols.turns import (
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
+    "Conversation",
     "Question",
     "RunTool",
-    "anthropic_first",
-    "anthropic_next",
-    "anthropic_tool",
-    "chat_first",
-    "chat_next",
+    "answer_and_results",
     "default_max_tokens",
-    "gemini_first",
-    "gemini_next",
-    "responses_first",
-    "responses_next",
+    "first_body",
+    "first_turns",
+    "question_params",
     "responses_reasoning",
     "thinking_of",
 ]
@@ -71,7 +63,6 @@ class Question:
         tool: The demo tool (an OpenAI function tool), or None when not offered.
         max_tokens: The most tokens to generate, or None for the protocol's default.
         thinking: Anthropic's thinking budget, or None.
-        effort: A reasoning effort (``low``, ``medium``, ...), or None.
     """
 
     model: str
@@ -79,65 +70,65 @@ class Question:
     tool: dict[str, Any] | None = None
     max_tokens: int | None = None
     thinking: int | None = None
-    effort: str | None = None
 
 
-def anthropic_tool(tool: dict[str, Any]) -> dict[str, Any]:
-    """An OpenAI-style function tool as Anthropic's ``{name, description, input_schema}``."""
-    spec = tool["function"]
-    return {
-        "name": spec["name"],
-        "description": spec.get("description", ""),
-        "input_schema": spec.get("parameters") or {"type": "object", "properties": {}},
-    }
+def first_turns(question: Question) -> list[Turn]:
+    """The conversation of the first request: the question."""
+    return [Turn(role="user", parts=(TextPart(text=question.prompt),))]
 
 
-def chat_first(question: Question) -> dict[str, Any]:
-    """Chat completions: the question, ``max_tokens``, ``reasoning_effort``, the tool."""
-    payload: dict[str, Any] = {
-        "model": question.model,
-        "messages": [{"role": "user", "content": question.prompt}],
-    }
-    if question.max_tokens is not None:
-        payload["max_tokens"] = question.max_tokens
-    if question.effort is not None:
-        payload["reasoning_effort"] = question.effort
-    if question.tool is not None:
-        payload["tools"] = [question.tool]
-    return payload
-
-
-def anthropic_first(question: Question) -> dict[str, Any]:
-    """Anthropic's Messages API: ``max_tokens`` always, ``thinking`` with a budget when
-    asked, the tool with ``input_schema``."""
-    payload: dict[str, Any] = {
-        "model": question.model,
-        "messages": [{"role": "user", "content": question.prompt}],
-        "max_tokens": question.max_tokens or default_max_tokens(question.thinking),
-    }
+def question_params(question: Question, effort: dict[str, Any] | None) -> dict[str, Any]:
+    """The request's settings, by the core's common names (``max_tokens``, ``thinking``,
+    ``tools``) and ``effort``: the protocol's fields for the reasoning effort."""
+    params: dict[str, Any] = {"max_tokens": question.max_tokens, **(effort or {})}
     if question.thinking is not None:
-        payload["thinking"] = thinking_of(question.thinking)
+        params["thinking"] = thinking_of(question.thinking)
     if question.tool is not None:
-        payload["tools"] = [anthropic_tool(question.tool)]
-    return payload
+        params["tools"] = [question.tool]
+    return params
+
+
+@dataclass(slots=True)
+class Conversation:
+    """The chat's conversation in one protocol: its turns and settings, made into each
+    request's body by the core."""
+
+    protocol: str
+    model: str
+    params: dict[str, Any]
+    turns: list[Turn]
+
+    def body(self) -> dict[str, Any]:
+        """The request of the conversation so far.
+
+        Raises:
+            ConfigurationError: A rule of the API broken, or a protocol that makes no body
+                of turns.
+        """
+        made = wire_protocol(self.protocol).turns_body
+        if made is None:
+            raise ConfigurationError(f"protocol {self.protocol!r} makes no request of turns")
+        return made(self.model, self.turns, self.params)
+
+    def after(self, completion: Completion, run_tool: RunTool) -> dict[str, Any]:
+        """The request after an answer with tool calls: the answer and the tools' results
+        added to the conversation."""
+        self.turns += answer_and_results(completion, run_tool)
+        return self.body()
+
+
+def first_body(
+    protocol: str, question: Question, effort: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The first request of ``question`` in ``protocol`` (``effort``: its effort fields)."""
+    params = question_params(question, effort)
+    return Conversation(protocol, question.model, params, first_turns(question)).body()
 
 
 def responses_reasoning(effort: str) -> dict[str, Any]:
     """The Responses API's ``reasoning`` for an effort, with a summary to show (the API
     streams reasoning only as a summary, and only when one is asked for)."""
     return {"effort": effort, "summary": "auto"}
-
-
-def responses_first(question: Question) -> dict[str, Any]:
-    """OpenAI's Responses API: the core's body from one user turn (``store`` false; with
-    ``reasoning``, the encrypted reasoning asked for, to send back)."""
-    params: dict[str, Any] = {"max_output_tokens": question.max_tokens}
-    if question.effort is not None:
-        params["reasoning"] = responses_reasoning(question.effort)
-    if question.tool is not None:
-        params["tools"] = [question.tool]
-    ask = Turn(role="user", parts=(TextPart(text=question.prompt),))
-    return responses.responses_body(question.model, [ask], params)
 
 
 def thinking_of(budget: int) -> dict[str, Any]:
@@ -156,115 +147,32 @@ def _result(call: ToolCall, run_tool: RunTool) -> str:
     return to_json(run_tool(call.name or "", call.arguments)).decode()
 
 
-def chat_next(payload: dict[str, Any], completion: Completion, run_tool: RunTool) -> dict[str, Any]:
-    """The request after an answer with tool calls: the answer (its ``tool_calls``) and one
-    ``tool`` message per result."""
-    calls = completion.tool_calls
-    assistant = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in calls
-        ],
-    }
-    results = [
-        {"role": "tool", "tool_call_id": call.id, "content": _result(call, run_tool)}
-        for call in calls
-    ]
-    return {**payload, "messages": [*payload["messages"], assistant, *results]}
-
-
-def _thinking(block: ReasoningBlock) -> dict[str, Any]:
-    if block.redacted is not None:
-        return {"type": "redacted_thinking", "data": block.redacted}
-    return {"type": "thinking", "thinking": block.text, "signature": block.signature or ""}
-
-
-def _input(call: ToolCall) -> dict[str, Any]:
-    """The call's input as an object (the API takes no other); ``{}`` for arguments that are
-    not one (the tool then says the arguments are bad)."""
+def _input(call: ToolCall) -> Any:
+    """The call's arguments as a JSON value; a text that is no JSON as it came."""
     try:
-        parsed = from_json(call.arguments or "{}")
+        return from_json(call.arguments or "{}")
     except ValueError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
+        return call.arguments
 
 
-def anthropic_next(
-    payload: dict[str, Any], completion: Completion, run_tool: RunTool
-) -> dict[str, Any]:
-    """The request after an answer with tool calls: the answer as content blocks (thinking
-    first, signed), then one user turn of ``tool_result`` blocks."""
-    calls = completion.tool_calls
-    blocks = [_thinking(block) for block in completion.reasoning_blocks]
-    if completion.content:
-        blocks.append({"type": "text", "text": completion.content})
-    blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": _input(c)} for c in calls]
-    results = [
-        {"type": "tool_result", "tool_use_id": call.id, "content": _result(call, run_tool)}
-        for call in calls
-    ]
-    turn = [{"role": "assistant", "content": blocks}, {"role": "user", "content": results}]
-    return {**payload, "messages": [*payload["messages"], *turn]}
-
-
-def responses_next(
-    payload: dict[str, Any], completion: Completion, run_tool: RunTool
-) -> dict[str, Any]:
-    """The request after an answer with tool calls: the input so far, the answer's items as
-    the core's rules send them back (reasoning items whole, text, ``function_call`` items
-    with the arguments as they came), then one ``function_call_output`` per result.
-
-    Raises:
-        ConfigurationError: A rule of the API broken (checked as for the first request).
-    """
-    turns = _answer_and_results(completion, run_tool)
-    _, items = responses.input_items(
-        turns,
-        store=bool(payload.get("store")),
-        continued=bool(payload.get("previous_response_id")),
-    )
-    body = {**payload, "input": [*payload["input"], *items]}
-    responses.check_request(body)
-    return body
-
-
-def _answer_and_results(completion: Completion, run_tool: RunTool) -> list[Turn]:
+def answer_and_results(completion: Completion, run_tool: RunTool) -> list[Turn]:
     """An answer with tool calls as the core's turns (its reasoning as it came, signed or
     with its item; its text; its calls, the arguments as they came), then one tool turn of
     the results: what a protocol whose body the core makes of turns sends next."""
     calls = completion.tool_calls
     answer: list[Part] = [
-        ReasoningPart(text=block.text, signature=block.signature or "", item=block.item)
+        ReasoningPart(
+            text=block.text,
+            signature=block.signature or "",
+            redacted=block.redacted or "",
+            item=block.item,
+        )
         for block in completion.reasoning_blocks
     ]
     if completion.content:
         answer.append(TextPart(text=completion.content))
-    answer += [ToolUsePart(id=c.id or "", name=c.name or "", input=c.arguments) for c in calls]
+    answer += [ToolUsePart(id=c.id or "", name=c.name or "", input=_input(c)) for c in calls]
     results = tuple(
         ToolResultPart(call_id=call.id or "", content=_result(call, run_tool)) for call in calls
     )
     return [Turn(role="assistant", parts=tuple(answer)), Turn(role="tool", parts=results)]
-
-
-def gemini_first(question: Question) -> dict[str, Any]:
-    """Google's Gemini API: the core's body from one user turn (``maxOutputTokens``,
-    ``thinkingConfig`` from the effort, the tool as a function declaration)."""
-    params: dict[str, Any] = {"max_tokens": question.max_tokens}
-    params["reasoning_effort"] = question.effort
-    if question.tool is not None:
-        params["tools"] = [question.tool]
-    ask = Turn(role="user", parts=(TextPart(text=question.prompt),))
-    return gemini.contents_body(question.model, [ask], params)
-
-
-def gemini_next(
-    payload: dict[str, Any], completion: Completion, run_tool: RunTool
-) -> dict[str, Any]:
-    """The request after an answer with tool calls: the contents so far, the answer as the
-    core sends it back (its signed parts with their signatures, byte-exact), then a user
-    content of one ``functionResponse`` per result."""
-    turns = _answer_and_results(completion, run_tool)
-    _, made = gemini.contents(turns, [])
-    return {**payload, "contents": [*payload["contents"], *made]}

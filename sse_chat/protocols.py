@@ -3,9 +3,10 @@
 The core holds what a protocol is (:mod:`sse_core.protocols`: its decoder, request shape and
 rules, and :attr:`~sse_core.protocols.WireProtocol.ends`, how a cut stream is said); what the
 app needs on top is here, one entry per protocol: what it is called in messages, the
-emulator's dialect that speaks it, the path the app sends to by default, the chat's two
-requests (:mod:`sse_chat.protocol_turns`), the reasoning options it takes, and how ``decode``
-tells a capture of it. Nothing else in the app compares a protocol's name (the probe keeps
+emulator's dialect that speaks it, the path the app sends to by default, how the chat's
+options read in it (the requests themselves are the core's, of turns:
+:mod:`sse_chat.protocol_turns`), and how ``decode`` tells a capture of it. Nothing else
+in the app compares a protocol's name (the probe keeps
 its own table of plans and reports, :mod:`sse_chat.probe.command`).
 """
 
@@ -15,20 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sse_chat.protocol_turns import (
-    Question,
-    RunTool,
-    anthropic_first,
-    anthropic_next,
-    chat_first,
-    chat_next,
-    gemini_first,
-    gemini_next,
-    responses_first,
-    responses_next,
-    responses_reasoning,
-)
-from sse_core import Completion
+from sse_chat.protocol_turns import Question, default_max_tokens, responses_reasoning
 from sse_core.protocols import wire_protocol
 
 __all__ = ["PROTOCOLS", "AppProtocol", "app_protocol", "told_by_answer", "told_by_event"]
@@ -87,10 +75,11 @@ class AppProtocol:
         speaks: What it is, in words ("Anthropic's Messages API").
         dialect: The emulator's dialect that speaks it (``chat`` without ``--base-url``).
         path: The path the app sends to when ``--path`` is not given (None: the core's).
-        first: The chat's first request, from the question.
-        next: The request that follows an answer with tool calls, with their results.
-        effort: The request fields ``--effort`` sends through a framework (ChatSSE's
-            ``model_kwargs``, SSELLM's ``additional_kwargs``); None: ``--effort`` refused.
+        max_tokens: The ``max_tokens`` the chat sends for a question (default: the one
+            asked, or none).
+        effort: The request fields ``--effort`` sends (in the core's request, and through a
+            framework: ChatSSE's ``model_kwargs``, SSELLM's ``additional_kwargs``); None:
+            ``--effort`` refused.
         refuses: The chat's options this protocol cannot carry, each with why and what to
             use instead (refused by name, never dropped).
         tells: Whether an event's name (or its data's ``type``) is one only this protocol
@@ -102,8 +91,7 @@ class AppProtocol:
     speaks: str
     dialect: str
     path: str | None
-    first: Callable[[Question], dict[str, Any]]
-    next: Callable[[dict[str, Any], Completion, RunTool], dict[str, Any]]
+    max_tokens: Callable[[Question], int | None] = lambda question: question.max_tokens
     effort: Callable[[str], dict[str, Any]] | None = None
     refuses: Mapping[str, str] = field(default_factory=dict)
     tells: Callable[[str], bool] = _never
@@ -127,8 +115,6 @@ PROTOCOLS: dict[str, AppProtocol] = {
             speaks="chat completions",
             dialect="openai",
             path="/chat/completions",
-            first=chat_first,
-            next=chat_next,
             effort=lambda effort: {"reasoning_effort": effort},
             refuses={
                 "thinking": _THINKING + "chat completions gateways have their own "
@@ -140,8 +126,10 @@ PROTOCOLS: dict[str, AppProtocol] = {
             speaks="Anthropic's Messages API",
             dialect="anthropic",
             path=None,
-            first=anthropic_first,
-            next=anthropic_next,
+            # The API requires max_tokens: the chat's room for thinking and its answer.
+            max_tokens=lambda question: (
+                question.max_tokens or default_max_tokens(question.thinking)
+            ),
             refuses={
                 "effort": "--effort is OpenAI's reasoning effort (chat completions, "
                 "responses); --protocol anthropic asks for thinking with --thinking BUDGET",
@@ -154,8 +142,6 @@ PROTOCOLS: dict[str, AppProtocol] = {
             speaks="OpenAI's Responses API",
             dialect="responses",
             path=None,
-            first=responses_first,
-            next=responses_next,
             effort=lambda effort: {"reasoning": responses_reasoning(effort)},
             refuses={
                 "thinking": _THINKING + "the Responses API asks for reasoning with --effort",
@@ -168,8 +154,6 @@ PROTOCOLS: dict[str, AppProtocol] = {
             speaks="Google's Gemini API",
             dialect="gemini",
             path=None,
-            first=gemini_first,
-            next=gemini_next,
             effort=lambda effort: {"reasoning_effort": effort},
             refuses={"thinking": _THINKING + "the Gemini API asks for reasoning with --effort"},
             answers=_gemini_response,

@@ -22,13 +22,7 @@ from pydantic_core import from_json
 from sse_chat.demo_tool import WEATHER_TOOL
 from sse_chat.probe.analyse import Exchange, exchange, reasoning_field
 from sse_chat.probe.ending import Ending, body_ending
-from sse_chat.protocol_turns import (
-    Question,
-    anthropic_tool,
-    gemini_first,
-    responses_first,
-    responses_reasoning,
-)
+from sse_chat.protocol_turns import Question, first_body, responses_reasoning
 from sse_core import ChatClient, SSEConnectorError, Timeouts
 from sse_core.transport.config import ClientConfig
 from sse_core.transport.recording import recording_client
@@ -143,12 +137,10 @@ def plan_messages(model: str) -> dict[str, Step]:
         Step(
             name="tools",
             what="a tool to call",
-            payload={
-                "model": model,
-                "max_tokens": 512,
-                "tools": [anthropic_tool(WEATHER_TOOL)],
-                "messages": [{"role": "user", "content": TOOL_PROMPT}],
-            },
+            payload=first_body(
+                "anthropic",
+                Question(model=model, prompt=TOOL_PROMPT, tool=WEATHER_TOOL, max_tokens=512),
+            ),
         ),
         Step(
             name="failure",
@@ -173,13 +165,14 @@ RESPONSES_ENDS = frozenset(
 
 def plan_responses(model: str) -> dict[str, Step]:
     """The steps for a Responses API gateway, each body the core's
-    (:func:`~sse_chat.protocol_turns.responses_first`: ``store`` false). ``ending`` is the
+    (:func:`~sse_chat.protocol_turns.first_body`: ``store`` false). ``ending`` is the
     plain request again, read past the terminal event; ``failure`` continues a response that
     no gateway stored (the API answers 400 ``previous_response_not_found``, in its error
     shape; no client rule stops it before)."""
-    plain = responses_first(Question(model=model, prompt=PROMPT, max_tokens=256))
-    thinking = responses_first(Question(model=model, prompt=PROMPT, effort="low"))
-    tools = responses_first(Question(model=model, prompt=TOOL_PROMPT, tool=WEATHER_TOOL))
+    plain = first_body("responses", Question(model=model, prompt=PROMPT, max_tokens=256))
+    effort = {"reasoning": responses_reasoning("low")}
+    thinking = first_body("responses", Question(model=model, prompt=PROMPT), effort)
+    tools = first_body("responses", Question(model=model, prompt=TOOL_PROMPT, tool=WEATHER_TOOL))
     missing = {**plain, "previous_response_id": "resp_sse_chat_probe_not_stored"}
     steps = [
         Step(name="plain", what="plain text", payload=plain),
@@ -195,23 +188,27 @@ def plan_responses(model: str) -> dict[str, Step]:
 
 def plan_gemini(model: str) -> dict[str, Step]:
     """The steps for a Gemini API gateway, each body the core's
-    (:func:`~sse_chat.protocol_turns.gemini_first`): plain text, thoughts asked for, a tool to
+    (:func:`~sse_chat.protocol_turns.first_body`): plain text, thoughts asked for, a tool to
     call."""
     steps = [
         Step(
             name="plain",
             what="plain text",
-            payload=gemini_first(Question(model=model, prompt=PROMPT, max_tokens=256)),
+            payload=first_body("gemini", Question(model=model, prompt=PROMPT, max_tokens=256)),
         ),
         Step(
             name="thinking",
             what="thoughts (reasoning_effort low, includeThoughts)",
-            payload=gemini_first(Question(model=model, prompt=PROMPT, effort="low")),
+            payload=first_body(
+                "gemini", Question(model=model, prompt=PROMPT), {"reasoning_effort": "low"}
+            ),
         ),
         Step(
             name="tools",
             what="a tool to call",
-            payload=gemini_first(Question(model=model, prompt=TOOL_PROMPT, tool=WEATHER_TOOL)),
+            payload=first_body(
+                "gemini", Question(model=model, prompt=TOOL_PROMPT, tool=WEATHER_TOOL)
+            ),
         ),
     ]
     return {step.name: step for step in steps}

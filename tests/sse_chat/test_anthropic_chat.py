@@ -50,7 +50,8 @@ def test_a_tool_round_trip_in_anthropics_shapes(
     assert first.header("x-api-key") == "***1234" and first.header("authorization") is None
     body = first.json()
     assert body["max_tokens"] == 4096 and body["stream"] is True
-    assert body["messages"] == [{"role": "user", "content": "weather in Paris and Tokyo"}]
+    question = [{"type": "text", "text": "weather in Paris and Tokyo"}]
+    assert body["messages"] == [{"role": "user", "content": question}]  # the core's turns
     (tool,) = body["tools"]
     assert tool["name"] == "get_weather" and tool["input_schema"]["required"] == ["city"]
     # the answer goes back as content blocks, its thinking with its signature, then the results

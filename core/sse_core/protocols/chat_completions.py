@@ -26,32 +26,59 @@ The rules OpenAI documents for a request, applied to every body before it is sen
 - a tool call no ``tool`` message answers, in a conversation that goes on after it (an
   interrupted answer), is left out with a warning (:mod:`sse_core.protocols.history`).
 
-The messages themselves are OpenAI's, which both frameworks already speak: each adapter maps
-its own (its table's chat-completions entry).
+A conversation of neutral turns (:mod:`sse_core.protocols.turns`) becomes the ``messages``
+of :func:`turns_body`, with the rules of turns (:mod:`sse_core.protocols.history`) and these:
+
+- a system turn is a ``system`` message (its texts joined); a user turn of one text is a
+  string, of more parts a list of OpenAI parts (``image_url``, a PDF as a ``file`` with its
+  ``file_data`` URL, a text document as text, a raw part as given); a document by URL is
+  refused (the API takes files as data or an uploaded id, given raw);
+- an earlier answer is an ``assistant`` message: its texts, and its tool calls as
+  ``tool_calls`` (arguments as JSON text; ``content`` null beside them); its reasoning goes
+  back as ``reasoning_content`` only when asked (``reasoning_passback``) and only on the
+  answers after the last user turn, which is what DeepSeek's and Qwen's thinking modes want
+  inside a tool loop and nowhere else; another API's signed or encrypted reasoning is left
+  out, named in the warning;
+- each tool result is a ``tool`` message (its texts joined; other parts as a list);
+- a turn's ``name`` is the message's ``name``.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sse_core._choices import check_choices
 from sse_core.errors import ConfigurationError
 from sse_core.pipeline.chunks import ChunkDecoder
 from sse_core.protocols import prompt
-from sse_core.protocols.history import warn_left_out
+from sse_core.protocols.history import reasoning_name, settle, signed, warn_left_out
 from sse_core.protocols.prompt import Part, Prompt
 from sse_core.protocols.registry import RequestShape, WireProtocol, register_protocol
+from sse_core.protocols.turns import (
+    DocumentPart,
+    ImagePart,
+    RawPart,
+    ReasoningPart,
+    TextPart,
+    ToolResultPart,
+    ToolUsePart,
+    Turn,
+)
 
 __all__ = [
     "CHAT_COMPLETIONS",
     "EFFORTS",
+    "PASSBACK",
     "chat_body",
+    "chat_messages",
     "check_request",
     "does_not_reason",
     "reasoning_model",
+    "turns_body",
 ]
 
 #: The ``reasoning_effort`` values OpenAI takes (openai-python's ``ReasoningEffort``).
@@ -195,6 +222,150 @@ def chat_body(
     return body
 
 
+#: The setting that sends an earlier answer's reasoning back (``reasoning_content``).
+PASSBACK = "reasoning_passback"
+#: Request keys that only make sense with tools, dropped when there are none.
+_TOOL_KEYS = ("tools", "tool_choice", "parallel_tool_calls")
+
+
+def turns_body(model: str, turns: Sequence[Turn], params: Mapping[str, Any]) -> dict[str, Any]:
+    """A whole request body (without ``stream``, which the transport sets) from turns.
+
+    Args:
+        model: The model's name.
+        turns: The conversation.
+        params: The request's settings and fields (None values are not sent; the tool keys
+            not without tools); ``reasoning_passback`` (:data:`PASSBACK`) is no field: it
+            sends reasoning back (see the module).
+
+    Raises:
+        ConfigurationError: A part chat completions cannot carry (a document by URL).
+    """
+    passback = bool(params.get(PASSBACK))
+    kept, lost = settle(turns)
+    body: dict[str, Any] = {"model": model, "messages": chat_messages(kept, passback, lost)}
+    body.update((k, v) for k, v in params.items() if v is not None and k != PASSBACK)
+    if not body.get("tools"):
+        for key in _TOOL_KEYS:
+            body.pop(key, None)
+    warn_left_out("chat completions", lost, stacklevel=4)
+    return body
+
+
+def chat_messages(
+    turns: Sequence[Turn], passback: bool = False, lost: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """The ``messages`` of ``turns`` (already settled), naming in ``lost`` the signed
+    reasoning they leave out."""
+    last_user = max((at for at, t in enumerate(turns) if t.role == "user"), default=-1)
+    messages: list[dict[str, Any]] = []
+    for at, turn in enumerate(turns):
+        if turn.role == "tool":
+            messages += [_tool_message(part) for part in turn.parts]
+            continue
+        if turn.role == "assistant":
+            said = _assistant(turn, passback and at > last_user, lost)
+            if len(said) == 2 and not said["content"]:
+                continue  # nothing of it goes back (reasoning not asked for): no message
+        elif turn.role == "system":
+            said = {"role": "system", "content": _content(turn.parts, joined=True)}
+        else:
+            said = {"role": "user", "content": _content(turn.parts, joined=False)}
+        if turn.name:
+            said["name"] = turn.name
+        messages.append(said)
+    return messages
+
+
+def _assistant(turn: Turn, passback: bool, lost: list[str] | None) -> dict[str, Any]:
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    reasoning: list[str] = []
+    for part in turn.parts:
+        if isinstance(part, TextPart):
+            texts.append(part.text)
+        elif isinstance(part, ToolUsePart):
+            calls.append(_call(part))
+        elif isinstance(part, ReasoningPart):
+            _reasoning(part, passback, reasoning, lost)
+        elif isinstance(part, RawPart) and part.block.get("type") == "text":
+            texts.append(str(part.block.get("text") or ""))
+    said: dict[str, Any] = {"role": "assistant", "content": "".join(texts)}
+    if calls:
+        said["tool_calls"] = calls
+        said["content"] = said["content"] or None  # OpenAI: null content beside tool calls
+    if reasoning:
+        said["reasoning_content"] = "".join(reasoning)
+    return said
+
+
+def _call(part: ToolUsePart) -> dict[str, Any]:
+    """A tool call: its arguments as JSON text (a text the model gave that was no JSON, as
+    it was)."""
+    given = part.input
+    arguments = given if isinstance(given, str) else json.dumps(given, ensure_ascii=False)
+    return {
+        "id": part.id,
+        "type": "function",
+        "function": {"name": part.name, "arguments": arguments},
+    }
+
+
+def _reasoning(
+    part: ReasoningPart, passback: bool, kept: list[str], lost: list[str] | None
+) -> None:
+    """Plain reasoning, kept where it goes back; another API's signed reasoning, lost."""
+    if signed(part) or part.item is not None:
+        if lost is not None:
+            lost.append(reasoning_name(part))
+    elif passback and part.text:
+        kept.append(part.text)
+
+
+def _tool_message(part: object) -> dict[str, Any]:
+    if isinstance(part, RawPart):
+        return dict(part.block)  # a tool message already in this shape
+    if not isinstance(part, ToolResultPart):
+        raise ConfigurationError(
+            f"a tool turn holds tool results only, got a {type(part).__name__}"
+        )
+    content = part.content
+    said = content if isinstance(content, str) else _content(content, joined=True)
+    return {"role": "tool", "tool_call_id": part.call_id, "content": said or ""}
+
+
+def _content(parts: Sequence[Any], *, joined: bool) -> str | list[dict[str, Any]]:
+    """Parts as one string where they are all text (``joined``: any number; else one), else
+    as OpenAI parts."""
+    found = [_part(part) for part in parts]
+    texts = [p for p in found if p.get("type") == "text" and set(p) == {"type", "text"}]
+    if len(texts) == len(found) and (joined or len(found) == 1):
+        return "".join(str(p["text"]) for p in texts)
+    return found
+
+
+def _part(part: object) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, RawPart):
+        return dict(part.block)
+    if isinstance(part, ImagePart):
+        url = part.url or f"data:{part.media_type or 'image/png'};base64,{part.data}"
+        return {"type": "image_url", "image_url": {"url": url}}
+    if isinstance(part, DocumentPart):
+        if part.text is not None:
+            return {"type": "text", "text": part.text}
+        if part.data:
+            kind = part.media_type or "application/pdf"
+            return {"type": "file", "file": {"file_data": f"data:{kind};base64,{part.data}"}}
+        raise ConfigurationError(
+            "chat completions takes a document as base64 data or text, not by URL "
+            f"({part.url!r}); an uploaded file's id goes as a raw part: "
+            '{"type": "file", "file": {"file_id": ...}}'
+        )
+    raise ConfigurationError(f"chat completions cannot carry a {type(part).__name__} here")
+
+
 def read_prompt(body: Mapping[str, Any]) -> Prompt:
     """A chat completions body's content (telemetry's content capture): ``system`` and
     ``developer`` messages are the instructions; ``reasoning_content`` a reasoning part."""
@@ -236,7 +407,9 @@ CHAT_COMPLETIONS = register_protocol(
         api="chat completions",
         ends="a finish_reason and without [DONE]",
         request=RequestShape(path=lambda base_url: "/chat/completions", body=chat_body),
+        turns_body=turns_body,
         json_mode=True,
+        settings=(PASSBACK,),
         provider="openai",
         prompt=read_prompt,
     )

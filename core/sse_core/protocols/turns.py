@@ -165,7 +165,10 @@ class Turn:
     Attributes:
         role: Who speaks (:data:`Role`).
         parts: What the message holds, in order.
+        name: The speaker's name, for a protocol that takes one (chat completions' ``name``);
+            "" for none.
     """
 
     role: Role
     parts: tuple[Part, ...]
+    name: str = ""

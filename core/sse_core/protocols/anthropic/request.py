@@ -194,7 +194,10 @@ def _block(part: Part) -> Block | None:
     elif isinstance(part, ReasoningPart):
         block = _reasoning(part)
     elif isinstance(part, ToolUsePart):
-        block = {"type": "tool_use", "id": part.id, "name": part.name, "input": part.input}
+        # The API takes an object only ("Input should be a valid dictionary"): arguments a
+        # model gave that were no JSON object go back as none (the call's result says so).
+        given = part.input if isinstance(part.input, Mapping) else {}
+        block = {"type": "tool_use", "id": part.id, "name": part.name, "input": given}
         block = _cached(block, part.cache_control)
     elif isinstance(part, ToolResultPart):
         block = _tool_result(part)
