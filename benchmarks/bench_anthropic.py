@@ -49,9 +49,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import statistics
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,6 +66,7 @@ from anthropic_server import (
     TOOL_NAME,
     running,
 )
+from harness import cpu_per_delta, first_text, median
 from llama_index.core.base.llms.types import ChatMessage
 from stream_server import text_words, tool_arguments
 
@@ -244,36 +243,6 @@ def _check_usage(name: str, last: Any, expected: Expected) -> list[str]:
 # --- CPU per chunk -------------------------------------------------------------------------------
 
 
-def cpu_per_chunk(
-    runs: dict[str, Callable[[], Seen]],
-    expected: Expected,
-    repeat: int,
-    errors: list[str],
-    slow: dict[str, int] | None = None,
-) -> dict[str, list[float]]:
-    """µs of process CPU per delta of each run of each variant, taking turns; ``slow``: the
-    variants run only so many times, with no warm-up."""
-    slow = slow or {}
-    for name, run in runs.items():
-        if name not in slow:
-            errors += check(name, run(), expected)  # warm-up: imports, pools, the connection
-    gc.collect()
-    gc.freeze()
-    samples: dict[str, list[float]] = {name: [] for name in runs}
-    for turn in range(repeat):
-        for name, run in runs.items():
-            if turn >= slow.get(name, repeat):
-                continue
-            gc.collect()
-            started = time.process_time()
-            got = run()
-            samples[name].append((time.process_time() - started) / expected.deltas * 1e6)
-            errors += check(name, got, expected)
-            del got
-    gc.unfreeze()
-    return samples
-
-
 def side_by_side(args: argparse.Namespace, errors: list[str]) -> dict[str, Any]:
     """The four variants on the text stream and on the tool-input stream."""
     out: dict[str, Any] = {}
@@ -281,7 +250,7 @@ def side_by_side(args: argparse.Namespace, errors: list[str]) -> dict[str, Any]:
         expected = Expected.of(shape, deltas)
         slow = {LI_ANCHOR: args.slow_runs} if shape == "tools" else None
         with running(deltas, shape) as url:
-            samples = cpu_per_chunk(_models(url, shape), expected, args.repeat, errors, slow)
+            samples = cpu_per_delta(_models(url, shape), expected, args.repeat, errors, check, slow)
         out[shape] = {"deltas": deltas, "samples": samples}
     return out
 
@@ -293,7 +262,7 @@ def linear(args: argparse.Namespace, errors: list[str]) -> dict[str, Any]:
         expected = Expected.of(shape, args.linear)
         with running(args.linear, shape) as url:
             runs = {k: v for k, v in _models(url, shape).items() if k in (LC_OURS, LI_OURS)}
-            samples = cpu_per_chunk(runs, expected, args.repeat, errors)
+            samples = cpu_per_delta(runs, expected, args.repeat, errors, check)
         out[shape] = {"deltas": args.linear, "samples": samples}
     return out
 
@@ -343,14 +312,6 @@ def _first_token_paths(url: str, http: httpx.Client) -> dict[str, Callable[[], I
     }
 
 
-def _first(texts: Callable[[], Iterator[str]]) -> tuple[float, str, str]:
-    started = time.perf_counter()
-    stream = texts()
-    first = next(stream, "")
-    elapsed = time.perf_counter() - started
-    return elapsed, first, first + "".join(stream)
-
-
 def _chat_completions_paths(url: str) -> dict[str, Callable[[], Iterator[str]]]:
     """The same adapters on chat completions (``stream_server.py``), over their own raw
     baseline: what the protocol itself adds or saves."""
@@ -377,12 +338,12 @@ def first_token(args: argparse.Namespace, errors: list[str]) -> dict[str, list[f
     ):
         paths = {**_first_token_paths(url, http), **_chat_completions_paths(cc_url)}
         for texts in paths.values():
-            _first(texts)  # warm-up: imports, pools, the connection
+            first_text(texts)  # warm-up: imports, pools, the connection
         gc.collect()
         gc.freeze()
         for _ in range(args.ft_repeat):
             for name, texts in paths.items():
-                elapsed, first, whole = _first(texts)
+                elapsed, first, whole = first_text(texts)
                 samples.setdefault(name, []).append(elapsed * 1e3)
                 if (first, whole) != (words[0], "".join(words)):
                     errors.append(f"first token, {name}: {first!r} first, {whole!r} whole")
@@ -393,14 +354,10 @@ def first_token(args: argparse.Namespace, errors: list[str]) -> dict[str, list[f
 # --- report --------------------------------------------------------------------------------------
 
 
-def _median(values: list[float]) -> float:
-    return round(statistics.median(values), 3)
-
-
 def summary(cpu: dict[str, Any], lin: dict[str, Any], ft: dict[str, list[float]]) -> dict[str, Any]:
     rows = []
     for shape, part in cpu.items():
-        medians = {name: _median(values) for name, values in part["samples"].items()}
+        medians = {name: median(values) for name, values in part["samples"].items()}
         for adapter, (ours, anchor) in PAIRS.items():
             ratio = round(medians[ours] / medians[anchor], 3)
             rows.append({
@@ -413,14 +370,14 @@ def summary(cpu: dict[str, Any], lin: dict[str, Any], ft: dict[str, list[float]]
     growth = []
     for shape, part in lin.items():
         for name, values in part["samples"].items():
-            small = _median(cpu[shape]["samples"][name])
-            large = _median(values)
+            small = median(cpu[shape]["samples"][name])
+            large = median(values)
             growth.append({
                 "shape": shape, "variant": name, "small_deltas": cpu[shape]["deltas"],
                 "small_us_per_chunk": small, "large_deltas": part["deltas"],
                 "large_us_per_chunk": large, "ratio": round(large / small, 3),
             })  # fmt: skip
-    medians = {name: _median(values) for name, values in ft.items()}
+    medians = {name: median(values) for name, values in ft.items()}
     bases = [value for name, value in medians.items() if name.endswith("(baseline)")]
     first = [
         {"path": name, "ms": value, "added_ms": round(value - bases[name.startswith(CC)], 3),

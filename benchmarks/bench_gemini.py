@@ -35,17 +35,16 @@ Run: ``.venv/bin/python benchmarks/bench_gemini.py [--repeat R] [--json] [--quic
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib.util
 import json
 import statistics
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from gemini_server import CALL_NAME, MODEL, PROMPT_TOKENS, call_arg, running
+from harness import cpu_per_delta
 from llama_index.core.base.llms.types import ChatMessage
 from stream_server import text_words
 
@@ -213,34 +212,13 @@ def _check_finish(name: str, last: Any, expected: Expected) -> list[str]:
     return [] if got == want else [f"stop reason / usage {got}, expected {want}"]
 
 
-def cpu_per_delta(
-    runs: dict[str, Callable[[], Seen]], expected: Expected, repeat: int, errors: list[str]
-) -> dict[str, list[float]]:
-    """µs of process CPU per frame of each run of each variant, taking turns."""
-    for name, run in runs.items():
-        errors += check(name, run(), expected)  # warm-up: imports, pools, the connection
-    gc.collect()
-    gc.freeze()
-    samples: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(repeat):
-        for name, run in runs.items():
-            gc.collect()
-            started = time.process_time()
-            got = run()
-            samples[name].append((time.process_time() - started) / expected.deltas * 1e6)
-            errors += check(name, got, expected)
-            del got
-    gc.unfreeze()
-    return samples
-
-
 def side_by_side(args: argparse.Namespace, errors: list[str]) -> dict[str, Any]:
     """Every variant on the text stream and on the function-call stream."""
     out: dict[str, Any] = {}
     for shape, deltas in (("text", args.text), ("calls", args.calls)):
         expected = Expected.of(shape, deltas)
         with running(deltas, shape) as url:
-            samples = cpu_per_delta(_models(url, shape), expected, args.repeat, errors)
+            samples = cpu_per_delta(_models(url, shape), expected, args.repeat, errors, check)
         out[shape] = {"deltas": deltas, "samples": samples}
     return out
 
