@@ -113,7 +113,7 @@ def anthropic_outbound(
     model: ChatSSE, messages: Sequence[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
 ) -> Outbound:
     """The Messages request of one call of ``model`` (pops what is not a request field from
-    ``kwargs``, as :func:`~langchain_sse._outbound.build_outbound` does).
+    ``kwargs``, as :func:`~langchain_sse._outbound.generic_outbound` does).
 
     Precedence, lowest first: ChatSSE's fields, ``model_kwargs`` (``top_k``, ``top_p``,
     ``metadata``), the call's kwargs (bound tools and choice in either shape), then

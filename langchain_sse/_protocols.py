@@ -5,9 +5,9 @@ shape, request rules, how a conversation becomes its body, its JSON mode, the se
 takes, whether it sends reasoning back itself, its words for how an answer ended). ChatSSE
 maps any registered protocol from those facts (:func:`generic_mapping`); :data:`OVERRIDES`
 holds only where a protocol's LangChain class has a convention of its own (ChatOpenAI's
-message shapes and structured output default, ChatAnthropic's tool dicts). Events come back
-the same way for every protocol (the core's StreamEvents), so nothing else in ChatSSE looks
-at the protocol's name, and a protocol registered in the core is taken with no edit here.
+structured output default, ChatAnthropic's tool dicts). Events come back the same way for
+every protocol (the core's StreamEvents), so nothing else in ChatSSE looks at the protocol's
+name, and a protocol registered in the core is taken with no edit here.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from langchain_sse._anthropic_outbound import anthropic_outbound, bind_anthropic_tools
 from langchain_sse._inbound import StopMetadata
-from langchain_sse._outbound import Outbound, generic_outbound, model_outbound
+from langchain_sse._outbound import Outbound, generic_outbound
 from langchain_sse._tools import ToolLike, bind_chat_tools
 from sse_core import ConfigurationError
 from sse_core.protocols import WireProtocol
@@ -131,8 +131,7 @@ def generic_mapping(protocol: WireProtocol) -> ProtocolMapping:
 #: the fields replaced. A protocol without an entry is mapped from the core's facts alone.
 OVERRIDES: dict[str, Mapping[str, Any]] = {
     "chat_completions": {
-        # ChatOpenAI's messages (its own converter), and its structured output defaults.
-        "outbound": model_outbound,
+        # ChatOpenAI's structured output defaults (the request: the core's turns, as any).
         "identity": (),
         "structured_method": "json_schema",
         "strict_schema": True,

@@ -34,9 +34,10 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langchain_sse._outbound import convert_messages
+from langchain_sse._turns import to_turns
 from sse_core import ConfigurationError
 from sse_core.fast_paths import FastPath, is_on, register
+from sse_core.protocols.chat_completions import chat_messages
 
 if TYPE_CHECKING:
     from tiktoken import Encoding
@@ -204,12 +205,13 @@ def count_messages(
 ) -> int:
     """An estimate of the prompt tokens of ``messages`` (and ``tools``) as sent.
 
-    Counts the text the request carries (roles, contents, names, tool calls and results,
-    the tool schemas as JSON); images, audio and files are not counted.
+    Counts the text the request carries in chat completions' shape (roles, contents, names,
+    tool calls and results, the tool schemas as JSON); images, audio and files are not
+    counted.
     """
     encoding = load_encoding(model)
     total = _REPLY_PRIMING
-    for message in convert_messages(messages):
+    for message in chat_messages(to_turns(messages)):
         total += _PER_MESSAGE + (_PER_NAME if "name" in message else 0)
         for text in _list_texts(message):
             total += len(encoding.encode(text, disallowed_special=()))

@@ -25,7 +25,18 @@ request for the same conversation. What is read here is LangChain's, in all its 
   read as that call, not a second one;
 - a block in a protocol's own shape is passed as given, without LangChain's stream bookkeeping
   (``index``; a server tool's ``partial_json``, read as its input as ChatAnthropic reads it);
-- a ``ToolMessage`` is a tool turn (``is_error`` from its ``status``).
+- an AI message's ``invalid_tool_calls`` go back as calls with their raw argument text (each
+  protocol sends a text input as it can: as given, or as no arguments);
+- an AI message's ``additional_kwargs["reasoning_content"]`` (a gateway's plain reasoning) is
+  its reasoning when it holds none in another shape: plain reasoning, which only chat
+  completions' ``reasoning_passback`` sends back;
+- a user message's ``non_standard`` block is its value; a LangChain data block no part holds
+  (audio, a file by id) goes as OpenAI's part (``convert_to_openai_data_block``);
+- a ``ToolMessage`` is a tool turn (``is_error`` from its ``status``);
+- a message's ``name`` is its turn's (chat completions' ``name``; not a tool result's); a
+  ``ChatMessage``'s role ``system`` or ``developer`` is a system turn, ``user`` and
+  ``assistant`` their own; a ``FunctionMessage`` (OpenAI's retired ``function`` role) and any
+  other role are refused by name (a ``ToolMessage`` answers a tool call).
 """
 
 from __future__ import annotations
@@ -38,9 +49,12 @@ from langchain_core.messages import (
     AIMessage,
     BaseMessage,
     ChatMessage,
+    FunctionMessage,
     HumanMessage,
     SystemMessage,
     ToolMessage,
+    convert_to_openai_data_block,
+    is_data_content_block,
 )
 
 from sse_core.protocols import gemini
@@ -67,8 +81,15 @@ _NOT_SENT = frozenset(
 _BOOKKEEPING = ("index", "partial_json")
 #: The keys of a text block that a text part carries (others: the block goes as given).
 _TEXT_KEYS = frozenset({"type", "text", "cache_control"})
+#: LangChain's own keys on a block (its id, the stream's index), never the API's.
+_LANGCHAINS = frozenset({"id", "index"})
 #: The roles of a ``ChatMessage`` that a turn has.
-_CHAT_ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
+_CHAT_ROLES: dict[str, Role] = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+}
 
 
 def to_turns(messages: Sequence[BaseMessage]) -> list[Turn]:
@@ -81,16 +102,29 @@ def to_turns(messages: Sequence[BaseMessage]) -> list[Turn]:
 
 
 def _turn(message: BaseMessage) -> Turn:
-    if isinstance(message, SystemMessage):
-        return Turn(role="system", parts=_user_parts(message.content))
-    if isinstance(message, AIMessage):
-        return Turn(role="assistant", parts=_assistant_parts(message))
     if isinstance(message, ToolMessage):
         return Turn(role="tool", parts=(_tool_result(message),))
+    name = message.name or ""
+    if isinstance(message, SystemMessage):
+        return Turn(role="system", parts=_user_parts(message.content), name=name)
+    if isinstance(message, AIMessage):
+        return Turn(role="assistant", parts=_assistant_parts(message), name=name)
     if isinstance(message, HumanMessage):
-        return Turn(role="user", parts=_user_parts(message.content))
+        return Turn(role="user", parts=_user_parts(message.content), name=name)
     if isinstance(message, ChatMessage) and message.role in _CHAT_ROLES:
-        return Turn(role=_CHAT_ROLES[message.role], parts=_user_parts(message.content))
+        role = _CHAT_ROLES[message.role]
+        return Turn(role=role, parts=_user_parts(message.content), name=name)
+    if isinstance(message, FunctionMessage):
+        raise ValueError(
+            "FunctionMessage cannot be sent in a request: it is OpenAI's retired function-call "
+            "result, which no protocol here takes; answer a tool call with a ToolMessage "
+            "(tool_call_id= the call's id)"
+        )
+    if isinstance(message, ChatMessage):
+        raise ValueError(
+            f"ChatMessage(role={message.role!r}) cannot be sent in a request: its role is one of "
+            f"{', '.join(map(repr, _CHAT_ROLES))}; a tool call's result is a ToolMessage"
+        )
     raise ValueError(
         f"{type(message).__name__} cannot be sent in a request (system, human, AI and tool "
         "messages can)"
@@ -101,20 +135,37 @@ def _user_parts(content: str | list[Any]) -> tuple[Part, ...]:
     if isinstance(content, str):
         return (TextPart(text=content),)
     parts: list[Part] = []
-    for block in content:
-        if isinstance(block, str):
-            parts.append(TextPart(text=block))
+    for given in content:
+        if isinstance(given, str):
+            parts.append(TextPart(text=given))
             continue
-        if not isinstance(block, Mapping):
-            raise ValueError(f"a message content part must be a str or a dict, not {block!r}")
+        if not isinstance(given, Mapping):
+            raise ValueError(f"a message content part must be a str or a dict, not {given!r}")
+        block: Mapping[str, Any] = given
+        value = given.get("value")
+        if given.get("type") == "non_standard" and isinstance(value, Mapping):
+            block = value  # v1: a block LangChain has no type for, sent as it is
         if block.get("type") in _NOT_SENT:
             continue
-        parts.append(_image(block) or _document(block) or _text_or_raw(block))
+        parts.append(_image(block) or _document(block) or _data(block) or _text_or_raw(block))
     return tuple(parts)
 
 
+def _data(block: Mapping[str, Any]) -> RawPart | None:
+    """A LangChain data block that no part holds (audio, a file by id) as OpenAI's part, as
+    ``convert_to_openai_data_block`` makes it; None for another block (or one it refuses)."""
+    if not is_data_content_block(dict(block)):
+        return None
+    try:
+        return RawPart(block=convert_to_openai_data_block(dict(block)))
+    except ValueError:
+        return None
+
+
 def _text_or_raw(block: Mapping[str, Any]) -> Part:
-    if block.get("type") == "text" and set(block) <= _TEXT_KEYS:
+    """A text block as a text part (LangChain's own ``id`` and ``index`` are not the API's);
+    one with keys of a protocol's own (Anthropic's ``citations``) as given."""
+    if block.get("type") == "text" and set(block) <= _TEXT_KEYS | _LANGCHAINS:
         return TextPart(text=str(block.get("text") or ""), cache_control=block.get("cache_control"))
     return RawPart(block=dict(block))
 
@@ -126,7 +177,8 @@ def _image(block: Mapping[str, Any]) -> ImagePart | None:
     if kind == "image_url":
         found = block.get("image_url")
         url = found.get("url") if isinstance(found, Mapping) else found
-        return ImagePart(url=str(url or ""), cache_control=cache)
+        detail = found.get("detail") if isinstance(found, Mapping) else None
+        return ImagePart(url=str(url or ""), cache_control=cache, detail=str(detail or ""))
     if kind != "image" or "source" in block:
         return None
     if block.get("source_type") == "base64" or "base64" in block:
@@ -150,14 +202,25 @@ def _document(block: Mapping[str, Any]) -> DocumentPart | None:
     if isinstance(found, Mapping):  # OpenAI's part: a data URL
         url = str(found.get("file_data") or "")
         media, _, data = url[5:].partition(";base64,") if url.startswith("data:") else ("", "", "")
-        return DocumentPart(data=data, media_type=media, cache_control=cache) if data else None
+        name = str(found.get("filename") or "")
+        return (
+            DocumentPart(data=data, media_type=media, cache_control=cache, filename=name)
+            if data
+            else None
+        )
     if block.get("source_type") == "base64" or "base64" in block:
         data = str(block.get("base64") or block.get("data") or "")
         media = str(block.get("mime_type") or "application/pdf")
-        return DocumentPart(data=data, media_type=media, cache_control=cache)
+        name = block.get("filename") or _extras(block).get("filename") or ""
+        return DocumentPart(data=data, media_type=media, cache_control=cache, filename=str(name))
     if block.get("source_type") == "url" or "url" in block:
         return DocumentPart(url=str(block.get("url") or ""), cache_control=cache)
     return None
+
+
+def _extras(block: Mapping[str, Any]) -> Mapping[str, Any]:
+    found = block.get("extras")
+    return found if isinstance(found, Mapping) else {}
 
 
 def item_text(item: Mapping[str, Any]) -> str:
@@ -334,6 +397,16 @@ def _assistant_parts(message: AIMessage) -> tuple[Part, ...]:
         for call in message.tool_calls
         if str(call.get("id")) not in used
     )
+    parts.extend(  # as the model gave them: their argument text, which was no JSON
+        ToolUsePart(
+            id=call.get("id") or "", name=call.get("name") or "", input=call.get("args") or ""
+        )
+        for call in message.invalid_tool_calls
+        if str(call.get("id")) not in used
+    )
+    plain = message.additional_kwargs.get("reasoning_content")
+    if isinstance(plain, str) and plain and not any(isinstance(p, ReasoningPart) for p in parts):
+        parts.insert(0, ReasoningPart(text=plain))
     return tuple(parts)
 
 

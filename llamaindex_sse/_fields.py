@@ -108,7 +108,9 @@ class SSELLMFields(FunctionCallingLLM):
     )
     reasoning_passback: bool = Field(
         default=False,
-        description="Send ThinkingBlocks of earlier assistant turns back as reasoning_content.",
+        description="Send the ThinkingBlocks of the assistant turns after the last user message "
+        "back as reasoning_content (chat completions: DeepSeek and Qwen thinking modes want it "
+        "inside a tool loop).",
     )
     context_window: int = Field(
         default=DEFAULT_CONTEXT_WINDOW,

@@ -5,10 +5,10 @@ shape, request rules, how a conversation becomes its body, the settings only it 
 it sends reasoning back itself). SSELLM maps any registered protocol from those facts
 (:func:`generic_mapping`: which of SSELLM's fields it carries, how a call becomes its request);
 :data:`OVERRIDES` holds only where a protocol's llama-index LLM has a convention of its own
-(OpenAILike's message shapes, the usage and stop reason Anthropic's LLM puts on the message,
-the ``raw`` each gives). Events come back the same way for every protocol (the core's
-StreamEvents), so nothing else in SSELLM looks at the protocol's name, and a protocol
-registered in the core is taken with no edit here.
+(OpenAILike's content parts and order of settings, the usage and stop reason Anthropic's LLM
+puts on the message, the ``raw`` each gives). Events come back the same way for every
+protocol (the core's StreamEvents), so nothing else in SSELLM looks at the protocol's name,
+and a protocol registered in the core is taken with no edit here.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from typing import Any, Protocol
 
 from llama_index.core.base.llms.types import ChatMessage
 
-from llamaindex_sse._outbound import Headers, build_request
-from llamaindex_sse._turns import turns_request
+from llamaindex_sse._outbound import Headers
+from llamaindex_sse._turns import PASSBACK, turns_request
 from sse_core import ConfigurationError
-from sse_core.protocols import WireProtocol
+from sse_core._choices import refuse_choices
+from sse_core.protocols import WireProtocol, wire_protocol
 from sse_core.protocols.answer import AnswerShape
 from sse_core.protocols.mappings import Mappings
 
@@ -98,13 +99,14 @@ _NAMES = {"thinking_dict": "thinking"}
 _OWN_FIELDS = {"thinking": "thinking_dict"}
 
 
-def generic_request(
-    protocol: WireProtocol,
-) -> RequestBuilder:
-    """The request builder of a protocol whose body the core makes of turns
-    (:attr:`WireProtocol.turns_body`)."""
+def generic_request(protocol: WireProtocol, *, openai_parts: bool = False) -> RequestBuilder:
+    """The request builder of a protocol: its body the core's, made of SSELLM's turns
+    (:attr:`WireProtocol.turns_body`); ``reasoning_passback`` goes to a protocol that takes
+    it as a setting; ``openai_parts``: media as OpenAI's content parts
+    (:func:`~llamaindex_sse._turns.to_turns`)."""
     body = protocol.turns_body
     assert body is not None
+    takes_passback = PASSBACK in protocol.settings
 
     def build(
         model: str,
@@ -114,9 +116,44 @@ def generic_request(
         call_kwargs: Mapping[str, Any],
         reasoning_passback: bool = False,
     ) -> tuple[dict[str, Any], Headers]:
-        return turns_request(body, model, messages, settings, call_kwargs, _NAMES)
+        return turns_request(
+            body,
+            model,
+            messages,
+            settings,
+            call_kwargs,
+            _NAMES,
+            passback=reasoning_passback and takes_passback,
+            openai_parts=openai_parts,
+        )
 
     return build
+
+
+def _openai_like_request(
+    model: str,
+    messages: Sequence[ChatMessage],
+    *,
+    settings: Mapping[str, Any],
+    call_kwargs: Mapping[str, Any],
+    reasoning_passback: bool = False,
+) -> tuple[dict[str, Any], Headers]:
+    """OpenAILike's request in chat completions: the generic one, with media as OpenAI's
+    content parts (audio, an image's detail, a document's title), and ``n`` other than 1
+    refused naming where SSELLM found it (the call's keyword arguments, else
+    ``additional_kwargs``), before the core refuses it in the body."""
+    if "n" in call_kwargs:
+        refuse_choices(call_kwargs, "the call's keyword arguments")
+    else:
+        refuse_choices(settings, "SSELLM's additional_kwargs")
+    build = generic_request(wire_protocol("chat_completions"), openai_parts=True)
+    return build(
+        model,
+        messages,
+        settings=settings,
+        call_kwargs=call_kwargs,
+        reasoning_passback=reasoning_passback,
+    )
 
 
 def generic_mapping(protocol: WireProtocol) -> ProtocolMapping:
@@ -130,7 +167,7 @@ def generic_mapping(protocol: WireProtocol) -> ProtocolMapping:
         foreign["reasoning_passback"] = PASSBACK_ELSEWHERE
     own = tuple(_OWN_FIELDS[name] for name in protocol.settings if name in _OWN_FIELDS)
     return ProtocolMapping(
-        build_request=generic_request(protocol) if protocol.turns_body else build_request,
+        build_request=generic_request(protocol),
         settings=("max_tokens", "temperature", "stop", *own, "reasoning_effort"),
         raw=protocol.answer,
         foreign=foreign,
@@ -141,8 +178,8 @@ def generic_mapping(protocol: WireProtocol) -> ProtocolMapping:
 #: the fields replaced. A protocol without an entry is mapped from the core's facts alone.
 OVERRIDES: dict[str, Mapping[str, Any]] = {
     "chat_completions": {
-        # OpenAILike's messages (its own converter) and its order of settings.
-        "build_request": build_request,
+        # OpenAILike's content parts and its order of settings (the request: the core's turns).
+        "build_request": _openai_like_request,
         "settings": ("temperature", "reasoning_effort", "max_tokens", "stop"),
     },
     "anthropic": {

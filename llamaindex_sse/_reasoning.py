@@ -5,14 +5,11 @@ takes back of it is the core's rule (:mod:`sse_core.protocols.history`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from llama_index.core.base.llms.types import ThinkingBlock
 
-from llama_index.core.base.llms.types import ChatMessage, ThinkingBlock
-
-from sse_core.protocols.history import reasoning_name, signed
 from sse_core.protocols.turns import ReasoningPart
 
-__all__ = ["reasoning_part", "signed_reasoning"]
+__all__ = ["reasoning_part"]
 
 
 def reasoning_part(block: ThinkingBlock) -> ReasoningPart:
@@ -39,14 +36,3 @@ def reasoning_part(block: ThinkingBlock) -> ReasoningPart:
     if isinstance(kind, str) and kind != "thinking":  # another protocol's own item, whole
         return ReasoningPart(text=block.content or "", signature=signature, item=dict(info))
     return ReasoningPart(text=block.content or "", signature=signature)
-
-
-def signed_reasoning(messages: Sequence[ChatMessage]) -> list[str]:
-    """The signed or encrypted reasoning (Anthropic's thinking, a Responses reasoning item) of
-    the assistant messages, named: what chat completions takes none of back."""
-    return [
-        reasoning_name(part)
-        for message in messages
-        for block in message.blocks
-        if isinstance(block, ThinkingBlock) and signed(part := reasoning_part(block))
-    ]

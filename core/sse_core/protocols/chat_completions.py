@@ -33,6 +33,8 @@ of :func:`turns_body`, with the rules of turns (:mod:`sse_core.protocols.history
   string, of more parts a list of OpenAI parts (``image_url``, a PDF as a ``file`` with its
   ``file_data`` URL, a text document as text, a raw part as given); a document by URL is
   refused (the API takes files as data or an uploaded id, given raw);
+- an image or a document (not a text one) on a system or assistant turn, or a raw part other
+  than text on a system turn, is refused by name (the API takes text parts only there);
 - an earlier answer is an ``assistant`` message: its texts, and its tool calls as
   ``tool_calls`` (arguments as JSON text; ``content`` null beside them); its reasoning goes
   back as ``reasoning_content`` only when asked (``reasoning_passback``) and only on the
@@ -268,6 +270,7 @@ def chat_messages(
             if len(said) == 2 and not said["content"]:
                 continue  # nothing of it goes back (reasoning not asked for): no message
         elif turn.role == "system":
+            _text_only(turn)
             said = {"role": "system", "content": _content(turn.parts, joined=True)}
         else:
             said = {"role": "user", "content": _content(turn.parts, joined=False)}
@@ -277,7 +280,24 @@ def chat_messages(
     return messages
 
 
+def _text_only(turn: Turn) -> None:
+    """Refuse an image or a document (not its text) on a system or assistant turn: the API
+    takes text parts only there."""
+    for part in turn.parts:
+        media = isinstance(part, ImagePart) or (
+            isinstance(part, DocumentPart) and part.text is None
+        )
+        if turn.role == "system" and isinstance(part, RawPart):
+            media = part.block.get("type") != "text"
+        if media:
+            raise ConfigurationError(
+                f"a {turn.role} message can carry text only in a chat completions request, got "
+                f"a {type(part).__name__}; send images, audio and documents in a user message"
+            )
+
+
 def _assistant(turn: Turn, passback: bool, lost: list[str] | None) -> dict[str, Any]:
+    _text_only(turn)
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
     reasoning: list[str] = []
@@ -351,13 +371,19 @@ def _part(part: object) -> dict[str, Any]:
         return dict(part.block)
     if isinstance(part, ImagePart):
         url = part.url or f"data:{part.media_type or 'image/png'};base64,{part.data}"
-        return {"type": "image_url", "image_url": {"url": url}}
+        image: dict[str, Any] = {"url": url}
+        if part.detail:
+            image["detail"] = part.detail
+        return {"type": "image_url", "image_url": image}
     if isinstance(part, DocumentPart):
         if part.text is not None:
             return {"type": "text", "text": part.text}
         if part.data:
             kind = part.media_type or "application/pdf"
-            return {"type": "file", "file": {"file_data": f"data:{kind};base64,{part.data}"}}
+            file = {"file_data": f"data:{kind};base64,{part.data}"}
+            if part.filename:
+                file["filename"] = part.filename
+            return {"type": "file", "file": file}
         raise ConfigurationError(
             "chat completions takes a document as base64 data or text, not by URL "
             f"({part.url!r}); an uploaded file's id goes as a raw part: "

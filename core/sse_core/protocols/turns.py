@@ -61,12 +61,15 @@ class ImagePart:
         data: The base64 bytes; "" when ``url`` is given.
         media_type: The MIME type of ``data`` (``image/png`` when not known).
         cache_control: A prompt-cache breakpoint after this part.
+        detail: The resolution OpenAI's APIs read the image at (``low``, ``high``,
+            ``auto``), "" for the API's default; other APIs have none.
     """
 
     url: str = ""
     data: str = ""
     media_type: str = ""
     cache_control: Mapping[str, Any] | None = None
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,6 +82,8 @@ class DocumentPart:
         url: The document's URL, or "".
         media_type: The MIME type of ``data`` (``application/pdf`` when not known).
         cache_control: A prompt-cache breakpoint after this part.
+        filename: The document's file name, "" for none (OpenAI's APIs require one with
+            base64 data: a default is sent).
     """
 
     data: str = ""
@@ -86,6 +91,7 @@ class DocumentPart:
     url: str = ""
     media_type: str = ""
     cache_control: Mapping[str, Any] | None = None
+    filename: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -223,7 +223,7 @@ def _content(part: Part, role: str) -> Item | None:
         )
     if isinstance(part, ImagePart):
         url = part.url or f"data:{part.media_type or 'image/png'};base64,{part.data}"
-        return {"type": "input_image", "image_url": url, "detail": "auto"}
+        return {"type": "input_image", "image_url": url, "detail": part.detail or "auto"}
     if isinstance(part, DocumentPart):
         return _file(part)
     raise ConfigurationError(f"a {type(part).__name__} cannot be sent in a {role} message")
@@ -235,7 +235,7 @@ def _file(part: DocumentPart) -> Item:
     if part.url:
         return {"type": "input_file", "file_url": part.url}
     media = part.media_type or "application/pdf"
-    name = "document.pdf" if media == "application/pdf" else "document"
+    name = part.filename or ("document.pdf" if media == "application/pdf" else "document")
     return {"type": "input_file", "filename": name, "file_data": f"data:{media};base64,{part.data}"}
 
 
