@@ -6,9 +6,9 @@ fallbacks), so a bad value raises the core's ``ConfigurationError`` naming the f
 value of the wrong type too: pydantic's error becomes one, without the input), and an unknown
 argument is refused by name (pydantic would drop it), with ChatOpenAI's names pointed to
 ChatSSE's (``openai_api_base`` to ``base_url``) and request parameters to ``model_kwargs``.
-The clients
-come from one :class:`sse_core.ClientPool` per model (copies share it; it keys clients by a
-fingerprint of the configuration, so a copy with another URL gets its own client).
+The clients come from one :class:`sse_core.transport.pool.ClientPool` per model (copies share
+it; it keys clients by a fingerprint of the configuration, so a copy with another URL gets its
+own client).
 
 Secrets stay in: the key is a ``SecretStr``; ``default_headers`` (where ``api-key``-header
 gateways put the credential) are left out of ``model_dump``, reprs and traces, and every

@@ -42,9 +42,10 @@ from langchain_sse._inbound import combine_llm_outputs
 from langchain_sse._run import ls_params_of, plan_run
 from langchain_sse._structured import build_structured_output
 from langchain_sse._tools import ToolLike
-from sse_core import ClientConfig, ClientPool, ConfigurationError
+from sse_core import ClientConfig, ConfigurationError
 from sse_core.protocols import wire_protocol
 from sse_core.transport.config import ConfigCache, public_url
+from sse_core.transport.pool import ClientPool
 
 __all__ = ["ChatSSE"]
 

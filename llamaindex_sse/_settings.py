@@ -21,8 +21,9 @@ from typing import Any
 
 from llamaindex_sse._connection import CONNECTION_FIELDS, build_config
 from llamaindex_sse._protocols import mapping_of
-from sse_core import ClientConfig, ClientPool
+from sse_core import ClientConfig
 from sse_core._slots import read_private
+from sse_core.transport.pool import ClientPool
 
 __all__ = ["FIELDS", "Derived", "SettingsCache", "pool_of", "request_settings"]
 

@@ -4,10 +4,10 @@ The framework class and nothing else: its fields, the eight chat/completion endp
 to LlamaIndex's callbacks and the closing layer (:mod:`._closing`), and the function-calling
 hooks. Connection settings are checked and kept secret by :mod:`._connection` (with
 :meth:`sse_core.ClientConfig.build`), made once per settings with the request parameters and
-LlamaIndex's payload by :mod:`._settings`; clients come from one :class:`sse_core.ClientPool`;
-requests are built in the protocol's way (its entry in :mod:`._protocols`) and with
-:mod:`._tools`, answers mapped by :mod:`._inbound`, I/O done by :mod:`._streams`, stream
-errors raised as :mod:`._errors`.
+LlamaIndex's payload by :mod:`._settings`; clients come from one
+:class:`sse_core.transport.pool.ClientPool`; requests are built in the protocol's way (its
+entry in :mod:`._protocols`) and with :mod:`._tools`, answers mapped by :mod:`._inbound`, I/O
+done by :mod:`._streams`, stream errors raised as :mod:`._errors`.
 """
 
 from __future__ import annotations
@@ -70,10 +70,11 @@ from llamaindex_sse._tools import (
     stop_reason_of,
     streaming_program,
 )
-from sse_core import ChatClient, ClientConfig, ClientPool, ConfigurationError
+from sse_core import ChatClient, ClientConfig, ConfigurationError
 from sse_core._names import validation_summary
 from sse_core.protocols import wire_protocol
 from sse_core.transport.packages import AsyncHttpClient, HttpClient
+from sse_core.transport.pool import ClientPool
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, Generator

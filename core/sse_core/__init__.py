@@ -11,21 +11,23 @@ What this package exports is what a user needs, and nothing more:
 
 - to stream: :class:`ChatClient`, :class:`AsyncChatClient` (with :class:`ChatStream`,
   :class:`AsyncChatStream`), their settings (:class:`ClientConfig`, :class:`Timeouts`,
-  :class:`RetryPolicy`) and the pool an adapter keeps (:class:`ClientPool`);
+  :class:`RetryPolicy`);
 - to decode bytes from anywhere (a file, a proxy, a test): :func:`decode` and
   :class:`StreamDecoder`, and the names ``protocol=`` takes (:func:`protocol_names`);
 - what comes out: the events (:data:`StreamEvent` and each of its members) and the
   :class:`Completion` with its parts;
 - every error of the tree (:mod:`sse_core.errors`), to catch by kind;
-- recording for the emulator's replay (:class:`RecordingTransport`, :func:`recording_client`,
+- recording for the emulator's replay (:func:`recording_client`,
   :func:`recording_async_client`).
 
 Two packages are the extension API: :mod:`sse_core.protocols` (a protocol of one's own:
 ``register_protocol``, ``WireProtocol``, ``RequestShape``, ``PayloadDecoder``, the turns and
 each protocol's request rules) and :mod:`sse_core.pipeline` (the pipeline's parts, to drive
 by hand: the parser, the built-in payload decoders, the session, the accumulator and its
-per-read delta). Their names were exported here before 0.1; reading one from here still works,
-with a DeprecationWarning naming its home.
+per-read delta). Their names were exported here before 0.1, as were the pool an adapter keeps
+(:class:`sse_core.transport.pool.ClientPool`) and the recording transport under the recording
+clients (:class:`sse_core.transport.recording.RecordingTransport`); reading one from here
+still works, with a DeprecationWarning naming its home.
 """
 
 from sse_core.completion import Choice, Completion, ReasoningBlock, ToolCall, Usage
@@ -70,9 +72,7 @@ from sse_core.pipeline.session import decode
 from sse_core.protocols import protocol_names
 from sse_core.transport.client import AsyncChatClient, ChatClient
 from sse_core.transport.config import ClientConfig, Timeouts
-from sse_core.transport.pool import ClientPool
 from sse_core.transport.recording import (
-    RecordingTransport,
     recording_async_client,
     recording_client,
 )
@@ -91,7 +91,6 @@ __all__ = [
     "Choice",
     "Citation",
     "ClientConfig",
-    "ClientPool",
     "Completion",
     "ConfigurationError",
     "ErrorFrame",
@@ -107,7 +106,6 @@ __all__ = [
     "ReasoningBlock",
     "ReasoningDelta",
     "ReasoningSignature",
-    "RecordingTransport",
     "RedactedReasoning",
     "RedirectError",
     "RefusalDelta",
@@ -146,12 +144,14 @@ _MOVED = {
         ("PayloadDecoder", "RequestShape", "WireProtocol", "register_protocol"),
         "sse_core.protocols",
     ),
+    "ClientPool": "sse_core.transport.pool",
+    "RecordingTransport": "sse_core.transport.recording",
 }  # fmt: skip
 
 
 def __getattr__(name: str) -> object:
-    """A name that moved to :mod:`sse_core.pipeline` or :mod:`sse_core.protocols`, with a
-    DeprecationWarning naming its home."""
+    """A name that moved to :mod:`sse_core.pipeline`, :mod:`sse_core.protocols` or a module of
+    :mod:`sse_core.transport`, with a DeprecationWarning naming its home."""
     home = _MOVED.get(name)
     if home is None:
         raise AttributeError(f"module 'sse_core' has no attribute {name!r}")

@@ -17,7 +17,8 @@ from llama_index.core.llms import ChatMessage
 
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
-from sse_core import ClientConfig, ClientPool
+from sse_core import ClientConfig
+from sse_core.transport.pool import ClientPool
 from sse_emulator import Emulator
 
 SLOW = "slow; delay=0.02"

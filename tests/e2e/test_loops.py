@@ -28,7 +28,8 @@ from pydantic import SecretStr
 
 from langchain_sse import ChatSSE
 from llamaindex_sse import SSELLM
-from sse_core import ClientConfig, ClientPool
+from sse_core import ClientConfig
+from sse_core.transport.pool import ClientPool
 from sse_emulator import Emulator
 from tests.counting_server import wait_until
 

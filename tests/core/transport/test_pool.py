@@ -13,10 +13,10 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from sse_core import AsyncChatClient, ChatClient, ClientConfig, ClientPool, fast_paths
+from sse_core import AsyncChatClient, ChatClient, ClientConfig, fast_paths
 from sse_core.transport.keepalive import REUSE
 from sse_core.transport.packages import ENV
-from sse_core.transport.pool import SOCKETS, _sockets, probe_sockets
+from sse_core.transport.pool import SOCKETS, ClientPool, _sockets, probe_sockets
 from tests.counting_server import Behaviour, serving, wait_until
 
 
