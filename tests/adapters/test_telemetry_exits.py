@@ -145,10 +145,15 @@ def ended(otel: Recorded, protocol: str, error: str | None) -> ReadableSpan:
     return span
 
 
-def ended_as(otel: Recorded, protocol: str, ending: str) -> None:
-    """:func:`ended`, with what ``ending`` says more."""
+def ended_as(otel: Recorded, protocol: str, ending: str, caught: Any = None) -> None:
+    """:func:`ended`, with what ``ending`` says more; ``caught``: the error raised, whose
+    partial answer says whether a chunk came (then the span has its time to first chunk)."""
     error = ENDINGS[ending][1]
     attributes = ended(otel, protocol, error).attributes or {}
+    partial = getattr(getattr(caught, "value", None), "partial", None)
+    if partial is not None:
+        came = bool(partial.content or partial.reasoning or partial.tool_calls)
+        assert (names.RESPONSE_TIME_TO_FIRST_CHUNK in attributes) is came, (ending, came)
     usage = names.USAGE_INPUT_TOKENS in attributes and names.USAGE_OUTPUT_TOKENS in attributes
     if ending == "whole":
         assert attributes[names.RESPONSE_FINISH_REASONS] == ("stop",)
@@ -181,9 +186,9 @@ def test_a_call_ends_one_span(
     emulator: Emulator, otel: Recorded, ending: str, protocol: str, adapter: str, how: str
 ) -> None:
     model = _make(adapter, emulator, protocol, otel, **_for(ending))
-    with _raises(ENDINGS[ending][1]):
+    with _raises(ENDINGS[ending][1]) as caught:
         _call(adapter, how, model)
-    ended_as(otel, protocol, ending)
+    ended_as(otel, protocol, ending, caught)
 
 
 @matrix
@@ -191,10 +196,10 @@ async def test_an_async_call_ends_one_span(
     emulator: Emulator, otel: Recorded, ending: str, protocol: str, adapter: str, how: str
 ) -> None:
     model = _make(adapter, emulator, protocol, otel, **_for(ending))
-    with _raises(ENDINGS[ending][1]):
+    with _raises(ENDINGS[ending][1]) as caught:
         await _acall(adapter, how, model)
     await await_for(lambda: bool(otel.spans()))
-    ended_as(otel, protocol, ending)
+    ended_as(otel, protocol, ending, caught)
 
 
 # -- left early: closed, cancelled, dropped -------------------------------------------------
