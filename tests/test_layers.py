@@ -34,6 +34,15 @@ ALLOWED = {
 #: the emulator.
 ALIAS = {PACKAGES["sse_core"] / "emulator" / name for name in ("__init__.py", "__main__.py")}
 MAX_LINES = 500  # STYLE: around 300, 500 at most
+#: Modules whose one job takes more (issue 37: no module is split only for the cap), each with
+#: that job and the most lines it may take before it is looked at again.
+OVER_THE_CAP = {
+    # The model class: its fields (each documented under it) and LangChain's entry points;
+    # the fields were a base class of their own only to fit the cap.
+    "langchain_sse/model.py": 620,
+    # The same for LlamaIndex's LLM class.
+    "llamaindex_sse/model.py": 660,
+}
 
 
 def imports_of(path: Path) -> set[str]:
@@ -82,11 +91,12 @@ def test_the_alias_is_all_of_the_core_that_imports_the_emulator() -> None:
 @pytest.mark.parametrize("package", sorted(PACKAGES))
 def test_no_library_module_is_over_the_size_cap(package: str) -> None:
     big = {
-        str(path.relative_to(ROOT)): lines
+        name: lines
         for path in sources(package)
-        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+        if (lines := len(path.read_text(encoding="utf-8").splitlines()))
+        > OVER_THE_CAP.get(name := path.relative_to(ROOT).as_posix(), MAX_LINES)
     }
-    assert not big, f"modules over {MAX_LINES} lines: {big}"
+    assert not big, f"modules over {MAX_LINES} lines (or their own limit): {big}"
 
 
 def _core_folder(module: str) -> str | None:
@@ -136,3 +146,9 @@ def test_the_cores_folders_have_no_circle() -> None:
         )
 
     assert not [folder for folder in edges if reaches(folder, folder)], edges
+
+
+def test_each_module_let_past_the_cap_is_there_and_needs_it() -> None:
+    for name in OVER_THE_CAP:
+        lines = len((ROOT / name).read_text(encoding="utf-8").splitlines())
+        assert lines > MAX_LINES, f"{name} is back under {MAX_LINES} lines: take it off the list"
