@@ -109,7 +109,7 @@ class MessagesDecoder:
         #: True once ``message_stop`` or an error arrived: nothing after it is decoded.
         self.done: bool = False
         #: How many ``ping`` events arrived (the API's keep-alives).
-        self.keepalives = 0
+        self.keepalives: int = 0
 
     def decode(self, sse: ServerSentEvent) -> list[StreamEvent]:
         """Decode one SSE event.

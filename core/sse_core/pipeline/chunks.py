@@ -114,7 +114,7 @@ class ChunkDecoder:
         # The bytes around the text of the last text-only chunk (see pipeline.template).
         self._template = TextTemplate()
         #: How many empty data lines arrived (a gateway's keep-alives).
-        self.keepalives = 0
+        self.keepalives: int = 0
         #: What the stream showed of its gateway's dialect (:data:`TRAITS`), noted where the
         #: dialects differ: the reasoning's spelling, ``<think>`` tags, the ``[DONE]`` end.
         self.traits: set[str] = set()

@@ -150,7 +150,7 @@ class SSEParser:
         self._error: StreamProtocolError | None = None
         #: How many comment lines arrived (``: ping``, ``: OPENROUTER PROCESSING``): the
         #: keep-alives of a gateway that sends them so.
-        self.comments = 0
+        self.comments: int = 0
         # At a frame boundary with nothing held (the BOM check done, no error): the next
         # read may take the speed path (see feed_raw).
         self._idle = False

@@ -93,9 +93,11 @@ class Content:
     def __init__(
         self, capture: Capture, prompt: Prompt | None, limit: int, secrets: tuple[str, ...]
     ) -> None:
-        self.capture, self.limit, self.secrets = capture, limit, secrets
+        self.capture: Capture = capture
+        self.limit: int = limit
+        self.secrets: tuple[str, ...] = secrets
         self.found: dict[str, Any] = {}
-        self.cut = False
+        self.cut: bool = False
         if prompt is not None:
             self.found, self.cut = input_content(prompt, limit=limit, secrets=secrets)
 
