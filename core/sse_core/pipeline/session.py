@@ -151,12 +151,13 @@ class StreamSession:
 
     @property
     def keepalives(self) -> int:
-        """How many keep-alives arrived (:attr:`StreamDecoder.keepalives`)."""
+        """How many keep-alives arrived (:attr:`sse_core.StreamDecoder.keepalives`)."""
         return self._decoder.keepalives
 
     @property
     def dialect(self) -> tuple[str, ...]:
-        """What the stream showed of its gateway's dialect (:attr:`StreamDecoder.dialect`)."""
+        """What the stream showed of its gateway's dialect
+        (:attr:`sse_core.StreamDecoder.dialect`)."""
         return self._decoder.dialect
 
     @property
