@@ -139,7 +139,7 @@ def _openai_like_request(
     reasoning_passback: bool = False,
 ) -> tuple[dict[str, Any], Headers]:
     """OpenAILike's request in chat completions: the generic one, with media as OpenAI's
-    content parts (audio, an image's detail, a document's title), and ``n`` other than 1
+    content parts (audio, a document's title), and ``n`` other than 1
     refused naming where SSELLM found it (the call's keyword arguments, else
     ``additional_kwargs``), before the core refuses it in the body."""
     if "n" in call_kwargs:
