@@ -70,6 +70,9 @@ from sse_core.events import (
 from sse_core.pipeline.decoder import StreamDecoder
 from sse_core.pipeline.session import decode
 from sse_core.protocols import protocol_names
+
+# The pool registers its fast path: sse_core.fast_paths lists every path once sse_core is in.
+from sse_core.transport import pool as _pool
 from sse_core.transport.client import AsyncChatClient, ChatClient
 from sse_core.transport.config import ClientConfig, Timeouts
 from sse_core.transport.recording import (
@@ -78,6 +81,9 @@ from sse_core.transport.recording import (
 )
 from sse_core.transport.retry import RetryPolicy
 from sse_core.transport.streams import AsyncChatStream, ChatStream
+
+del _pool
+
 
 __version__ = "0.1.0"
 
