@@ -130,6 +130,10 @@ def generic_request(protocol: WireProtocol, *, openai_parts: bool = False) -> Re
     return build
 
 
+#: Chat completions' generic builder with OpenAI's content parts, made once.
+_OPENAI_LIKE = generic_request(wire_protocol("chat_completions"), openai_parts=True)
+
+
 def _openai_like_request(
     model: str,
     messages: Sequence[ChatMessage],
@@ -146,8 +150,7 @@ def _openai_like_request(
         refuse_choices(call_kwargs, "the call's keyword arguments")
     else:
         refuse_choices(settings, "SSELLM's additional_kwargs")
-    build = generic_request(wire_protocol("chat_completions"), openai_parts=True)
-    return build(
+    return _OPENAI_LIKE(
         model,
         messages,
         settings=settings,

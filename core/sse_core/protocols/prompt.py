@@ -120,6 +120,23 @@ def tool(name: object, description: object = None, parameters: object = None) ->
     return found
 
 
+def tools_of(
+    entries: object, schema: str, is_function: Callable[[Mapping[str, Any]], bool]
+) -> list[dict[str, Any]]:
+    """The definitions of a body's flat tool list: a function tool (``is_function``) by its
+    name, description and parameters (under ``schema``); another (a server or built-in tool)
+    by its type and name."""
+    found: list[dict[str, Any]] = []
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, Mapping):
+            continue
+        if is_function(entry):
+            found.append(tool(entry.get("name"), entry.get("description"), entry.get(schema)))
+        else:
+            found.append({"type": entry.get("type"), "name": entry.get("name", "")})
+    return found
+
+
 def _decoded(arguments: object) -> object:
     """Arguments as an object where they are JSON text, else as they are."""
     if isinstance(arguments, str):

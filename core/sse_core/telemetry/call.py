@@ -21,13 +21,13 @@ from urllib.parse import urlsplit
 from sse_core.completion import Completion, Usage
 from sse_core.errors import SSEConnectorError
 from sse_core.events import ReasoningDelta, StreamEvent, TextDelta, ToolCallDelta
-from sse_core.protocols.registry import wire_protocol
 from sse_core.telemetry import names
 from sse_core.telemetry.content import input_content, output_content
 
 if TYPE_CHECKING:
     from sse_core.pipeline.accumulator import Accumulator
     from sse_core.protocols.prompt import Prompt
+    from sse_core.protocols.registry import WireProtocol
     from sse_core.telemetry.content import Capture
     from sse_core.telemetry.setting import Instruments
 
@@ -55,12 +55,12 @@ def error_type(exc: BaseException) -> str:
 
 
 def request_attributes(
-    payload: Mapping[str, Any], *, model: object, protocol: str, url: str, streaming: bool
+    payload: Mapping[str, Any], *, model: object, wire: WireProtocol, url: str, streaming: bool
 ) -> dict[str, Any]:
     """The span's request attributes: the model asked, the sampling settings the body holds
     (never its messages; where the protocol keeps them: its ``sampling`` fact), the
     protocol, and the gateway's host and port."""
-    wire = wire_protocol(protocol)
+    protocol = wire.name
     found: dict[str, Any] = {
         names.OPERATION_NAME: names.OPERATION_CHAT,
         names.PROVIDER_NAME: wire.provider or protocol,
@@ -136,7 +136,7 @@ class Call:
     ) -> None:
         self._inst = instruments
         self._request = request
-        self._content = content if instruments.tracer is not None else None
+        self._content = content  # None unless asked for, and only with a tracer
         self._span: Any = None
         self._start = 0.0
         self._first: float | None = None

@@ -106,12 +106,16 @@ def output_content(answer: Completion, *, limit: int, secrets: tuple[str, ...]) 
 def _bounded(items: list[Any], limit: int, secrets: tuple[str, ...]) -> tuple[str, bool]:
     """``items`` as JSON text of at most ``limit`` characters: the oldest items dropped first
     (the last one stays), then every string cut to an equal share; secrets masked."""
-    found = _json(items, secrets)
-    if len(found) <= limit:
-        return found, False
-    while len(items) > 1 and len(found) > limit:
-        items = items[1:]
-        found = _json(items, secrets)
+    pieces = [_json(item, secrets) for item in items]  # each item's JSON, written once
+    size = sum(map(len, pieces)) + len(pieces) + 1  # with the brackets and commas
+    if size <= limit:
+        return "[" + ",".join(pieces) + "]", False
+    first = 0
+    while first < len(pieces) - 1 and size > limit:
+        size -= len(pieces[first]) + 1
+        first += 1
+    items = items[first:]
+    found = "[" + ",".join(pieces[first:]) + "]"
     share = max(limit // 4, 16)
     while len(found) > limit and share > 16:
         found = _json(_cut(items, share), secrets)
@@ -119,10 +123,9 @@ def _bounded(items: list[Any], limit: int, secrets: tuple[str, ...]) -> tuple[st
     return (found if len(found) <= limit else "[]"), True
 
 
-def _json(items: list[Any], secrets: tuple[str, ...]) -> str:
-    return redact(
-        json.dumps(items, ensure_ascii=False, default=str, separators=(",", ":")), secrets
-    )
+def _json(value: Any, secrets: tuple[str, ...]) -> str:
+    said = json.dumps(value, ensure_ascii=False, default=str, separators=(",", ":"))
+    return redact(said, secrets)
 
 
 def _cut(value: Any, share: int) -> Any:

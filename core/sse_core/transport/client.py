@@ -199,9 +199,7 @@ class _ClientBase:
             url=None if routed is None else self.package.url(routed),
         )
 
-    def _call(
-        self, prepared: Prepared, payload: Mapping[str, Any], streaming: bool
-    ) -> Call | None:
+    def _call(self, prepared: Prepared, payload: Mapping[str, Any], streaming: bool) -> Call | None:
         """The telemetry of one call, or None where nothing records it."""
         telemetry = self.telemetry
         instruments = None if telemetry is None else telemetry.instruments()
@@ -212,7 +210,7 @@ class _ClientBase:
         facts = request_attributes(
             body,
             model=payload.get("model"),
-            protocol=config.protocol,
+            wire=config.wire,
             url=config.public_url,
             streaming=streaming,
         )

@@ -19,17 +19,13 @@ def read_prompt(body: Mapping[str, Any]) -> Prompt:
     for said in body.get("messages") or ():
         if isinstance(said, Mapping):
             messages.append(prompt.message(said.get("role"), _parts(said.get("content"))))
-    tools: list[dict[str, Any]] = []
-    for entry in body.get("tools") or ():
-        if isinstance(entry, Mapping):
-            if "input_schema" in entry or entry.get("type") in (None, "custom"):
-                found = prompt.tool(entry.get("name"), entry.get("description"))
-                if isinstance(entry.get("input_schema"), Mapping):
-                    found["parameters"] = entry["input_schema"]
-            else:
-                found = {"type": entry.get("type"), "name": entry.get("name", "")}
-            tools.append(found)
+    tools = prompt.tools_of(body.get("tools"), "input_schema", _custom)
     return Prompt(prompt.texts(body.get("system")), messages, tools)
+
+
+def _custom(entry: Mapping[str, Any]) -> bool:
+    """A tool of one's own (no type, or ``custom``), not a server tool."""
+    return "input_schema" in entry or entry.get("type") in (None, "custom")
 
 
 def _parts(content: object) -> list[Part]:

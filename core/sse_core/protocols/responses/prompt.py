@@ -33,17 +33,12 @@ def read_prompt(body: Mapping[str, Any]) -> Prompt:
             messages[-1]["parts"] += parts
         else:
             messages.append(prompt.message(role, parts))
-    tools: list[dict[str, Any]] = []
-    for entry in body.get("tools") or ():
-        if isinstance(entry, Mapping):
-            if entry.get("type") == "function":
-                found = prompt.tool(entry.get("name"), entry.get("description"))
-                if isinstance(entry.get("parameters"), Mapping):
-                    found["parameters"] = entry["parameters"]
-            else:
-                found = {"type": entry.get("type"), "name": entry.get("name", "")}
-            tools.append(found)
+    tools = prompt.tools_of(body.get("tools"), "parameters", _function)
     return Prompt(system, messages, tools)
+
+
+def _function(entry: Mapping[str, Any]) -> bool:
+    return entry.get("type") == "function"
 
 
 def _item(item: Mapping[str, Any]) -> tuple[str, list[Part]]:
