@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from harness import ratio
 
 CLIENTS = ("chatopenai", "chatsse", "chatsse-coalesce")
 #: The CPU table's clients: ChatSSE recording to a local OpenTelemetry SDK provider too.
@@ -215,7 +216,7 @@ def _table(title: str, rows: dict[str, float], unit: str, fmt: Callable[[float],
     anchor = rows["chatopenai"]
     print(f"\n{title}")
     for client, value in rows.items():
-        print(f"  {client:<18} {fmt(value):>10} {unit:<10} {value / anchor:6.2f}x ChatOpenAI")
+        print(f"  {client:<18} {fmt(value):>10} {unit:<10} {ratio(value, anchor)} ChatOpenAI")
 
 
 def main() -> None:
@@ -270,7 +271,8 @@ def _bench(args: argparse.Namespace) -> None:
                 for c in CPU_CLIENTS
             }
             _table(f"CPU per chunk, {server}", rows, "us/chunk", lambda v: f"{v:.1f}")
-            print(f"  telemetry on (SDK) / off: {rows['chatsse-otel'] / rows['chatsse']:.3f}x")
+            on_off = ratio(rows["chatsse-otel"], rows["chatsse"], width=0)
+            print(f"  telemetry on (SDK) / off: {on_off}")
         for server, url in (("replay", replays[args.stream_chunks]), ("emulator", live)):
             results = {c: [] for c in CLIENTS}  # type: dict[str, list[dict[str, float]]]
             for _ in range(max(1, args.repeat // 2)):

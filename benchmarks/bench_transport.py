@@ -23,6 +23,7 @@ from collections.abc import Callable
 import httpx
 import openai
 import orjson
+from harness import ratio
 from stream_server import running
 
 import sse_core
@@ -154,7 +155,7 @@ def main() -> int:
     base, first = cpu["raw httpx + orjson"], ttft["raw httpx + orjson"]
     print(f"CPU per frame over loopback, {args.chunks} frames (median of {args.repeat}):")
     for name, value in cpu.items():
-        print(f"  {name:22} {value * 1e6:7.2f} us/frame   {value / base:5.2f}x raw httpx")
+        print(f"  {name:22} {value * 1e6:7.2f} us/frame   {ratio(value, base, 5)} raw httpx")
     print(f"Time to first token (median of {args.ttft_repeat}):")
     for name, value in ttft.items():
         print(f"  {name:22} {value * 1e3:7.3f} ms   {(value - first) * 1e3:+.3f} ms vs raw httpx")

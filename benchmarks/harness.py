@@ -1,6 +1,6 @@
 """What the protocol benchmarks share (``bench_anthropic``, ``bench_responses``,
-``bench_gemini``): CPU per delta of variants run side by side, the time to a first text, and
-medians. Each benchmark keeps its own variants, checks and report."""
+``bench_gemini``, ``bench_langchain``): CPU per delta of variants run side by side, the time to
+a first text, medians and ratios. Each benchmark keeps its own variants, checks and report."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Protocol, TypeVar
 
-__all__ = ["cpu_per_delta", "first_text", "median"]
+__all__ = ["cpu_per_delta", "first_text", "median", "ratio"]
 
 Seen = TypeVar("Seen")
 
@@ -69,3 +69,14 @@ def first_text(texts: Callable[[], Iterator[str]]) -> tuple[float, str, str]:
 def median(values: list[float]) -> float:
     """The median, rounded to 3 places."""
     return round(statistics.median(values), 3)
+
+
+def ratio(value: float, anchor: float, width: int = 6) -> str:
+    """``value / anchor`` as ``"0.25x"``, or ``"n/a"`` when the anchor measured nothing.
+
+    A figure such as the growth of the resident set can be zero for the anchor on a short
+    run; a ratio to it says nothing, so the report says so instead of failing.
+    """
+    if anchor <= 0:
+        return f"{'n/a':>{width + 1}}"
+    return f"{value / anchor:{width}.2f}x"
