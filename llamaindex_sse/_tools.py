@@ -11,6 +11,7 @@ are not a JSON object is refused (:class:`~llamaindex_sse._errors.ToolArgumentsE
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -39,6 +40,7 @@ __all__ = [
     "offer_tools",
     "parse_arguments",
     "select_tool_calls",
+    "sent_arguments",
     "stop_reason_of",
     "streaming_program",
     "to_call_dict",
@@ -226,6 +228,22 @@ def _refuse_cut(at: int, call_id: str, name: str, arguments: Any, stop_reason: s
             "of tokens, raise max_tokens)",
             call=call,
         )
+
+
+def sent_arguments(arguments: Any) -> Any:
+    """A call's arguments as they go back in a history: a mapping, or a JSON object's text,
+    as the object; any other text as the model wrote it, never repaired (each protocol sends
+    such a text as it can, as ChatSSE sends an invalid call's: chat completions and Responses
+    as given, Anthropic and Gemini as no arguments); nothing as no arguments."""
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    if not isinstance(arguments, str) or not arguments.strip():
+        return {}
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        return arguments
+    return parsed if isinstance(parsed, dict) else arguments
 
 
 def parse_arguments(arguments: Any) -> dict[str, Any]:

@@ -19,8 +19,9 @@ request for the same conversation. What is read here is LlamaIndex's:
   of an assistant turn as the model sent them (a signed one with its
   ``additional_information["signature"]``, a redacted one with its ``data``),
   ``ToolCallBlock``\\ s, else legacy ``additional_kwargs["tool_calls"]``, as tool calls with
-  the input the tool was called with (after the message's other blocks); citations are not
-  sent back;
+  the arguments the model wrote (after the message's other blocks): a JSON object as the
+  object, any other text as it was, never repaired (each protocol sends such a text as it
+  can, as ChatSSE sends an invalid call's); citations are not sent back;
 - an image's ``detail`` goes with it (OpenAI's APIs read it; the others have none);
 - with ``openai_parts`` (OpenAILike's content parts, chat completions), a user message's
   ``AudioBlock`` is OpenAI's ``input_audio`` part, and a document with a ``title`` (not a
@@ -56,7 +57,7 @@ from llama_index.core.base.llms.types import (
 
 from llamaindex_sse._outbound import Headers, as_message
 from llamaindex_sse._reasoning import reasoning_part
-from llamaindex_sse._tools import parse_arguments, to_call_dict
+from llamaindex_sse._tools import sent_arguments, to_call_dict
 from sse_core import ConfigurationError
 from sse_core.protocols import gemini
 from sse_core.protocols.turns import (
@@ -272,7 +273,7 @@ def _tool_use(block: ToolCallBlock, position: int) -> ToolUsePart:
     return ToolUsePart(
         id=block.tool_call_id or f"call_{position}",
         name=block.tool_name,
-        input=parse_arguments(block.tool_kwargs),  # what the tool was called with
+        input=sent_arguments(block.tool_kwargs),  # what the model called the tool with
     )
 
 
@@ -287,7 +288,7 @@ def _legacy_calls(kwargs: Mapping[str, Any]) -> list[Part]:
         else:
             name, given = data.get("name"), data.get("input")
         call_id = data.get("id") or f"call_{at}"
-        parts.append(ToolUsePart(id=call_id, name=str(name), input=parse_arguments(given)))
+        parts.append(ToolUsePart(id=call_id, name=str(name), input=sent_arguments(given)))
     return parts
 
 
