@@ -109,6 +109,8 @@ REPLIES = {
 EXTRA: dict[str, dict[str, Any]] = {
     "gemini": {"safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "OFF"}]},
 }
+
+
 def _capture(protocol: str) -> tuple[list[httpx.Request], httpx.MockTransport]:
     seen: list[httpx.Request] = []
 
@@ -160,12 +162,7 @@ def test_every_field_is_placed(adapter: str) -> None:
     assert not set(request) & set(client)
 
 
-CASES = [
-    (a, p, f)
-    for a in sorted(ADAPTERS)
-    for p in PROTOCOLS
-    for f in sorted(ADAPTERS[a][1])
-]
+CASES = [(a, p, f) for a in sorted(ADAPTERS) for p in PROTOCOLS for f in sorted(ADAPTERS[a][1])]
 
 
 #: Where each protocol's body goes on the emulator.

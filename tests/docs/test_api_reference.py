@@ -48,9 +48,7 @@ def test_the_reference_page_documents_both_adapter_packages() -> None:
         assert f".. automodule:: {package}\n   :members:" in page
 
 
-@pytest.mark.parametrize(
-    "page", sorted(p.name for p in (DOCS / "migration").glob("*.md"))
-)
+@pytest.mark.parametrize("page", sorted(p.name for p in (DOCS / "migration").glob("*.md")))
 def test_a_guide_sends_readers_for_our_own_fields_to_the_page_that_has_them(page: str) -> None:
     """The guides list the adapter's own fields and point at the API reference, which renders
     every field; each field named there has its row."""

@@ -33,6 +33,8 @@ def named_version(page: str) -> str:
     named = re.search(rf"Compared with `{re.escape(distribution)}` (\S+), the version", text)
     assert named, f"{page} does not name the version of {distribution} it compares with"
     return named.group(1)
+
+
 #: Guide -> the class it starts from (module, name).
 GUIDES = {
     "chatopenai.md": ("langchain_openai", "ChatOpenAI"),

@@ -269,8 +269,7 @@ class ClientConfig:
             base_url = env.get("SSE_BASE_URL") or None
         if base_url is None:
             raise ConfigurationError(
-                f"no gateway URL: pass base_url={example_base_url(protocol)!r} or set "
-                "SSE_BASE_URL"
+                f"no gateway URL: pass base_url={example_base_url(protocol)!r} or set SSE_BASE_URL"
             )
         key_from_env = api_key is None
         if api_key is None:

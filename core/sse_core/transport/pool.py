@@ -175,9 +175,7 @@ class ClientPool:
         with self._lock:
             client = self._sync.get(key)
             if client is None:
-                client = ChatClient(
-                    config, http_client=self.http_client, telemetry=self.telemetry
-                )
+                client = ChatClient(config, http_client=self.http_client, telemetry=self.telemetry)
                 _keep(self._sync, key, client)
             return client
 

@@ -303,9 +303,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             self._async = module.AsyncHTTPTransport(limits=limits)
         else:
             self._sync = inner if callable(getattr(inner, "handle_request", None)) else None
-            self._async = (
-                inner if callable(getattr(inner, "handle_async_request", None)) else None
-            )
+            self._async = inner if callable(getattr(inner, "handle_async_request", None)) else None
 
     def __repr__(self) -> str:
         return f"RecordingTransport({str(self.directory)!r})"

@@ -33,6 +33,7 @@ _USERINFO = re.compile(r"//[^/?#]*@")
 #: Query parameter names whose values are credentials (masked; never recorded).
 SECRET_QUERY = re.compile(r"key|token|secret|password|passwd|auth|signature|^sig$", re.I)
 
+
 def public_url(url: str) -> str:
     """``url`` without user info, query or fragment: what messages and traces may show."""
     # Asked for by every request (messages, traces): remembered, but never a URL with user

@@ -605,7 +605,6 @@ def test_outcomes_of_every_body() -> None:
     }
 
 
-
 def test_cache_writes_are_counted_when_the_gateway_reports_them() -> None:
     usage = {**USAGE, "input_tokens_details": {"cached_tokens": 8, "cache_write_tokens": 3}}
     result = decode(

@@ -21,8 +21,7 @@ FRAMES = 40
 def _chunked(frames: list[bytes]) -> bytes:
     """One response whose every frame is an HTTP chunk of its own, all in one write."""
     head = (
-        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-        b"transfer-encoding: chunked\r\n\r\n"
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
     )
     chunks = b"".join(b"%x\r\n%s\r\n" % (len(frame), frame) for frame in frames)
     return head + chunks + b"0\r\n\r\n"
