@@ -6,6 +6,8 @@ and the tool's ``name``, names and reasoning carried by the core's rules."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from llama_index.core.base.llms.types import ChatMessage, TextBlock, ThinkingBlock
 from llama_index.llms.openai.utils import from_openai_message
@@ -16,25 +18,24 @@ from tests.llamaindex.li_support import LLMFactory
 
 pytestmark = pytest.mark.timeout(60)
 
-ARGUMENTS = '{"a": 1, "b": 2}'
+#: The answer that called the tool, as the API gave it and as it must go back.
+CALLED: dict[str, Any] = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [
+        {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'},
+        }
+    ],
+}
 
 
 def _history() -> list[ChatMessage]:
     """OpenAILike's own messages: its answer (llama-index-llms-openai's from_openai_message)
     and the tool message its agents add."""
-    answer = ChatCompletionMessage.model_validate(
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": "call_1",
-                    "type": "function",
-                    "function": {"name": "add", "arguments": ARGUMENTS},
-                }
-            ],
-        }
-    )
+    answer = ChatCompletionMessage.model_validate(CALLED)
     called = from_openai_message(answer, modalities=["text"])
     called.blocks.insert(0, ThinkingBlock(content="I should add."))
     return [
@@ -61,17 +62,7 @@ def test_an_openailike_history_goes_to_the_strict_emulator(
         {"role": "user", "content": "1 + 2?", "name": "ada"},
     ]
     assert sent[2] == {"role": "assistant", "content": "?"}  # before the last user message
-    called = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": "call_1",
-                "type": "function",
-                "function": {"name": "add", "arguments": ARGUMENTS},
-            }
-        ],
-    }
+    called = dict(CALLED)
     if passback:  # only after the last user message
         called["reasoning_content"] = "I should add."
     assert sent[4] == called
